@@ -1,0 +1,10 @@
+// Each part of the core registers its Python surface through one of these; module.cpp calls them.
+#pragma once
+#include <pybind11/pybind11.h>
+
+namespace cj {
+void bind_driver(pybind11::module_& m);   // devices, contexts, streams, events, NVRTC, disk cache
+void bind_memory(pybind11::module_& m);   // buffers, ArrayCore, copies
+void bind_launch(pybind11::module_& m);   // modules, kernels, launch plans, dispatcher
+void bind_cpu(pybind11::module_& m);      // host compiler, CPU kernels
+}  // namespace cj

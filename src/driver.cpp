@@ -1,0 +1,105 @@
+#include "driver.h"
+
+#include <dlfcn.h>
+
+#include <mutex>
+
+namespace cj::drv {
+namespace {
+
+struct Loaded {
+    Api api;
+    bool ok = false;
+    std::string why;  // set when !ok
+};
+
+// The driver's own entry points for its version query and symbol lookup, taken with dlsym.
+using GetProcAddressFn = CUresult (*)(const char*, void**, int, cuuint64_t,
+                                      CUdriverProcAddressQueryResult*);
+
+Loaded load() {
+    Loaded L;
+    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) lib = dlopen("libcuda.so", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        L.why = "the CUDA driver (libcuda.so.1) was not found: no NVIDIA driver is installed on this machine";
+        return L;
+    }
+    auto get_version = reinterpret_cast<CUresult (*)(int*)>(dlsym(lib, "cuDriverGetVersion"));
+    auto get_proc = reinterpret_cast<GetProcAddressFn>(dlsym(lib, "cuGetProcAddress_v2"));
+    if (!get_version || !get_proc || get_version(&L.api.driver_version) != CUDA_SUCCESS) {
+        L.why = "the CUDA driver found is too old: cudajit needs a driver for CUDA 12.0 or newer";
+        return L;
+    }
+    // Ask for the entry points of the API version we were built against, or the driver's if older.
+    int version = L.api.driver_version < CUDA_VERSION ? L.api.driver_version : CUDA_VERSION;
+    bool all = true;
+    std::string missing;
+#define CJ_LOAD_DRIVER_FN(fn)                                                                 \
+    {                                                                                         \
+        void* p = nullptr;                                                                    \
+        CUdriverProcAddressQueryResult status;                                                \
+        if (get_proc(#fn, &p, version, CU_GET_PROC_ADDRESS_DEFAULT, &status) != CUDA_SUCCESS || \
+            !p) {                                                                             \
+            if (missing.empty()) missing = #fn;                                               \
+            all = false;                                                                      \
+        }                                                                                     \
+        L.api.fn = reinterpret_cast<decltype(L.api.fn)>(p);                                   \
+    }
+    CJ_DRIVER_FUNCTIONS(CJ_LOAD_DRIVER_FN)
+#undef CJ_LOAD_DRIVER_FN
+    if (!all) {
+        L.why = "the CUDA driver lacks " + missing + " (driver version " +
+                std::to_string(L.api.driver_version) + "): update the NVIDIA driver";
+        return L;
+    }
+    CUresult r = L.api.cuInit(0);
+    if (r != CUDA_SUCCESS) {
+        const char* name = nullptr;
+        L.api.cuGetErrorName(r, &name);
+        L.why = std::string("cuInit failed with ") + (name ? name : "an unknown error") +
+                (r == CUDA_ERROR_NO_DEVICE ? ": no CUDA-capable GPU is visible" : "");
+        return L;
+    }
+    int count = 0;
+    if (L.api.cuDeviceGetCount(&count) != CUDA_SUCCESS || count == 0) {
+        L.why = "the CUDA driver is installed but reports no GPU";
+        return L;
+    }
+    L.ok = true;
+    return L;
+}
+
+const Loaded& loaded() {
+    static Loaded L = load();  // thread-safe one-time initialisation
+    return L;
+}
+
+}  // namespace
+
+const Api& api() {
+    const Loaded& L = loaded();
+    if (!L.ok) throw SupportError("CUDA is not available: " + L.why);
+    return L.api;
+}
+
+bool available(std::string* why) {
+    const Loaded& L = loaded();
+    if (!L.ok && why) *why = L.why;
+    return L.ok;
+}
+
+void check(CUresult r, const char* call) {
+    if (r == CUDA_SUCCESS) return;
+    const char* name = nullptr;
+    const char* text = nullptr;
+    const Api& a = loaded().api;
+    if (a.cuGetErrorName) a.cuGetErrorName(r, &name);
+    if (a.cuGetErrorString) a.cuGetErrorString(r, &text);
+    std::string n = name ? name : "CUDA_ERROR_UNKNOWN";
+    throw DriverError(call, static_cast<int>(r), n,
+                      std::string(call) + " failed: [" + std::to_string(static_cast<int>(r)) + "] " +
+                          n + (text ? std::string(": ") + text : std::string()));
+}
+
+}  // namespace cj::drv

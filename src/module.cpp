@@ -1,0 +1,44 @@
+// cudajit._core: the C++ core. Thin: each part binds itself (bindings.h); this file only
+// turns the core's C++ exceptions into the Python classes of cudajit/errors.py.
+#include <pybind11/pybind11.h>
+
+#include "bindings.h"
+#include "errors.h"
+
+namespace py = pybind11;
+
+namespace {
+
+py::object error_class(const char* name) {
+    return py::module_::import("cudajit.errors").attr(name);
+}
+
+void raise(const char* cls, const py::object& instance) {
+    PyErr_SetObject(error_class(cls).ptr(), instance.ptr());
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_core, m) {
+    m.doc() = "cudajit C++ core: driver, NVRTC, memory, launch, CPU backend";
+    cj::bind_driver(m);
+    cj::bind_memory(m);
+    cj::bind_launch(m);
+    cj::bind_cpu(m);
+
+    py::register_exception_translator([](std::exception_ptr p) {
+        try {
+            if (p) std::rethrow_exception(p);
+        } catch (const cj::DriverError& e) {
+            raise("CudaAPIError", error_class("CudaAPIError")(e.what(), e.call, e.code, e.name));
+        } catch (const cj::SupportError& e) {
+            raise("CudaSupportError", error_class("CudaSupportError")(e.what()));
+        } catch (const cj::CompileError& e) {
+            raise("CompileError", error_class("CompileError")(e.what()));
+        } catch (const cj::LaunchError& e) {
+            raise("LaunchError", error_class("LaunchError")(e.what()));
+        } catch (const cj::KernelRuntimeError& e) {
+            raise("KernelRuntimeError", error_class("KernelRuntimeError")(e.what()));
+        }
+    });
+}

@@ -1,5 +1,55 @@
-// Placeholder until this part lands; see bindings.h.
+// Python surface of the CPU backend: the host compiler and, for tests, direct kernel launches.
+// The launcher (launch.cpp) uses cj::cpu::CpuKernel in C++; it can take one out of the Python object.
+#include <pybind11/stl.h>
+
+#include <cstring>
+#include <tuple>
+
 #include "bindings.h"
+#include "cpu_launch.h"
+#include "host_compiler.h"
+
+namespace py = pybind11;
+using namespace pybind11::literals;
+
 namespace cj {
-void bind_cpu(pybind11::module_&) {}
+
+void bind_cpu(py::module_& m) {
+    m.def("host_compiler_identity", &host::compiler_identity,
+          "The host C++ compiler's --version line ($CXX, else c++, g++, clang++).");
+    m.def("compile_host", &host::compile, "source"_a, "options"_a, "include_dir"_a,
+          py::call_guard<py::gil_scoped_release>(),
+          "Compile a generated kernel to a shared library (cached on disk); returns its path.");
+    m.def("cpu_num_threads", &cpu::num_threads, "OS threads that run blocks ($CUDAJIT_NUM_THREADS or all cores).");
+
+    using Dim = std::tuple<unsigned, unsigned, unsigned>;
+    py::class_<cpu::CpuKernel, std::shared_ptr<cpu::CpuKernel>>(m, "CpuKernel")
+        .def(py::init<const std::string&, const std::string&, bool>(), "path"_a, "entry"_a, "uses_barriers"_a)
+        .def_property_readonly("entry", &cpu::CpuKernel::entry)
+        .def_property_readonly("uses_barriers", &cpu::CpuKernel::uses_barriers)
+        .def(
+            "launch",
+            [](const cpu::CpuKernel& k, Dim grid, Dim block, size_t shmem, const std::vector<py::bytes>& params) {
+                // Each parameter in its own 16-byte aligned slot, as the launcher packs them.
+                struct alignas(16) Slot {
+                    unsigned char bytes[16];
+                };
+                std::vector<size_t> first;
+                std::vector<Slot> slots;
+                for (const py::bytes& p : params) {
+                    std::string_view raw = p;
+                    first.push_back(slots.size());
+                    slots.resize(slots.size() + (raw.size() + 15) / 16 + (raw.empty() ? 1 : 0));
+                    std::memcpy(slots[first.back()].bytes, raw.data(), raw.size());
+                }
+                std::vector<void*> ptrs;
+                for (size_t i : first) ptrs.push_back(&slots[i]);
+                py::gil_scoped_release no_gil;
+                k.launch({std::get<0>(grid), std::get<1>(grid), std::get<2>(grid)},
+                         {std::get<0>(block), std::get<1>(block), std::get<2>(block)}, shmem, ptrs.data());
+            },
+            "grid"_a, "block"_a, "shmem"_a, "params"_a,
+            "For tests: run the grid with params given as the raw bytes of each parameter.");
+}
+
 }  // namespace cj

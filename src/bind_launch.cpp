@@ -1,5 +1,102 @@
-// Placeholder until this part lands; see bindings.h.
+// Python surface of launching: modules, kernels, dispatchers and configured launchers.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "array_core.h"
 #include "bindings.h"
+#include "cpu_launch.h"
+#include "launch.h"
+
+namespace py = pybind11;
+
 namespace cj {
-void bind_launch(pybind11::module_&) {}
+
+void register_launch_types(py::module_& m);
+void register_scalar_type(py::handle type, const std::string& typestr);
+
+namespace {
+
+// `kernel[grid, block, stream, shmem]`: a configuration bound to a dispatcher; calling it launches.
+struct Launcher {
+    std::shared_ptr<Dispatcher> dispatcher;
+    LaunchConfig config;
+};
+
+std::vector<ParamSlot> parse_params(const py::list& specs) {
+    std::vector<ParamSlot> out;
+    for (py::handle h : specs) {
+        py::tuple t = h.cast<py::tuple>();
+        std::string kind = t[0].cast<std::string>();
+        ParamSlot s{};
+        if (kind == "array") {
+            s.kind = ParamSlot::Array;
+            s.ndim = static_cast<uint8_t>(t[2].cast<int>());
+        } else if (kind == "pointer") {
+            s.kind = ParamSlot::Pointer;
+        } else if (kind == "scalar") {
+            s.kind = ParamSlot::Scalar;
+            DtypeId d = dtype_id_of(t[1].cast<std::string>());
+            if (d == kOther) throw py::type_error("unsupported scalar parameter type '" + t[1].cast<std::string>() + "'");
+            s.code = static_cast<char>(d);
+        } else {
+            throw py::value_error("parameter kind must be 'array', 'pointer' or 'scalar', not '" + kind + "'");
+        }
+        out.push_back(s);
+    }
+    return out;
+}
+
+}  // namespace
+
+void bind_launch(py::module_& m) {
+    register_launch_types(m);
+    m.def("register_scalar_type", &register_scalar_type, "Teach the dispatcher a NumPy scalar type and its typestr.");
+
+    py::class_<GpuModule, std::shared_ptr<GpuModule>>(m, "GpuModule")
+        .def(py::init([](py::bytes image) { return std::make_shared<GpuModule>(std::string(image)); }));
+
+    py::class_<Kernel, std::shared_ptr<Kernel>>(m, "Kernel")
+        .def(py::init([](std::string name, py::list params, std::shared_ptr<GpuModule> module,
+                         std::shared_ptr<cpu::CpuKernel> cpu) {
+                 return std::make_shared<Kernel>(std::move(name), parse_params(params), std::move(module), std::move(cpu));
+             }),
+             py::arg("name"), py::arg("params"), py::arg("module") = nullptr, py::arg("cpu") = nullptr)
+        .def_property_readonly("name", &Kernel::name)
+        .def_property_readonly("is_cpu", &Kernel::is_cpu)
+        .def_property_readonly("regs", [](const Kernel& k) { return k.attribute(CU_FUNC_ATTRIBUTE_NUM_REGS); })
+        .def_property_readonly("shared_bytes", [](const Kernel& k) { return k.attribute(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES); })
+        .def_property_readonly("local_bytes", [](const Kernel& k) { return k.attribute(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES); })
+        .def_property_readonly("const_bytes", [](const Kernel& k) { return k.attribute(CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES); })
+        .def_property_readonly("max_threads_per_block", [](const Kernel& k) {
+            return k.is_cpu() ? 1024 : k.attribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+        })
+        .def("max_potential_block_size", &Kernel::max_potential_block_size, py::arg("dynamic_shared") = 0)
+        .def("launch", [](const Kernel& k, py::handle grid, py::handle block, py::handle stream, py::handle shmem,
+                          py::args args) {
+            LaunchConfig c = parse_config(grid, block, stream, shmem);
+            size_t n = PyTuple_GET_SIZE(args.ptr());
+            k.launch(c, n ? &PyTuple_GET_ITEM(args.ptr(), 0) : nullptr, n);
+        });
+
+    py::class_<Dispatcher, std::shared_ptr<Dispatcher>>(m, "Dispatcher")
+        .def(py::init<py::object, py::object>(), py::arg("compile"), py::arg("prepare"))
+        .def("configure", [](std::shared_ptr<Dispatcher> d, py::handle grid, py::handle block, py::handle stream,
+                             py::handle shmem) {
+            return Launcher{std::move(d), parse_config(grid, block, stream, shmem)};
+        }, py::arg("griddim"), py::arg("blockdim"), py::arg("stream") = py::none(), py::arg("sharedmem") = 0)
+        .def("clear", &Dispatcher::clear)
+        .def("__len__", &Dispatcher::size);
+
+    py::class_<Launcher>(m, "Launcher")
+        .def("__call__", [](Launcher& l, py::args args) { l.dispatcher->call(l.config, args); })
+        .def_property_readonly("griddim", [](const Launcher& l) {
+            return py::make_tuple(l.config.grid[0], l.config.grid[1], l.config.grid[2]);
+        })
+        .def_property_readonly("blockdim", [](const Launcher& l) {
+            return py::make_tuple(l.config.block[0], l.config.block[1], l.config.block[2]);
+        })
+        .def_property_readonly("stream", [](const Launcher& l) { return l.config.stream; })
+        .def_property_readonly("sharedmem", [](const Launcher& l) { return l.config.shared_mem; });
+}
+
 }  // namespace cj

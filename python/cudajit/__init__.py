@@ -1,0 +1,21 @@
+"""cudajit: numba.cuda's programming model, compiled to CUDA C++ with NVRTC, with a CPU backend.
+
+A Numba program changes one line, ``from numba import cuda`` → ``from cudajit import cuda``.
+Importing touches no GPU; the backend (``gpu`` or ``cpu``) is chosen at first use.
+"""
+from . import errors
+from ._backend import name as backend
+
+__version__ = "0.1.0"
+
+
+def __getattr__(name):
+    # Numba's type objects (``from cudajit import float32, void``) come from the compiler on
+    # first access, which keeps ``import cudajit`` cheap.
+    from .compiler import types as _types
+    if hasattr(_types, name) and not name.startswith("_"):
+        return getattr(_types, name)
+    if name == "cuda":
+        import importlib
+        return importlib.import_module(".cuda", __name__)
+    raise AttributeError(f"module 'cudajit' has no attribute {name!r}")

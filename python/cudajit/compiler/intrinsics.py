@@ -1,0 +1,261 @@
+"""The one registry of intrinsics: a Python name (``cuda.atomic.add``, ``math.sqrt``, ``cuda.syncthreads``) maps
+to an entry that types the call and emits its C++ (a ``Value``). Adding an intrinsic is one entry.
+
+An entry's ``impl(cx, node, args, kwargs)`` receives the translator ``cx`` (errors, array indexing, storage
+declarations), the call's AST node and its translated arguments (``Value``/``Symbol``); an attribute entry
+(``kind="attr"``, e.g. ``cuda.threadIdx.x``) receives ``(cx, node)``. ``barrier=True`` marks entries after which
+the CPU backend must run a block's threads as fibers (syncthreads*, syncwarp, warp collectives).
+
+The cuda.* entries are here; math/cmath in mathlib.py; Python builtins in pybuiltins.py.
+"""
+from . import types as T
+from .values import Value, Symbol, cast, tuple_value, UNARY
+
+REGISTRY = {}
+
+
+class Intrinsic:
+    def __init__(self, name, impl, kind, barrier, params):
+        self.name, self.impl, self.kind, self.barrier, self.params = name, impl, kind, barrier, params
+
+
+def intrinsic(*names, kind="call", barrier=False, params=None):
+    """Register ``impl`` under each of ``names``. ``params``: the parameter names, so keyword arguments
+    (``shape=``, ``dtype=``) are matched to positions before ``impl`` sees them."""
+    def register(impl):
+        for n in names:
+            REGISTRY[n] = Intrinsic(n, impl, kind, barrier, params)
+        return impl
+    return register
+
+
+def lookup(name):
+    return REGISTRY.get(name)
+
+
+def is_namespace(path):
+    """True if ``path`` is a prefix of some intrinsic (``cuda``, ``cuda.atomic``, ``cuda.threadIdx``)."""
+    prefix = path + "."
+    return any(n.startswith(prefix) for n in REGISTRY)
+
+
+def bind_args(cx, node, entry, args, kwargs):
+    """Positional + keyword arguments -> one positional list per ``entry.params``."""
+    if not kwargs:
+        return list(args)
+    if entry.params is None:
+        cx.error(node, f"{entry.name}() takes no keyword arguments")
+    out = list(args) + [None] * (len(entry.params) - len(args))
+    for k, v in kwargs.items():
+        if k not in entry.params:
+            cx.error(node, f"{entry.name}() got an unexpected keyword argument '{k}'")
+        out[entry.params.index(k)] = v
+    while out and out[-1] is None:
+        out.pop()
+    return out
+
+
+def expect_args(cx, node, name, args, lo, hi=None):
+    hi = lo if hi is None else hi
+    if not lo <= len(args) <= hi or any(a is None for a in args):
+        want = f"{lo}" if lo == hi else f"{lo} to {hi}"
+        cx.error(node, f"{name}() takes {want} arguments, {len(args)} given")
+
+
+# ---- thread indexing --------------------------------------------------------------------------------------
+_DIM3 = {"threadIdx": "tid", "blockIdx": "ctaid", "blockDim": "ntid", "gridDim": "nctaid"}
+
+
+def _dim3_entry(fn):
+    return lambda cx, node: Value(T.int32, f"cj::{fn}()", nonneg=True)
+
+
+for _py, _cj in _DIM3.items():
+    for _axis in "xyz":
+        intrinsic(f"cuda.{_py}.{_axis}", kind="attr")(_dim3_entry(f"{_cj}_{_axis}"))
+
+intrinsic("cuda.laneid", kind="attr")(lambda cx, node: Value(T.int32, "cj::laneid()", nonneg=True))
+intrinsic("cuda.warpsize", kind="attr")(lambda cx, node: Value(T.int32, "cj::warpsize()", nonneg=True))
+
+
+def _grid_like(what, fn):
+    def impl(cx, node, args, kwargs):
+        expect_args(cx, node, f"cuda.{what}", args, 1)
+        n = args[0].const if isinstance(args[0], Value) else None
+        if n not in (1, 2, 3):
+            cx.error(node, f"cuda.{what}() takes the literal 1, 2 or 3", f"write cuda.{what}(1) or cuda.{what}(2)")
+        parts = [Value(T.int64, f"cj::{fn}_{a}()", nonneg=True) for a in "xyz"[:n]]
+        return parts[0] if n == 1 else tuple_value(T.UniTuple(T.int64, n), parts)
+    return impl
+
+
+intrinsic("cuda.grid", params=["ndim"])(_grid_like("grid", "grid"))
+intrinsic("cuda.gridsize", params=["ndim"])(_grid_like("gridsize", "gridsize"))
+
+
+# ---- barriers and fences ----------------------------------------------------------------------------------
+def _void_call(fn, barrier):
+    def impl(cx, node, args, kwargs):
+        expect_args(cx, node, fn, args, 0)
+        return Value(T.none, f"cj::{fn}()")
+    return intrinsic(f"cuda.{fn}", barrier=barrier)(impl)
+
+
+_void_call("syncthreads", True)
+for _f in ("threadfence", "threadfence_block", "threadfence_system"):
+    _void_call(_f, False)
+
+
+def _sync_reduce(fn):
+    def impl(cx, node, args, kwargs):
+        expect_args(cx, node, f"cuda.{fn}", args, 1)
+        return Value(T.int32, f"cj::{fn}({cx.convert(node, args[0], T.int32).code})")
+    intrinsic(f"cuda.{fn}", barrier=True, params=["predicate"])(impl)
+
+
+for _f in ("syncthreads_count", "syncthreads_and", "syncthreads_or"):
+    _sync_reduce(_f)
+
+
+@intrinsic("cuda.syncwarp", barrier=True, params=["mask"])
+def _syncwarp(cx, node, args, kwargs):
+    expect_args(cx, node, "cuda.syncwarp", args, 0, 1)
+    mask = cx.convert(node, args[0], T.uint32).code if args else ""
+    return Value(T.none, f"cj::syncwarp({mask})")
+
+
+# ---- shared, local and constant arrays ---------------------------------------------------------------------
+def _array_alloc(kind):
+    def impl(cx, node, args, kwargs):
+        expect_args(cx, node, f"cuda.{kind}.array", args, 2)
+        shape = cx.const_shape(node, args[0], kind)
+        dtype = cx.dtype_of(node, args[1])
+        if kind == "shared" and shape in ((0,), ()):
+            cx.uses_dynamic_shared = True
+            # Every dynamic shared array starts at the launch's dynamic shared memory, as in Numba.
+            return Value(T.Array(dtype, 1, "C"),
+                         f"cj::c_array(cj::dynamic_shared<{dtype.cpp}>(), cj::dynamic_shared_count<{dtype.cpp}>())")
+        if any(n < 0 for n in shape) or (kind == "local" and 0 in shape):
+            cx.error(node, f"cuda.{kind}.array shape must be positive, got {shape}")
+        storage = cx.declare_array_storage(node, kind, dtype, shape)
+        dims = ", ".join(str(n) for n in shape)
+        return Value(T.Array(dtype, len(shape), "C"), f"cj::c_array({storage}, {dims})")
+    return impl
+
+
+intrinsic("cuda.shared.array", params=["shape", "dtype"])(_array_alloc("shared"))
+intrinsic("cuda.local.array", params=["shape", "dtype"])(_array_alloc("local"))
+
+
+@intrinsic("cuda.const.array_like", params=["ndarray"])
+def _const_array_like(cx, node, args, kwargs):
+    expect_args(cx, node, "cuda.const.array_like", args, 1)
+    arr = args[0]
+    # A global/closure NumPy array is already frozen into constant memory when it is named (frontend).
+    if isinstance(arr, Value) and isinstance(arr.type, T.Array) and arr.is_const:
+        return arr
+    cx.error(node, "cuda.const.array_like takes a NumPy array known when the kernel compiles "
+                   "(a global or closure variable)")
+
+
+# ---- atomics ----------------------------------------------------------------------------------------------
+_INTS32_64 = (T.int32, T.int64, T.uint32, T.uint64)
+_ATOMIC_TYPES = {
+    "add": _INTS32_64 + (T.float32, T.float64), "sub": _INTS32_64 + (T.float32, T.float64),
+    "max": _INTS32_64 + (T.float32, T.float64), "min": _INTS32_64 + (T.float32, T.float64),
+    "nanmax": _INTS32_64 + (T.float32, T.float64), "nanmin": _INTS32_64 + (T.float32, T.float64),
+    "and_": _INTS32_64, "or_": _INTS32_64, "xor": _INTS32_64, "exch": _INTS32_64,
+    "inc": (T.uint32, T.uint64), "dec": (T.uint32, T.uint64),
+}
+
+
+def _atomic_target(cx, node, name, ary, idx, allowed):
+    if not (isinstance(ary, Value) and isinstance(ary.type, T.Array)):
+        cx.error(node, f"cuda.atomic.{name} needs an array as its first argument")
+    if ary.type.dtype not in allowed:
+        cx.error(node, f"cuda.atomic.{name} does not support arrays of {ary.type.dtype}",
+                 f"supported dtypes: {', '.join(map(str, allowed))}")
+    return f"&{cx.element(node, ary, idx).code}"
+
+
+def _atomic_rmw(name):
+    def impl(cx, node, args, kwargs):
+        expect_args(cx, node, f"cuda.atomic.{name}", args, 3)
+        ary, idx, val = args
+        ptr = _atomic_target(cx, node, name, ary, idx, _ATOMIC_TYPES[name])
+        dt = ary.type.dtype
+        return Value(dt, f"cj::atomic_{name}({ptr}, {cx.convert(node, val, dt).code})")
+    intrinsic(f"cuda.atomic.{name}", params=["ary", "idx", "val"])(impl)
+
+
+for _n in _ATOMIC_TYPES:
+    _atomic_rmw(_n)
+
+
+@intrinsic("cuda.atomic.compare_and_swap", params=["ary", "old", "val"])
+def _atomic_compare_and_swap(cx, node, args, kwargs):
+    # Numba's compare_and_swap works on element 0 of a 1-d array.
+    expect_args(cx, node, "cuda.atomic.compare_and_swap", args, 3)
+    ary, old, val = args
+    if isinstance(ary, Value) and isinstance(ary.type, T.Array) and ary.type.ndim != 1:
+        cx.error(node, "cuda.atomic.compare_and_swap takes a 1-d array", "use cuda.atomic.cas(ary, idx, old, val)")
+    ptr = _atomic_target(cx, node, "compare_and_swap", ary, Value(T.int64, "0", const=0, nonneg=True), _INTS32_64)
+    dt = ary.type.dtype
+    return Value(dt, f"cj::atomic_cas({ptr}, {cx.convert(node, old, dt).code}, {cx.convert(node, val, dt).code})")
+
+
+@intrinsic("cuda.atomic.cas", params=["ary", "idx", "old", "val"])
+def _atomic_cas(cx, node, args, kwargs):
+    expect_args(cx, node, "cuda.atomic.cas", args, 4)
+    ary, idx, old, val = args
+    ptr = _atomic_target(cx, node, "cas", ary, idx, _INTS32_64)
+    dt = ary.type.dtype
+    return Value(dt, f"cj::atomic_cas({ptr}, {cx.convert(node, old, dt).code}, {cx.convert(node, val, dt).code})")
+
+
+# Warp-level operations are one entry each once the runtime grows cj:: wrappers for them (thread.h on the CPU
+# needs fiber-aware versions); until then they fail with a clear message rather than being mistaken for globals.
+def _not_yet(name):
+    def impl(cx, node, *rest):
+        cx.unsupported(node, f"cuda.{name} is not supported yet by cudajit",
+                       "use shared memory and cuda.syncthreads() instead")
+    intrinsic(f"cuda.{name}")(impl)
+
+
+for _n in ("all_sync", "any_sync", "eq_sync", "ballot_sync", "shfl_sync", "shfl_up_sync", "shfl_down_sync",
+           "shfl_xor_sync", "match_any_sync", "match_all_sync", "activemask", "lanemask_lt", "nanosleep", "selp"):
+    _not_yet(_n)
+
+
+def _int_bits(name, fn, result):
+    def impl(cx, node, args, kwargs):
+        expect_args(cx, node, f"cuda.{name}", args, 1)
+        x = args[0]
+        if not (isinstance(x, Value) and T.is_int(x.type)):
+            cx.error(node, f"cuda.{name} takes an integer")
+        return Value(result(x.type), f"cj::{fn}({x.code})")
+    intrinsic(f"cuda.{name}")(impl)
+
+
+_int_bits("popc", "popc", lambda t: t)
+_int_bits("brev", "brev", lambda t: t)
+_int_bits("clz", "clz", lambda t: t)
+_int_bits("ffs", "ffs", lambda t: T.uint32)
+
+
+@intrinsic("cuda.fma")
+def _cuda_fma(cx, node, args, kwargs):
+    expect_args(cx, node, "cuda.fma", args, 3)
+    t = T.float32 if all(a.type == T.float32 for a in args) else T.float64
+    return Value(t, f"cj::m::fma({', '.join(cx.convert(node, a, t).code for a in args)})")
+
+
+@intrinsic("cuda.cbrt")
+def _cuda_cbrt(cx, node, args, kwargs):
+    expect_args(cx, node, "cuda.cbrt", args, 1)
+    t = T.float32 if args[0].type == T.float32 else T.float64
+    return Value(t, f"cj::m::cbrt({cx.convert(node, args[0], t).code})")
+
+
+# Importing these modules registers their entries in REGISTRY.
+from . import mathlib, pybuiltins  # noqa: E402,F401

@@ -1,0 +1,130 @@
+"""Numba's conversion lattice, overload resolution and unification, re-derived from its documented rules.
+
+Numba types an operation by rating each candidate signature of the operator ("cases") against the argument
+types: every argument conversion is exact, promote, safe or unsafe; the best candidate has the fewest unsafe,
+then safe, then promote conversions, ties going to the earlier case. Getting these tables right is what makes
+``int32 + int32 -> int64`` and ``float32 + 1 -> float64`` come out as in Numba.
+"""
+import enum
+import functools
+
+import numpy as np
+
+from . import types as T
+
+
+class Conversion(enum.IntEnum):
+    exact = 0
+    promote = 1
+    safe = 2
+    unsafe = 3
+
+
+# Direct edges (from, to, kind); the reverse edge of each is unsafe. From numba.typeconv.rules.
+_EDGES = [
+    (T.boolean, T.int8, "safe"), (T.boolean, T.uint8, "safe"),
+    (T.int8, T.int16, "promote"), (T.uint8, T.uint16, "promote"),
+    (T.int16, T.int32, "promote"), (T.uint16, T.uint32, "promote"),
+    (T.int32, T.int64, "promote"), (T.uint32, T.uint64, "promote"),
+    (T.uint8, T.int16, "safe"), (T.uint16, T.int32, "safe"), (T.uint32, T.int64, "safe"),
+    (T.int8, T.float16, "safe"), (T.int16, T.float32, "safe"), (T.int32, T.float64, "safe"),
+    (T.int16, T.float16, "unsafe"), (T.int32, T.float32, "unsafe"),
+    (T.int64, T.float64, "safe"), (T.uint64, T.float64, "safe"),
+    (T.float16, T.float32, "promote"), (T.float32, T.float64, "promote"),
+    (T.complex64, T.complex128, "promote"),
+]
+_ONE_WAY = [(T.float32, T.complex64, "safe"), (T.float64, T.complex128, "safe")]
+
+
+def _build_graph():
+    g = {}
+    for a, b, k in _EDGES:
+        g.setdefault(a, {})[b] = Conversion[k]
+        g.setdefault(b, {})[a] = Conversion.unsafe
+    for a, b, k in _ONE_WAY:
+        g.setdefault(a, {})[b] = Conversion[k]
+    return g
+
+
+_GRAPH = _build_graph()
+
+
+@functools.lru_cache(maxsize=None)
+def can_convert(src, dst):
+    """Best conversion kind from ``src`` to ``dst`` along the cast graph (a path is as bad as its worst
+    edge), or None when there is no conversion."""
+    if src == dst:
+        return Conversion.exact
+    best = {src: Conversion.exact}
+    frontier = [src]
+    while frontier:
+        nxt = []
+        for node in frontier:
+            for peer, kind in _GRAPH.get(node, {}).items():
+                k = max(best[node], kind)
+                if peer not in best or k < best[peer]:
+                    best[peer] = k
+                    nxt.append(peer)
+        frontier = nxt
+    return best.get(dst)
+
+
+def convert_kind(src, dst, literal=False):
+    """As ``can_convert``; a literal argument (an int constant) converts no better than 'promote'."""
+    c = can_convert(src, dst)
+    if c is not None and literal:
+        c = max(c, Conversion.promote)
+    return c
+
+
+def resolve(cases, args, literals=None, unsafe_casting=True):
+    """Pick the best signature among ``cases`` (a list of (return, arg types)) for ``args``, Numba's way.
+    ``literals``: per argument, whether it is a literal constant. Returns (return, formal args) or None."""
+    literals = literals or [False] * len(args)
+    best = None
+    for ret, formal in cases:
+        if len(formal) != len(args):
+            continue
+        rating = [0, 0, 0]
+        for a, f, lit in zip(args, formal, literals):
+            c = convert_kind(a, f, lit)
+            if c is None or (not unsafe_casting and c == Conversion.unsafe):
+                break
+            if c != Conversion.exact:
+                rating[3 - c] += 1      # (unsafe, safe, promote)
+        else:
+            if best is None or tuple(rating) < best[0]:
+                best = (tuple(rating), ret, formal)
+    return None if best is None else (best[1], best[2])
+
+
+def unify(a, b):
+    """The type a variable takes when two definitions meet (Numba's unify_pairs): numbers unify by NumPy's
+    type promotion (so int64 with uint64 gives float64), others by a safe conversion one way or the other."""
+    if a == b or b is T.undefined:
+        return a
+    if a is T.undefined:
+        return b
+    if T.is_number(a) and T.is_number(b):
+        return T.from_dtype(np.promote_types(a.dtype, b.dtype))
+    if isinstance(a, T.BaseTuple) and isinstance(b, T.BaseTuple) and a.count == b.count:
+        parts = [unify(x, y) for x, y in zip(a.types, b.types)]
+        return None if None in parts else T.Tuple(parts)
+    if isinstance(a, T.Array) and isinstance(b, T.Array) and (a.dtype, a.ndim) == (b.dtype, b.ndim):
+        return T.Array(a.dtype, a.ndim, a.layout if a.layout == b.layout else "A", a.readonly or b.readonly)
+    for x, y in ((a, b), (b, a)):
+        c = can_convert(x, y) if T.is_scalar(x) and T.is_scalar(y) else None
+        if c is not None and c <= Conversion.safe:
+            return y
+    return None
+
+
+def unify_all(ts):
+    """Unify several types, narrowest first as Numba sorts them."""
+    ts = sorted(ts, key=lambda t: getattr(t, "bitwidth", 0))
+    out = T.undefined
+    for t in ts:
+        out = unify(out, t)
+        if out is None:
+            return None
+    return out

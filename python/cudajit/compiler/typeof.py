@@ -1,0 +1,61 @@
+"""``typeof(value)``: the Numba type of a kernel launch argument (Numba's ``typeof`` for the CUDA target)."""
+import numpy as np
+
+from . import types as T
+from ..errors import TypingError
+
+
+def _layout(shape, strides, itemsize):
+    """C if C-contiguous, else F if F-contiguous and ndim > 1, else A (1-d contiguous is C), as Numba."""
+    if strides is None:
+        return "C"
+    def contiguous(order):
+        expect = itemsize
+        for n, s in order:
+            if n > 1 and s != expect:
+                return False
+            expect *= n
+        return True
+    dims = list(zip(shape, strides))
+    if any(n == 0 for n in shape) or contiguous(reversed(dims)):
+        return "C"
+    if len(shape) > 1 and contiguous(dims):
+        return "F"
+    return "A"
+
+
+def _array_type(dtype, shape, strides, what):
+    dt = T.from_dtype(dtype)
+    if dt is None or dt is T.float16:
+        raise TypingError(f"{what}: arrays of dtype {np.dtype(dtype)} are not supported in kernels")
+    return T.Array(dt, len(shape), _layout(tuple(shape), None if strides is None else tuple(strides),
+                                            np.dtype(dtype).itemsize))
+
+
+def typeof(value, argname=None):
+    """The Numba type of ``value``; raises TypingError naming the argument when it cannot be passed."""
+    what = f"argument {argname!r}" if argname else f"value {type(value).__name__}"
+    cached = getattr(type(value), "_cudajit_typeof", None)
+    if cached is not None:                       # our DeviceNDArray may know its type without the CAI dict
+        return cached(value)
+    if isinstance(value, np.ndarray):
+        return _array_type(value.dtype, value.shape, value.strides, what)
+    cai = getattr(value, "__cuda_array_interface__", None)
+    if cai is not None:
+        return _array_type(np.dtype(cai["typestr"]), cai["shape"], cai.get("strides"), what)
+    if isinstance(value, (bool, np.bool_)):
+        return T.boolean
+    if isinstance(value, int):
+        return T.int64 if -2**63 <= value < 2**63 else T.uint64
+    if isinstance(value, float):
+        return T.float64
+    if isinstance(value, complex):
+        return T.complex128
+    if isinstance(value, np.generic):
+        t = T.from_dtype(value.dtype)
+        if t is not None:
+            return t
+    if isinstance(value, tuple):
+        return T.Tuple([typeof(v, argname) for v in value])
+    raise TypingError(f"{what} of type {type(value).__name__} cannot be passed to a kernel "
+                      f"(pass a NumPy array, a device array, a scalar or a tuple of scalars)")

@@ -1,0 +1,248 @@
+"""Numba-named types that print themselves both ways: ``str(t)`` is Numba's name, ``t.cpp`` the C++ spelling.
+
+These objects are also the user-visible ``from cudajit import float32, int32, void``: indexing a scalar type with
+slices makes an array type (``float32[:, ::1]``), calling it with types makes a signature
+(``void(float32[:], int32)``), calling it with a number outside a kernel returns a NumPy scalar (as Numba does).
+"""
+import numpy as np
+
+
+class Type:
+    """Base of every type. Equality and hashing go by ``key`` so two spellings of one type are one type."""
+    name = "?"
+    cpp = "?"
+
+    @property
+    def key(self):
+        return self.name
+
+    def __eq__(self, other):
+        return isinstance(other, Type) and type(self) is type(other) and self.key == other.key
+
+    def __hash__(self):
+        return hash((type(self).__name__, self.key))
+
+    def __str__(self):
+        return self.name
+
+    __repr__ = __str__
+
+    def __call__(self, *args):
+        # Called with types: a signature, as in Numba (``void(float32[:], int32)``).
+        if args and all(isinstance(a, Type) for a in args) or not args:
+            return Signature(self, args)
+        raise TypeError(f"{self.name} cannot be called with {args!r} outside a kernel")
+
+
+class Scalar(Type):
+    """A number or boolean: carries its NumPy dtype for typeof, launch packing and host-side casts."""
+    def __init__(self, name, cpp, dtype):
+        self.name, self.cpp, self.dtype = name, cpp, np.dtype(dtype)
+
+    @property
+    def code(self):
+        """NumPy's short type string (``'f4'``, ``'b1'``) that the launcher packs by."""
+        return self.dtype.str[1:]
+
+    @property
+    def bitwidth(self):
+        return self.dtype.itemsize * 8
+
+    def __call__(self, *args):
+        if args and not any(isinstance(a, Type) for a in args) and len(args) == 1:
+            return self.dtype.type(args[0])          # float32(3) outside a kernel, like Numba
+        return Type.__call__(self, *args)
+
+    def __getitem__(self, spec):
+        """``float32[:]``, ``float32[:, ::1]`` (C), ``float32[::1, :]`` (F): Numba's array type spelling."""
+        spec = spec if isinstance(spec, tuple) else (spec,)
+        if not all(isinstance(s, slice) for s in spec):
+            raise TypeError(f"array type spec must be slices, got {spec!r}")
+        layout = "A"
+        steps = [s.step for s in spec]
+        if any(st not in (None, 1) for st in steps):
+            raise TypeError(f"array type spec step must be 1: {spec!r}")
+        if steps[-1] == 1 and all(st is None for st in steps[:-1]):
+            layout = "C"
+        elif steps[0] == 1 and all(st is None for st in steps[1:]):
+            layout = "F"
+        return Array(self, len(spec), layout)
+
+
+class Boolean(Scalar):
+    def __init__(self):
+        super().__init__("bool", "bool", np.bool_)
+
+
+class Integer(Scalar):
+    def __init__(self, bits, signed):
+        self.signed = signed
+        n = ("int" if signed else "uint") + str(bits)
+        super().__init__(n, f"{n}_t", n)
+
+
+class Float(Scalar):
+    def __init__(self, bits):
+        super().__init__(f"float{bits}", {16: "cj::half", 32: "float", 64: "double"}[bits], f"float{bits}")
+
+
+class Complex(Scalar):
+    def __init__(self, bits):
+        self.underlying = {64: float32, 128: float64}[bits]
+        super().__init__(f"complex{bits}", f"cj::complex<{self.underlying.cpp}>", f"complex{bits}")
+
+
+class NoneType(Type):
+    name, cpp = "none", "void"
+
+
+class Undefined(Type):
+    """A variable whose type inference has not reached yet (only during the fixed-point iteration)."""
+    name, cpp = "undefined", "?"
+
+
+class Array(Type):
+    """``dtype[nd, layout]``: C++ ``cj::Array<T, ND, cj::L>`` (array.h)."""
+    def __init__(self, dtype, ndim, layout="A", readonly=False):
+        if layout not in ("C", "F", "A"):
+            raise ValueError(f"layout must be C, F or A, not {layout!r}")
+        if ndim <= 1 and layout == "F":
+            layout = "C"          # a 1-d (or 0-d) contiguous array is C in Numba
+        self.dtype, self.ndim, self.layout, self.readonly = dtype, ndim, layout, readonly
+        self.name = f"{'readonly ' if readonly else ''}array({dtype}, {ndim}d, {layout})"
+        self.cpp = f"cj::Array<{dtype.cpp}, {ndim}, cj::{layout}>"
+
+    @property
+    def key(self):
+        return (self.dtype.name, self.ndim, self.layout, self.readonly)
+
+    @property
+    def spec(self):
+        """The slice spelling: ``float32[:, ::1]``."""
+        dims = [":"] * self.ndim
+        if self.layout == "C" and self.ndim:
+            dims[-1] = "::1"
+        elif self.layout == "F" and self.ndim:
+            dims[0] = "::1"
+        return f"{self.dtype}[{', '.join(dims)}]"
+
+    def copy(self, dtype=None, ndim=None, layout=None):
+        return Array(dtype or self.dtype, self.ndim if ndim is None else ndim, layout or self.layout, self.readonly)
+
+
+class BaseTuple(Type):
+    pass
+
+
+class UniTuple(BaseTuple):
+    """``UniTuple(int64 x 2)``: C++ ``cj::UniTuple<int64_t, 2>`` (indexable by a run-time int)."""
+    def __init__(self, dtype, count):
+        self.dtype, self.count = dtype, count
+        self.types = (dtype,) * count
+        self.name = f"UniTuple({dtype} x {count})"
+        self.cpp = f"cj::UniTuple<{dtype.cpp}, {count}>"
+
+    @property
+    def key(self):
+        return (self.dtype.key, self.count)
+
+
+class Tuple(BaseTuple):
+    """A tuple of mixed types: C++ ``cj::Tuple<T0, T1, ...>`` (constant indices only). ``Tuple`` of equal
+    types is a UniTuple, as Numba makes it."""
+    def __new__(cls, types_):
+        types_ = tuple(types_)
+        if types_ and all(t == types_[0] for t in types_):
+            return UniTuple(types_[0], len(types_))
+        return super().__new__(cls)
+
+    def __init__(self, types_):
+        self.types = tuple(types_)
+        self.count = len(self.types)
+        self.name = f"Tuple({', '.join(map(str, self.types))})"
+        self.cpp = f"cj::Tuple<{', '.join(t.cpp for t in self.types)}>" if self.types else "cj::Tuple<>"
+
+    @property
+    def key(self):
+        return tuple(t.key for t in self.types)
+
+
+class DType(Type):
+    """The value of ``a.dtype`` or of ``np.float32`` used as a value: a compile-time type."""
+    def __init__(self, dtype):
+        self.dtype = dtype
+        self.name, self.cpp = f"dtype({dtype})", "void"
+
+    @property
+    def key(self):
+        return self.dtype.key
+
+
+class Signature:
+    """``return_type(args...)``; ``str`` is Numba's ``(float32, int32) -> none``."""
+    def __init__(self, return_type, args):
+        self.return_type = return_type
+        self.args = tuple(args)
+
+    def __eq__(self, other):
+        return isinstance(other, Signature) and (self.return_type, self.args) == (other.return_type, other.args)
+
+    def __hash__(self):
+        return hash((self.return_type, self.args))
+
+    def __str__(self):
+        return f"({', '.join(map(str, self.args))}) -> {self.return_type}"
+
+    __repr__ = __str__
+
+
+boolean = b1 = bool_ = Boolean()
+int8, int16, int32, int64 = (Integer(b, True) for b in (8, 16, 32, 64))
+uint8, uint16, uint32, uint64 = (Integer(b, False) for b in (8, 16, 32, 64))
+float16, float32, float64 = (Float(b) for b in (16, 32, 64))
+complex64, complex128 = Complex(64), Complex(128)
+none = void = NoneType()
+undefined = Undefined()
+
+# Numba's aliases.
+i1, i2, i4, i8 = int8, int16, int32, int64
+u1, u2, u4, u8 = uint8, uint16, uint32, uint64
+byte = uint8
+f2, f4, f8 = float16, float32, float64
+c8, c16 = complex64, complex128
+half, float_, double = float16, float32, float64
+intp, uintp, intc, uintc = int64, uint64, int32, uint32
+short, ushort, long_, ulong, longlong, ulonglong = int16, uint16, int64, uint64, int64, uint64
+
+signed_domain = (int8, int16, int32, int64)
+unsigned_domain = (uint8, uint16, uint32, uint64)
+integer_domain = signed_domain + unsigned_domain
+real_domain = (float32, float64)
+complex_domain = (complex64, complex128)
+number_domain = integer_domain + real_domain + complex_domain
+
+_BY_DTYPE = {t.dtype: t for t in (boolean,) + number_domain + (float16,)}
+
+
+def from_dtype(dtype):
+    """The scalar type of a NumPy dtype (or anything ``np.dtype`` accepts); ``None`` if unsupported."""
+    try:
+        return _BY_DTYPE.get(np.dtype(dtype))
+    except TypeError:
+        return None
+
+
+def is_int(t):
+    return isinstance(t, Integer)
+
+
+def is_float(t):
+    return isinstance(t, Float)
+
+
+def is_number(t):
+    return isinstance(t, (Integer, Float, Complex))
+
+
+def is_scalar(t):
+    return isinstance(t, Scalar)

@@ -1,0 +1,129 @@
+"""What an expression translates to: a typed C++ expression (``Value``) or a compile-time object (``Symbol``)."""
+from . import types as T
+
+# C++ operator precedence (higher binds tighter); a primary expression (name, call, literal) is PRIMARY.
+PRIMARY, UNARY, MUL, ADD, SHIFT, REL, EQ, BITAND, XOR, BITOR, LAND, LOR, COND = 16, 15, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3
+
+
+class Value:
+    """A typed C++ expression.
+
+    ``const``: the Python value when known at compile time (literals, frozen globals) - used for shared array
+    shapes, tuple indices, range steps, folding. ``literal``: an int literal, which Numba rates no better than
+    'promote' when choosing an operator's signature. ``nonneg``: provably >= 0 (thread indices, shapes, loop
+    counters from 0 up), so indexing needs no negative wraparound. ``elements``: the parts of a tuple value, so
+    ``a.shape[0]`` and ``x, y = cuda.grid(2)`` stay readable. ``lvalue``: assignable (array elements).
+    """
+    __slots__ = ("type", "code", "prec", "const", "literal", "nonneg", "elements", "lvalue")
+    NOCONST = object()
+
+    def __init__(self, type_, code, prec=PRIMARY, const=NOCONST, literal=False, nonneg=False, elements=None,
+                 lvalue=False):
+        self.type, self.code, self.prec = type_, code, prec
+        self.const, self.literal, self.nonneg = const, literal, nonneg
+        self.elements, self.lvalue = elements, lvalue
+
+    @property
+    def is_const(self):
+        return self.const is not Value.NOCONST
+
+    def at(self, prec):
+        """The code, parenthesised if it binds looser than ``prec`` requires."""
+        return self.code if self.prec >= prec else f"({self.code})"
+
+    def __repr__(self):
+        return f"Value({self.type}, {self.code!r})"
+
+
+class Symbol:
+    """A compile-time object: a module or namespace (``cuda``, ``cuda.atomic``), an intrinsic, a type used as a
+    value (``float32``), a device function, a Python constant not yet turned into a Value."""
+    __slots__ = ("path", "obj")
+
+    def __init__(self, path, obj):
+        self.path, self.obj = path, obj
+
+    def __repr__(self):
+        return f"Symbol({self.path!r})"
+
+
+def cpp_int_literal(v, t=None):
+    """An integer literal C++ reads as the intended value (suffix where it exceeds int)."""
+    if t is not None and not t.signed:
+        return f"{v}ull" if v > 0xFFFFFFFF else f"{v}u"
+    if -2**31 <= v < 2**31:
+        return str(v)
+    if v == -2**63:
+        return "(-9223372036854775807ll - 1)"
+    return f"{v}ll" if -2**63 <= v < 2**63 else f"{v}ull"
+
+
+def cpp_float_literal(v, t):
+    """A float literal that round-trips exactly; inf/nan through the runtime's helpers."""
+    if v != v:
+        return f"cj::nan<{t.cpp}>()"
+    if v in (float("inf"), float("-inf")):
+        return f"{'-' if v < 0 else ''}cj::inf<{t.cpp}>()"
+    r = repr(float(v))
+    if "e" not in r and "." not in r:
+        r += ".0"
+    return r + ("f" if t == T.float32 else "")
+
+
+def const_value(v):
+    """A Python constant (int, float, bool, complex) as a literal Value typed as Numba types it."""
+    if isinstance(v, bool):
+        return Value(T.boolean, "true" if v else "false", const=v)
+    if isinstance(v, int):
+        t = T.int64 if -2**63 <= v < 2**63 else T.uint64
+        return Value(t, cpp_int_literal(v, t), PRIMARY if v >= 0 else UNARY, const=v, literal=True, nonneg=v >= 0)
+    if isinstance(v, float):
+        return Value(T.float64, cpp_float_literal(v, T.float64), PRIMARY if v >= 0 else UNARY, const=v, nonneg=v >= 0)
+    if isinstance(v, complex):
+        return Value(T.complex128, f"cj::make_complex({cpp_float_literal(v.real, T.float64)}, "
+                                   f"{cpp_float_literal(v.imag, T.float64)})", const=v)
+    return None
+
+
+def cast(v, t):
+    """``v`` converted to ``t`` (Numba's implicit conversion), as C++ code; unchanged if already ``t``."""
+    if v.type == t:
+        return v
+    if isinstance(t, T.Array) or isinstance(v.type, T.Array):
+        return Value(t, f"{t.cpp}({v.code})", nonneg=v.nonneg)
+    if isinstance(t, T.BaseTuple):
+        if v.elements is not None:
+            parts = [cast(e, et) for e, et in zip(v.elements, t.types)]
+            return tuple_value(t, parts)
+        return Value(t, f"cj::tuple_cast<{t.cpp}>({v.code})")
+    if v.is_const and not isinstance(v.const, (tuple, str)):
+        c = v.const
+        if T.is_int(t) and isinstance(c, (int, bool)) and not isinstance(c, bool):
+            lo, hi = (-2**(t.bitwidth - 1), 2**(t.bitwidth - 1)) if t.signed else (0, 2**t.bitwidth)
+            if lo <= c < hi:
+                return Value(t, cpp_int_literal(c, t), v.prec, const=c, literal=v.literal, nonneg=c >= 0)
+        if T.is_float(t) and isinstance(c, (int, float)) and not isinstance(c, bool):
+            fc = float(c)
+            if t == T.float64 or float(__import__("numpy").float32(fc)) == fc:
+                return Value(t, cpp_float_literal(fc, t), PRIMARY if fc >= 0 else UNARY, const=fc, nonneg=fc >= 0)
+    if isinstance(t, T.Complex):
+        if isinstance(v.type, T.Complex):
+            return Value(t, f"cj::complex<{t.underlying.cpp}>{{{t.underlying.cpp}({v.code}.re), "
+                            f"{t.underlying.cpp}({v.code}.im)}}")
+        return Value(t, f"cj::make_complex({t.underlying.cpp}({v.code}), {t.underlying.cpp}(0))")
+    if t == T.boolean:
+        if isinstance(v.type, T.Complex):
+            return Value(t, f"({v.at(PRIMARY)}.re != 0 || {v.at(PRIMARY)}.im != 0)", LOR)
+        return Value(t, f"({v.code} != 0)", PRIMARY)
+    nonneg = v.nonneg or (T.is_int(t) and not t.signed)
+    return Value(t, f"{t.cpp}({v.code})", nonneg=nonneg if T.is_number(t) else False)
+
+
+def tuple_value(t, parts):
+    """A tuple Value built from element Values (already converted to ``t``'s element types)."""
+    if isinstance(t, T.UniTuple):
+        code = f"{t.cpp}{{{{{', '.join(p.code for p in parts)}}}}}"
+    else:
+        code = f"cj::make_tuple({', '.join(p.code for p in parts)})"
+    const = tuple(p.const for p in parts) if all(p.is_const for p in parts) else Value.NOCONST
+    return Value(t, code, const=const, elements=list(parts))

@@ -1,0 +1,36 @@
+"""The user namespace: what ``numba.cuda`` offers, for ``from cudajit import cuda``."""
+from .. import _backend
+from ..errors import (CompileError, CudaAPIError, CudaSupportError, KernelRuntimeError, LaunchError,
+                      TypingError, UnsupportedError)
+from .args import In, InOut, Out
+from .arrays import (device_array, device_array_like, managed_array, mapped, mapped_array, mapped_array_like,
+                     pinned, pinned_array, pinned_array_like, to_device)
+from .devicearray import DeviceNDArray
+from .devices import (close, current_context, detect, get_current_device, gpus, list_devices, select_device,
+                      synchronize)
+from .dispatcher import jit
+from .interop import as_cuda_array, from_cuda_array_interface, from_dlpack, is_cuda_array
+from .kernelapi import *  # noqa: F401,F403  (threadIdx, grid, shared, atomic, syncthreads, …)
+from .raw import RawKernel, RawModule
+from .reduction import Reduce, reduce
+from .streams import (Event, Stream, default_stream, event, event_elapsed_time, external_stream,
+                      legacy_default_stream, per_thread_default_stream, stream)
+
+
+def is_available():
+    """True when kernels run on a GPU (Numba's meaning); False under the CPU backend."""
+    return _backend.name() == "gpu"
+
+
+def is_supported_version():
+    return True
+
+
+def __getattr__(name):
+    # Type objects (``from cudajit.cuda import float32``) and ``cuda.types`` load on first use.
+    from ..compiler import types as _types
+    if name == "types":
+        return _types
+    if hasattr(_types, name) and not name.startswith("_"):
+        return getattr(_types, name)
+    raise AttributeError(f"module 'cudajit.cuda' has no attribute {name!r}")

@@ -1,0 +1,143 @@
+"""Array creation and transfer: ``to_device``, ``device_array(_like)``, ``pinned_array(_like)``,
+``mapped_array(_like)``, ``managed_array``, following numba.cuda's signatures ("Memory management").
+"""
+import contextlib
+
+import numpy as np
+
+from .. import _core
+from .devicearray import DeviceNDArray, _backend_id, _c_strides, _f_strides, _normalize_shape, _stream_handle
+
+
+def _strides_for(shape, dtype, strides, order):
+    if strides is not None:
+        return tuple(strides)
+    if order not in ("C", "F"):
+        raise ValueError(f"order must be 'C' or 'F', not {order!r}")
+    return (_c_strides if order == "C" else _f_strides)(shape, dtype.itemsize)
+
+
+def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
+    """An uninitialised array in device memory (from the stream-ordered pool)."""
+    dtype = np.dtype(dtype)
+    shape = _normalize_shape(shape)
+    return DeviceNDArray(shape, _strides_for(shape, dtype, strides, order), dtype, stream=stream)
+
+
+def device_array_like(ary, stream=0):
+    """An uninitialised device array with ``ary``'s shape, dtype and (contiguous) layout."""
+    order = "F" if _is_f_only(ary) else "C"
+    return device_array(ary.shape, ary.dtype, order=order, stream=stream)
+
+
+def _is_f_only(ary):
+    flags = getattr(ary, "flags", None)
+    if flags is None:
+        return False
+    return bool(flags["F_CONTIGUOUS"]) and not bool(flags["C_CONTIGUOUS"])
+
+
+def to_device(obj, stream=0, copy=True, to=None):
+    """Copy a NumPy array (or anything ``np.asarray`` takes) to a new device array.
+
+    Numba's rules: the device array keeps the host array's strides when it is contiguous;
+    ``to`` copies into an existing device array instead; a device array is returned as is.
+    """
+    if isinstance(obj, DeviceNDArray) and to is None:
+        return obj
+    if to is not None:
+        to.copy_to_device(obj, stream=stream)
+        return to
+    host = np.asarray(obj)
+    if host.dtype.hasobject:
+        raise TypeError("to_device: arrays of Python objects cannot be copied to the device")
+    if not (host.flags["C_CONTIGUOUS"] or host.flags["F_CONTIGUOUS"]):
+        host = np.ascontiguousarray(host)
+    dev = DeviceNDArray(host.shape, host.strides, host.dtype, stream=stream)
+    dev._write_host(host, _stream_handle(stream))
+    return dev
+
+
+def _host_array(nbytes_kind, shape, dtype, strides, order):
+    dtype = np.dtype(dtype)
+    shape = _normalize_shape(shape)
+    strides = _strides_for(shape, dtype, strides, order)
+    nbytes = max(int(np.prod(shape)) * dtype.itemsize, 1)
+    _backend_id()  # decides the backend before allocating
+    buf = _core.HostBuffer(nbytes, nbytes_kind)
+    return np.ndarray(shape, dtype=dtype, buffer=buf, strides=strides), buf
+
+
+def pinned_array(shape, dtype=np.float64, strides=None, order="C"):
+    """A NumPy array in page-locked host memory (fast, asynchronous copies)."""
+    return _host_array("pinned", shape, dtype, strides, order)[0]
+
+
+def pinned_array_like(ary):
+    return pinned_array(ary.shape, ary.dtype, order="F" if _is_f_only(ary) else "C")
+
+
+class MappedNDArray(np.ndarray):
+    """A NumPy array in page-locked host memory mapped into the device's address space:
+    kernels read and write it directly (zero-copy), the host sees their writes after a sync."""
+
+    @property
+    def __cuda_array_interface__(self):
+        base = self._cudajit_buffer
+        offset = self.__array_interface__["data"][0] - base.host_ptr
+        c_contig = self.flags["C_CONTIGUOUS"]
+        return {"shape": self.shape, "strides": None if c_contig else self.strides,
+                "data": (base.device_ptr + offset, False), "typestr": self.dtype.str,
+                "stream": None, "version": 3}
+
+    @property
+    def _cudajit_buffer(self):
+        obj = self
+        while isinstance(obj, np.ndarray):
+            obj = obj.base
+        return obj
+
+    def __array_finalize__(self, obj):
+        pass
+
+
+class ManagedNDArray(MappedNDArray):
+    """A NumPy array in CUDA managed memory, usable on the host and by kernels."""
+
+
+def _typed_host_array(kind, cls, shape, dtype, strides, order):
+    ary, _ = _host_array(kind, shape, dtype, strides, order)
+    return ary.view(cls)
+
+
+def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, portable=False, wc=False):
+    """A host array that kernels access directly (Numba: mapped, page-locked memory)."""
+    return _typed_host_array("mapped", MappedNDArray, shape, dtype, strides, order)
+
+
+def mapped_array_like(ary, stream=0, portable=False, wc=False):
+    return mapped_array(ary.shape, ary.dtype, order="F" if _is_f_only(ary) else "C")
+
+
+def managed_array(shape, dtype=np.float64, strides=None, order="C", stream=0, attach_global=True):
+    """An array in managed (unified) memory, usable on the host and by kernels."""
+    return _typed_host_array("managed", ManagedNDArray, shape, dtype, strides, order)
+
+
+@contextlib.contextmanager
+def pinned(*arrays):
+    """Numba's ``cuda.pinned(*arrays)``: page-lock host arrays for a block of code. Copies stay
+    correct without it; cudajit currently leaves the arrays pageable."""
+    yield
+
+
+@contextlib.contextmanager
+def mapped(*arrays, **kws):
+    """Numba's ``cuda.mapped(*arrays)``: device views of host arrays for a block of code. Here the
+    arrays are copied in and back (the result is the same; the copy is not zero-copy)."""
+    devs = [to_device(a) for a in arrays]
+    try:
+        yield devs[0] if len(devs) == 1 else devs
+    finally:
+        for host, dev in zip(arrays, devs):
+            dev.copy_to_host(host)

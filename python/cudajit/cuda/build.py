@@ -1,0 +1,83 @@
+"""Turn generated C++ into a launchable ``_core.Kernel`` for the backend in use.
+
+GPU: NVRTC → cubin for the current device (PTX where NVRTC is newer than the driver), loaded
+into a module. CPU: the host C++ compiler → shared library. Both are cached on disk by the core
+(key: source, options, arch or compiler identity, header hash), and per process here.
+"""
+import os
+
+from .. import _backend, _core, _paths
+from ..errors import CompileError
+
+_NVRTC_BASE = ("-std=c++17", "-default-device", "-DCJ_GPU_BUILD=1")
+
+
+def _cuda_include():
+    for root in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
+        if root and os.path.isfile(os.path.join(root, "include", "cuda_runtime.h")):
+            return os.path.join(root, "include")
+    return None
+
+
+def nvrtc_options(options):
+    """NVRTC flags for a kernel's options (Numba's names: fastmath, lineinfo, debug, max_registers, opt)."""
+    flags = list(_NVRTC_BASE) + ["-I" + _paths.include_dir()]
+    cuda_inc = _cuda_include()
+    if cuda_inc:
+        flags += ["-I" + cuda_inc, "-I" + os.path.join(cuda_inc, "cccl")]
+    if options.get("fastmath"):
+        flags.append("--use_fast_math")
+    if options.get("debug"):
+        flags += ["-G"]
+    elif options.get("lineinfo"):
+        flags.append("-lineinfo")
+    if options.get("max_registers"):
+        flags.append(f"--maxrregcount={int(options['max_registers'])}")
+    if options.get("opt") is False:
+        flags.append("-Xptxas=-O0")  # hint; NVRTC itself always optimises device code
+    return flags
+
+
+def host_options(options):
+    flags = []
+    if options.get("fastmath"):
+        flags.append("-ffast-math")
+    if options.get("debug"):
+        flags += ["-g", "-O0"]
+    return flags
+
+
+def device_arch():
+    major, minor = _core.Device(_core.current_device()).compute_capability
+    return major * 10 + minor
+
+
+def _params(ks):
+    return [(p.kind, p.code, p.ndim) for p in ks.params]
+
+
+def gpu_image(source, options, arch=None, cubin=True, name="kernel.cu"):
+    """Compile with NVRTC (disk-cached); returns the cubin or PTX bytes."""
+    arch = arch or device_arch()
+    return _core.nvrtc_compile(source, name, nvrtc_options(options), arch, cubin)
+
+
+def build(ks, options):
+    """A ``_core.Kernel`` for KernelSource ``ks`` on the current backend."""
+    if _backend.name() == "gpu":
+        image = gpu_image(ks.source, options, cubin=True)
+        module = _core.GpuModule(image)
+        return _core.Kernel(ks.entry, _params(ks), module, None)
+    if os.environ.get("CUDAJIT_CHECK_NVRTC") == "1":
+        check_nvrtc(ks.source, options)
+    path = _core.compile_host(ks.source, host_options(options), _paths.include_dir())
+    cpu = _core.CpuKernel(path, ks.entry, bool(ks.uses_barriers))
+    return _core.Kernel(ks.entry, _params(ks), None, cpu)
+
+
+def check_nvrtc(source, options, arch=90):
+    """Compile for sm_90 with NVRTC too (CI has no GPU: this keeps the GPU path compiling)."""
+    try:
+        _core.nvrtc_compile(source, "kernel.cu", nvrtc_options(options), arch, True)
+    except CompileError as e:
+        raise CompileError(f"the generated CUDA C++ does not compile for sm_{arch} (a cudajit bug):\n{e}") from None

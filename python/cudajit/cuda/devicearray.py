@@ -1,0 +1,374 @@
+"""DeviceNDArray: an array in device memory (host memory under the CPU backend).
+
+Follows numba.cuda's DeviceNDArray: attributes ``shape strides dtype size ndim nbytes``,
+``copy_to_host``/``copy_to_device``, views by slicing, ``reshape ravel view T transpose split``,
+``__cuda_array_interface__`` (v3) and DLPack. Pointer, shape and strides live in the C++
+``ArrayCore`` base, which the launcher reads directly.
+"""
+import numpy as np
+
+from .. import _backend, _core
+from ..errors import CudaJitError
+
+_BACKEND_ID = {"gpu": 0, "cpu": 1}
+
+
+def _backend_id():
+    return _BACKEND_ID[_backend.name()]
+
+
+def _stream_handle(stream):
+    if stream is None or stream == 0:
+        return 0
+    if isinstance(stream, int):
+        return stream
+    handle = getattr(stream, "handle", None)
+    if handle is None:
+        handle = getattr(stream, "ptr", 0)
+    return int(getattr(handle, "value", handle) or 0)
+
+
+def _sync_if_default(stream):
+    """Numba's rule: a copy on stream 0 is synchronous; on a stream it is asynchronous."""
+    if not stream:
+        _core.stream_synchronize(0)
+
+
+def _c_strides(shape, itemsize):
+    strides, s = [], itemsize
+    for n in reversed(shape):
+        strides.append(s)
+        s *= n
+    return tuple(reversed(strides))
+
+
+def _f_strides(shape, itemsize):
+    strides, s = [], itemsize
+    for n in shape:
+        strides.append(s)
+        s *= n
+    return tuple(strides)
+
+
+def _normalize_shape(shape):
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    return tuple(int(s) for s in shape)
+
+
+class DeviceNDArray(_core.ArrayCore):
+    """An array in the memory kernels of the current backend read and write."""
+
+    __cuda_ndarray__ = True  # Numba marks its device arrays so
+
+    def __init__(self, shape, strides, dtype, stream=0, gpu_data=None):
+        # Numba's constructor: allocate (or adopt gpu_data, a buffer with .ptr) for shape/strides.
+        dtype = np.dtype(dtype)
+        shape = _normalize_shape(shape)
+        strides = tuple(strides) if strides is not None else _c_strides(shape, dtype.itemsize)
+        backend_id = _backend_id()  # decides the backend (and tells the core) before allocating
+        if gpu_data is None:
+            nbytes = _span_bytes(shape, strides, dtype.itemsize)
+            gpu_data = _core.DeviceBuffer(nbytes, _stream_handle(stream))
+        _core.ArrayCore.__init__(self, gpu_data.ptr, shape, strides, dtype.str, gpu_data, backend_id)
+        self.dtype = dtype
+        self.stream = stream
+
+    @classmethod
+    def _view_of(cls, ptr, shape, strides, dtype, owner, backend_id, stream=0):
+        self = cls.__new__(cls)
+        _core.ArrayCore.__init__(self, ptr, tuple(shape), tuple(strides), dtype.str, owner, backend_id)
+        self.dtype = dtype
+        self.stream = stream
+        return self
+
+    # --- Numba's attributes ---------------------------------------------------------------
+    @property
+    def gpu_data(self):
+        return self._owner
+
+    @property
+    def alloc_size(self):
+        lo, hi = self._extent()
+        return hi - lo
+
+    @property
+    def device_ctypes_pointer(self):
+        import ctypes
+        return ctypes.c_void_p(self._ptr)
+
+    @property
+    def flags(self):
+        return {"C_CONTIGUOUS": self.is_c_contiguous(), "F_CONTIGUOUS": self.is_f_contiguous()}
+
+    def is_c_contiguous(self):
+        return self.size == 0 or self.strides == _c_strides_skip1(self.shape, self.strides, self.dtype.itemsize)
+
+    def is_f_contiguous(self):
+        return self.size == 0 or _is_f_contig(self.shape, self.strides, self.dtype.itemsize)
+
+    def _is_contiguous(self):
+        return self.is_c_contiguous() or self.is_f_contiguous()
+
+    @property
+    def __cuda_array_interface__(self):
+        c_contig = self.strides == _c_strides(self.shape, self.dtype.itemsize)
+        return {
+            "shape": self.shape,
+            "strides": None if c_contig else self.strides,
+            "data": (self._ptr if self.size else 0, False),
+            "typestr": self.dtype.str,
+            "stream": None,
+            "version": 3,
+        }
+
+    def __len__(self):
+        if self.ndim == 0:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __repr__(self):
+        return f"<cudajit.DeviceNDArray shape={self.shape} dtype={self.dtype} on {_backend_name(self._backend)}>"
+
+    # --- copies ---------------------------------------------------------------------------
+    def copy_to_host(self, ary=None, stream=0):
+        """Copy to a new NumPy array (or into ``ary``). Synchronous unless a stream is given."""
+        handle = _stream_handle(stream)
+        self._check_backend()
+        lo, hi = self._extent()
+        if ary is not None and _same_layout(ary, self) and ary.flags.writeable:
+            _core.copy_dtoh_ptr(_host_addr(ary) + lo, self._ptr + lo, hi - lo, handle)
+            _sync_if_default(handle)
+            return ary
+        raw = np.empty(hi - lo, dtype=np.uint8)
+        _core.copy_dtoh(raw, self._ptr + lo, hi - lo, handle)
+        _sync_if_default(handle)
+        host = np.ndarray(self.shape, dtype=self.dtype, buffer=raw, offset=-lo, strides=self.strides)
+        if ary is None:
+            return host
+        if ary.shape != self.shape and ary.size != self.size:
+            raise ValueError(f"copy_to_host: target has shape {ary.shape}, the device array {self.shape}")
+        np.copyto(ary.reshape(self.shape) if ary.shape != self.shape else ary, host)
+        return ary
+
+    def copy_to_device(self, ary, stream=0):
+        """Copy a host array (or another device array) into this array."""
+        handle = _stream_handle(stream)
+        self._check_backend()
+        if isinstance(ary, DeviceNDArray) or (hasattr(ary, "__cuda_array_interface__") and not isinstance(ary, np.ndarray)):
+            from .interop import as_cuda_array
+            src = ary if isinstance(ary, DeviceNDArray) else as_cuda_array(ary)
+            _check_same(self, src.shape, src.dtype)
+            if _same_layout(src, self):
+                lo, hi = self._extent()
+                _core.copy_dtod(self._ptr + lo, src._ptr + lo, hi - lo, handle)
+                return
+            self._write_host(src.copy_to_host(stream=stream), handle)
+            return
+        host = np.asarray(ary)
+        if host.dtype != self.dtype:
+            raise TypeError(f"copy_to_device: dtype {host.dtype} does not match the device array's {self.dtype}")
+        _check_same(self, host.shape, host.dtype)
+        self._write_host(host.reshape(self.shape) if host.shape != self.shape else host, handle)
+
+    def _write_host(self, host, handle):
+        lo, hi = self._extent()
+        if _same_layout(host, self):
+            _core.copy_htod_ptr(self._ptr + lo, _host_addr(host) + lo, hi - lo, handle)
+        else:
+            # Different memory layouts: arrange the data in this array's layout on the host first.
+            raw = np.empty(hi - lo, dtype=np.uint8)
+            if not self._is_dense():
+                _core.copy_dtoh(raw, self._ptr + lo, hi - lo, handle)  # keep the bytes between elements
+                _sync_if_default(handle)
+            staged = np.ndarray(self.shape, dtype=self.dtype, buffer=raw, offset=-lo, strides=self.strides)
+            np.copyto(staged, host)
+            _core.copy_htod(self._ptr + lo, raw, hi - lo, handle)
+        _sync_if_default(handle)
+
+    def _is_dense(self):
+        lo, hi = self._extent()
+        return hi - lo == self.nbytes
+
+    def _check_backend(self):
+        if self._backend != _backend_id():
+            raise CudaJitError(f"this array belongs to the {_backend_name(self._backend)} backend, "
+                               f"but the {_backend.name()} backend is in use")
+
+    def __array__(self, dtype=None, copy=None):
+        host = self.copy_to_host()
+        return host.astype(dtype, copy=False) if dtype is not None else host
+
+    # --- views ----------------------------------------------------------------------------
+    def __getitem__(self, key):
+        view = self._view(key)
+        if view.ndim == 0 and not _is_array_index(key):
+            return view.copy_to_host()[()]
+        return view
+
+    def __setitem__(self, key, value):
+        target = self._view(key) if key != () else self
+        if isinstance(value, DeviceNDArray) or (hasattr(value, "__cuda_array_interface__") and not isinstance(value, np.ndarray)):
+            value = value.copy_to_host() if isinstance(value, DeviceNDArray) else np.asarray(value)
+        host = np.broadcast_to(np.asarray(value, dtype=target.dtype), target.shape)
+        target._write_host(np.ascontiguousarray(host), _stream_handle(target.stream))
+
+    def setitem(self, key, value, stream=0):
+        self.__setitem__(key, value)
+
+    def _view(self, key):
+        """The view that basic indexing ``key`` selects (ints, slices, Ellipsis, None)."""
+        if not isinstance(key, tuple):
+            key = (key,)
+        if any(k is Ellipsis for k in key):
+            i = next(n for n, k in enumerate(key) if k is Ellipsis)
+            fill = self.ndim - (len(key) - 1 - sum(k is None for k in key))
+            key = key[:i] + (slice(None),) * fill + key[i + 1:]
+        ptr, shape, strides, dim = self._ptr, [], [], 0
+        for k in key:
+            if k is None:
+                shape.append(1)
+                strides.append(0)
+                continue
+            if dim >= self.ndim:
+                raise IndexError(f"too many indices for an array of {self.ndim} dimensions")
+            n, s = self.shape[dim], self.strides[dim]
+            if isinstance(k, slice):
+                start, stop, step = k.indices(n)
+                count = len(range(start, stop, step))
+                ptr += start * s if count else 0
+                shape.append(count)
+                strides.append(s * step)
+            else:
+                try:
+                    i = int(k.__index__())
+                except AttributeError:
+                    raise TypeError(f"device arrays support basic indexing only (ints, slices, ...), not {type(k).__name__}")
+                if i < 0:
+                    i += n
+                if not 0 <= i < n:
+                    raise IndexError(f"index {int(k)} is out of bounds for axis {dim} with size {n}")
+                ptr += i * s
+            dim += 1
+        shape += self.shape[dim:]
+        strides += self.strides[dim:]
+        return DeviceNDArray._view_of(ptr, shape, strides, self.dtype, self._owner, self._backend, self.stream)
+
+    def bind(self, stream=0):
+        return DeviceNDArray._view_of(self._ptr, self.shape, self.strides, self.dtype, self._owner, self._backend, stream)
+
+    def reshape(self, *newshape, order="C"):
+        """Numba: only contiguous arrays reshape (without a copy)."""
+        if len(newshape) == 1 and not isinstance(newshape[0], (int, np.integer)):
+            newshape = tuple(newshape[0])
+        newshape = list(_normalize_shape(newshape))
+        if newshape.count(-1) > 1:
+            raise ValueError("can only specify one unknown dimension")
+        if -1 in newshape:
+            known = int(np.prod([s for s in newshape if s != -1]))
+            newshape[newshape.index(-1)] = self.size // known if known else 0
+        newshape = tuple(newshape)
+        if int(np.prod(newshape)) != self.size:
+            raise ValueError(f"cannot reshape array of size {self.size} into shape {newshape}")
+        if order not in "CFA":
+            raise ValueError("order must be 'C', 'F' or 'A'")
+        if order == "A":
+            order = "F" if self.is_f_contiguous() and not self.is_c_contiguous() else "C"
+        if (order == "C" and not self.is_c_contiguous()) or (order == "F" and not self.is_f_contiguous()):
+            raise NotImplementedError("reshape of a non-contiguous device array (it would need a copy)")
+        maker = _c_strides if order == "C" else _f_strides
+        return DeviceNDArray._view_of(self._ptr, newshape, maker(newshape, self.dtype.itemsize), self.dtype,
+                                      self._owner, self._backend, self.stream)
+
+    def ravel(self, order="C", stream=0):
+        if order not in "CFA":
+            raise ValueError("order must be 'C', 'F' or 'A'")
+        if not self._is_contiguous():
+            raise NotImplementedError("ravel of a non-contiguous device array (it would need a copy)")
+        return self.reshape(self.size, order=order if order != "A" else "A")
+
+    def view(self, dtype):
+        dtype = np.dtype(dtype)
+        if self.ndim == 0 or self.strides[-1] != self.dtype.itemsize and self.shape[-1] != 1:
+            raise ValueError("view: the last axis must be contiguous")
+        last_bytes = self.shape[-1] * self.dtype.itemsize
+        if last_bytes % dtype.itemsize:
+            raise ValueError(f"view: the last axis ({last_bytes} bytes) is not a multiple of {dtype}'s size")
+        shape = self.shape[:-1] + (last_bytes // dtype.itemsize,)
+        strides = self.strides[:-1] + (dtype.itemsize,)
+        return DeviceNDArray._view_of(self._ptr, shape, strides, dtype, self._owner, self._backend, self.stream)
+
+    def transpose(self, axes=None):
+        axes = tuple(reversed(range(self.ndim))) if axes is None else tuple(axes)
+        if sorted(axes) != list(range(self.ndim)):
+            raise ValueError(f"invalid axes {axes} for an array of {self.ndim} dimensions")
+        return DeviceNDArray._view_of(self._ptr, [self.shape[a] for a in axes], [self.strides[a] for a in axes],
+                                      self.dtype, self._owner, self._backend, self.stream)
+
+    @property
+    def T(self):
+        return self.transpose()
+
+    def split(self, section, stream=0):
+        """Numba: split a 1-d array into views of ``section`` elements (the last may be shorter)."""
+        if self.ndim != 1:
+            raise ValueError("only 1-d arrays can be split")
+        return [self[i:i + section] for i in range(0, self.shape[0], section)]
+
+    def get_ipc_handle(self):
+        raise NotImplementedError("IPC handles are not supported by cudajit yet")
+
+    # --- DLPack ---------------------------------------------------------------------------
+    def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
+        if copy:
+            raise BufferError("cudajit exports DLPack without copies")
+        if stream is not None and stream != -1 and self._backend == 0:
+            _core.stream_synchronize(0)
+        return _core.to_dlpack(self)
+
+    def __dlpack_device__(self):
+        if self._backend == 1:
+            return (1, 0)  # kDLCPU
+        from .. import _core as core
+        return (2, core.current_device() if hasattr(core, "current_device") else 0)  # kDLCUDA
+
+
+def _backend_name(backend_id):
+    return "CPU" if backend_id == 1 else "GPU"
+
+
+def _span_bytes(shape, strides, itemsize):
+    if any(n == 0 for n in shape):
+        return 0
+    lo = sum((n - 1) * s for n, s in zip(shape, strides) if s < 0)
+    hi = sum((n - 1) * s for n, s in zip(shape, strides) if s > 0)
+    return hi - lo + itemsize
+
+
+def _c_strides_skip1(shape, strides, itemsize):
+    # Compare with C strides, ignoring axes of length 1 (their stride does not matter).
+    want = _c_strides(shape, itemsize)
+    return tuple(w if n != 1 else s for n, s, w in zip(shape, strides, want))
+
+
+def _is_f_contig(shape, strides, itemsize):
+    want = _f_strides(shape, itemsize)
+    return all(n == 1 or s == w for n, s, w in zip(shape, strides, want))
+
+
+def _same_layout(host, dev):
+    return (tuple(host.shape) == tuple(dev.shape) and tuple(host.strides) == tuple(dev.strides)
+            and np.dtype(host.dtype) == dev.dtype)
+
+
+def _host_addr(ary):
+    return ary.__array_interface__["data"][0]
+
+
+def _check_same(dev, shape, dtype):
+    if tuple(shape) != tuple(dev.shape) and int(np.prod(shape)) != dev.size:
+        raise ValueError(f"shape {tuple(shape)} does not match the device array's {dev.shape}")
+
+
+def _is_array_index(key):
+    return False

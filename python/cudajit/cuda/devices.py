@@ -1,0 +1,288 @@
+"""Device management, as Numba documents it ("Device management", "CUDA Host API").
+
+``gpus``, ``select_device``, ``get_current_device``, ``list_devices``, ``detect``, ``close``,
+``current_context``, ``synchronize``. Under the CPU backend there is one pseudo-device,
+``b"cudajit CPU"`` with compute capability (9, 0) and the limits of an sm_90 GPU, so that code
+which inspects the device before launching keeps working.
+"""
+
+import collections
+import os
+import sys
+
+from cudajit import _backend, _core
+from cudajit.errors import CudaSupportError
+
+MemoryInfo = collections.namedtuple("MemoryInfo", ["free", "total"])
+
+
+def _on_cpu():
+    return _backend.name() == "cpu"
+
+
+class DeviceName(bytes):
+    """A device's name: ``bytes`` like Numba's ``Device.name``, printed without ``b'...'``."""
+
+    def __str__(self):
+        return self.decode("utf-8", "replace")
+
+    def __format__(self, spec):
+        return format(str(self), spec)
+
+
+# The CPU pseudo-device answers with an sm_90 GPU's limits (what the CPU launcher accepts too).
+_CPU_ATTRIBUTES = {
+    "MAX_THREADS_PER_BLOCK": 1024,
+    "MAX_BLOCK_DIM_X": 1024,
+    "MAX_BLOCK_DIM_Y": 1024,
+    "MAX_BLOCK_DIM_Z": 64,
+    "MAX_GRID_DIM_X": 2**31 - 1,
+    "MAX_GRID_DIM_Y": 65535,
+    "MAX_GRID_DIM_Z": 65535,
+    "MAX_SHARED_MEMORY_PER_BLOCK": 48 * 1024,
+    "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN": 227 * 1024,
+    "MAX_SHARED_MEMORY_PER_MULTIPROCESSOR": 228 * 1024,
+    "TOTAL_CONSTANT_MEMORY": 64 * 1024,
+    "WARP_SIZE": 32,
+    "MAX_REGISTERS_PER_BLOCK": 65536,
+    "MAX_REGISTERS_PER_MULTIPROCESSOR": 65536,
+    "MAX_THREADS_PER_MULTIPROCESSOR": 2048,
+    "MAX_BLOCKS_PER_MULTIPROCESSOR": 32,
+    "MULTIPROCESSOR_COUNT": os.cpu_count() or 1,
+    "COMPUTE_CAPABILITY_MAJOR": 9,
+    "COMPUTE_CAPABILITY_MINOR": 0,
+    "CONCURRENT_KERNELS": 1,
+    "UNIFIED_ADDRESSING": 1,
+    "MANAGED_MEMORY": 1,
+    "CAN_MAP_HOST_MEMORY": 1,
+    "INTEGRATED": 1,
+    "ECC_ENABLED": 0,
+    "KERNEL_EXEC_TIMEOUT": 0,
+    "PCI_BUS_ID": 0,
+    "PCI_DEVICE_ID": 0,
+    "PCI_DOMAIN_ID": 0,
+    "ASYNC_ENGINE_COUNT": 0,
+    "COOPERATIVE_LAUNCH": 0,
+    "SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO": 2,
+}
+
+
+def _host_memory():
+    page = os.sysconf("SC_PAGE_SIZE")
+    return MemoryInfo(os.sysconf("SC_AVPHYS_PAGES") * page, os.sysconf("SC_PHYS_PAGES") * page)
+
+
+class Device:
+    """A device (Numba: ``numba.cuda.cudadrv.driver.Device``), as ``cuda.gpus[i]`` gives it.
+
+    Attributes named like the driver's (``MAX_THREADS_PER_BLOCK``, ``WARP_SIZE``, ...) are
+    read on use. As a context manager it selects the device for the ``with`` block.
+    """
+
+    def __init__(self, devnum):
+        self.id = devnum
+        if _on_cpu():
+            self._core = None
+            self.name = DeviceName(b"cudajit CPU")
+            self.compute_capability = (9, 0)
+            self.uuid = "CPU-00000000-0000-0000-0000-000000000000"
+            self.pci_bus_id = "0000:00:00.0"
+        else:
+            self._core = _core.Device(devnum)
+            self.name = DeviceName(self._core.name.encode())
+            self.compute_capability = self._core.compute_capability
+            self.uuid = self._core.uuid
+            self.pci_bus_id = self._core.pci_bus_id
+        self._previous = []
+
+    def __getattr__(self, attr):
+        # Only reached for names not set in __init__: the driver's attributes, read lazily.
+        if attr.startswith("_"):
+            raise AttributeError(attr)
+        if self._core is None:
+            if attr in _CPU_ATTRIBUTES:
+                return _CPU_ATTRIBUTES[attr]
+        elif attr in _core.DEVICE_ATTRIBUTES:
+            return self._core.get_attribute(_core.DEVICE_ATTRIBUTES[attr])
+        raise AttributeError(f"{type(self).__name__!r} has no attribute {attr!r}")
+
+    def get_attribute(self, code):
+        """The driver's ``cuDeviceGetAttribute(code)``."""
+        if self._core is None:
+            for name, value in _core.DEVICE_ATTRIBUTES.items():
+                if value == code and name in _CPU_ATTRIBUTES:
+                    return _CPU_ATTRIBUTES[name]
+            raise CudaSupportError(f"device attribute {code} has no CPU-backend value")
+        return self._core.get_attribute(code)
+
+    @property
+    def total_memory(self):
+        return _host_memory().total if self._core is None else self._core.total_memory
+
+    @property
+    def supports_float16(self):
+        return self.compute_capability >= (5, 3)
+
+    @property
+    def supports_bfloat16(self):
+        return self.compute_capability >= (8, 0)
+
+    def reset(self):
+        """Destroy every allocation and module of this device's primary context."""
+        if self._core is not None:
+            self._core.reset()
+
+    def get_primary_context(self):
+        return Context(self)
+
+    def __enter__(self):
+        self._previous.append(get_current_device().id)
+        select_device(self.id)
+        return self
+
+    def __exit__(self, *exc):
+        select_device(self._previous.pop())
+
+    def __eq__(self, other):
+        return isinstance(other, Device) and other.id == self.id
+
+    def __hash__(self):
+        return hash(self.id)
+
+    def __repr__(self):
+        return f"<CUDA device {self.id} '{self.name}'>"
+
+
+class _DeviceList:
+    """``cuda.gpus``: every device, indexable and iterable, plus ``current``."""
+
+    def __init__(self):
+        self._devices = None
+
+    def _list(self):
+        if self._devices is None:
+            n = 1 if _on_cpu() else _core.device_count()
+            self._devices = [Device(i) for i in range(n)]
+        return self._devices
+
+    def __getitem__(self, devnum):
+        return self._list()[int(devnum) if not isinstance(devnum, slice) else devnum]
+
+    def __iter__(self):
+        return iter(self._list())
+
+    def __len__(self):
+        return len(self._list())
+
+    def __str__(self):
+        return ", ".join(str(d) for d in self._list())
+
+    @property
+    def current(self):
+        """The selected device."""
+        return self[0 if _on_cpu() else _core.current_device()]
+
+
+gpus = _DeviceList()
+
+
+class Context:
+    """The current device's primary context (Numba: ``numba.cuda.cudadrv.driver.Context``)."""
+
+    def __init__(self, device):
+        self.device = device
+        self.id = device.id
+
+    def get_memory_info(self):
+        """(free, total) bytes of the device; of host memory under the CPU backend."""
+        if _on_cpu():
+            return _host_memory()
+        return MemoryInfo(*_core.mem_info())
+
+    def synchronize(self):
+        synchronize()
+
+    def reset(self):
+        self.device.reset()
+
+    def __repr__(self):
+        return f"<CUDA context of device {self.id}>"
+
+
+def select_device(device_id):
+    """Make ``device_id`` current for this process and return it (Numba: ``select_device``)."""
+    if _on_cpu():
+        if device_id != 0:
+            raise CudaSupportError(
+                f"device {device_id} does not exist: the CPU backend has one device, 0")
+        return gpus[0]
+    _core.select_device(device_id)
+    return gpus[device_id]
+
+
+def get_current_device():
+    """The selected device."""
+    return gpus.current
+
+
+def list_devices():
+    """All devices."""
+    return list(gpus)
+
+
+def current_context():
+    """The current device's context."""
+    return Context(get_current_device())
+
+
+def close():
+    """Release this process's contexts (Numba: ``cuda.close()``); a no-op on the CPU."""
+    if not _on_cpu():
+        _core.close()
+
+
+def synchronize():
+    """Wait for all work on the current device to finish (releases the GIL)."""
+    if not _on_cpu():
+        _core.synchronize()
+
+
+def detect(file=None):
+    """Print the devices found, like Numba's ``cuda.detect()``; True when one is usable."""
+    out = file or sys.stdout
+    if _on_cpu():
+        print("cudajit is using its CPU backend: kernels run on the host's cores.", file=out)
+        ok, why = _core.driver_status()
+        if not ok:
+            print(f"CUDA is not available: {why}", file=out)
+        print("Found 1 CUDA device (the CPU pseudo-device)", file=out)
+        print(f"id 0    {gpus[0].name}    [SUPPORTED]", file=out)
+        print(f"{'Compute Capability':>40}: 9.0", file=out)
+        return True
+    ok, why = _core.driver_status()
+    if not ok:
+        print(f"CUDA is not available: {why}", file=out)
+        return False
+    devices = list_devices()
+    print(f"Found {len(devices)} CUDA devices", file=out)
+    # Supported means NVRTC can build for it: its oldest target (5.0 when NVRTC is missing).
+    oldest = min(_core.nvrtc_supported_archs()) if _core.nvrtc_available()[0] else 50
+    supported = 0
+    for dev in devices:
+        cc = dev.compute_capability
+        usable = cc[0] * 10 + cc[1] >= oldest
+        supported += usable
+        tag = ("[SUPPORTED]" if usable else
+               f"[NOT SUPPORTED] (compute capability < {oldest // 10}.{oldest % 10})")
+        print(f"id {dev.id:<4} {str(dev.name):<40} {tag}", file=out)
+        rows = [("Compute Capability", f"{cc[0]}.{cc[1]}"),
+                ("PCI Device ID", dev.PCI_DEVICE_ID),
+                ("PCI Bus ID", dev.PCI_BUS_ID),
+                ("UUID", dev.uuid),
+                ("Watchdog", "Enabled" if dev.KERNEL_EXEC_TIMEOUT else "Disabled"),
+                ("FP32/FP64 Performance Ratio", dev.SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO)]
+        for label, value in rows:
+            print(f"{label:>40}: {value}", file=out)
+    print("Summary:", file=out)
+    print(f"\t{supported}/{len(devices)} devices are supported", file=out)
+    return supported > 0

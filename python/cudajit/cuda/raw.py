@@ -1,0 +1,79 @@
+"""Raw kernels: CUDA C++ source compiled by NVRTC and launched with Numba's syntax,
+``kernel[griddim, blockdim, stream, sharedmem](*args)``. Device arrays and any
+``__cuda_array_interface__`` object pass as data pointers; Python and NumPy scalars by value
+(Python int as ``long long``, float as ``double``, bool as ``bool``, complex as two doubles).
+
+This is the layer the compiler's output runs through too, with typed array structs in place of
+raw pointers.
+"""
+import numpy as np
+
+from .. import _backend, _core
+from ..errors import CudaSupportError
+from . import build
+from .args import prepare_args
+from .devicearray import DeviceNDArray
+
+_PY_SCALARS = {bool: "|b1", int: "<i8", float: "<f8", complex: "<c16"}
+
+
+class RawModule:
+    """A CUDA C++ translation unit compiled with NVRTC (cached on disk and per process)."""
+
+    def __init__(self, code, options=(), name="raw_module.cu"):
+        self.code, self.options, self.name = code, tuple(options), name
+        self._module = None
+
+    def _flags(self):
+        return ["-std=c++17"] + list(self.options)
+
+    def compile(self, arch=None, cubin=True):
+        """The cubin (or PTX) image for ``arch`` (default: the current device). Needs no GPU when
+        ``arch`` is given: CI compiles for sm_90 this way."""
+        if arch is None:
+            _backend.require_gpu("compiling a raw kernel for the current device")
+            arch = build.device_arch()
+        return _core.nvrtc_compile(self.code, self.name, self._flags(), int(arch), bool(cubin))
+
+    def module(self):
+        if self._module is None:
+            _backend.require_gpu("launching a raw CUDA C++ kernel")
+            self._module = _core.GpuModule(self.compile())
+        return self._module
+
+    def get_function(self, name):
+        return RawKernel(self, name)
+
+
+class RawKernel:
+    """One ``extern "C" __global__`` function of a RawModule (or of ``code`` given directly)."""
+
+    def __init__(self, code, name, options=()):
+        self.raw_module = code if isinstance(code, RawModule) else RawModule(code, options)
+        self.name = name
+        self._core = _core.Dispatcher(self._kernel_for, prepare_args)
+
+    def _kernel_for(self, args):
+        if _backend.name() != "gpu":
+            raise CudaSupportError("raw CUDA C++ kernels run on the GPU backend only; the CPU backend is in use")
+        params = [_param_of(a, i) for i, a in enumerate(args)]
+        return _core.Kernel(self.name, params, self.raw_module.module(), None)
+
+    def __getitem__(self, config):
+        if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
+            raise ValueError("a launch configuration is kernel[griddim, blockdim] or "
+                             "kernel[griddim, blockdim, stream, sharedmem]")
+        return self._core.configure(*config)
+
+    def __call__(self, *args, **kwargs):
+        raise ValueError(f"raw kernel '{self.name}' needs a launch configuration: {self.name}[grid, block](...)")
+
+
+def _param_of(a, i):
+    if isinstance(a, DeviceNDArray):
+        return ("pointer", "", 0)
+    if type(a) in _PY_SCALARS:
+        return ("scalar", _PY_SCALARS[type(a)], 0)
+    if isinstance(a, np.generic):
+        return ("scalar", a.dtype.str, 0)
+    raise TypeError(f"raw kernel argument {i} of type {type(a).__name__} is neither an array nor a scalar")

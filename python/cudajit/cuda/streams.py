@@ -1,0 +1,234 @@
+"""Streams and events, as Numba documents them ("Memory management → Streams", "Events").
+
+Under the GPU backend each object wraps ``cudajit._core.Stream`` / ``_core.Event``. Under the CPU
+backend every operation runs to completion when it is issued, so a stream is always idle
+(``query()`` is True, ``synchronize()`` returns at once) and events record the host clock, which
+keeps ``elapsed_time`` meaningful for timing code written for the GPU.
+"""
+
+import contextlib
+import itertools
+import time
+
+from cudajit import _backend, _core
+from cudajit.errors import CudaAPIError
+
+# The driver's special stream handles (cuda.h: CU_STREAM_LEGACY, CU_STREAM_PER_THREAD).
+CU_STREAM_DEFAULT = 0
+CU_STREAM_LEGACY = 0x1
+CU_STREAM_PER_THREAD = 0x2
+
+_DEFAULT_NAMES = {
+    CU_STREAM_DEFAULT: "Default CUDA stream",
+    CU_STREAM_LEGACY: "Legacy default CUDA stream",
+    CU_STREAM_PER_THREAD: "Per-thread default CUDA stream",
+}
+
+# CPU streams need distinct handles so that code keying on ``stream.handle`` still works; they
+# start far above the special handles and are never passed to a driver.
+_cpu_handles = itertools.count(0x1000)
+
+
+def _on_cpu():
+    return _backend.name() == "cpu"
+
+
+class Stream:
+    """A CUDA stream (Numba: ``numba.cuda.cudadrv.driver.Stream``).
+
+    Made by :func:`stream`, :func:`default_stream`, :func:`legacy_default_stream`,
+    :func:`per_thread_default_stream` or :func:`external_stream`, not directly.
+    """
+
+    __slots__ = ("_core", "_handle", "external", "__weakref__")
+
+    def __init__(self, core=None, handle=0, external=False):
+        self._core = core  # _core.Stream, or None under the CPU backend
+        self._handle = core.handle if core is not None else handle
+        self.external = external
+
+    @property
+    def handle(self):
+        """The CUstream as an int (0 for the legacy default stream)."""
+        return self._handle
+
+    def __int__(self):
+        return self._handle
+
+    def __repr__(self):
+        where = "the CPU" if self._core is None else f"device {_core.current_device()}"
+        if self._handle in _DEFAULT_NAMES:
+            return f"<{_DEFAULT_NAMES[self._handle]} on {where}>"
+        kind = "External CUDA stream" if self.external else "CUDA stream"
+        return f"<{kind} {self._handle} on {where}>"
+
+    def synchronize(self):
+        """Wait for all commands in this stream to execute (releases the GIL)."""
+        if self._core is not None:
+            self._core.synchronize()
+
+    def query(self):
+        """True when all work queued on this stream so far has finished."""
+        return True if self._core is None else self._core.query()
+
+    @contextlib.contextmanager
+    def auto_synchronize(self):
+        """A context manager that synchronizes the stream when the block exits normally."""
+        yield self
+        self.synchronize()
+
+    def wait_event(self, event):
+        """Work later queued on this stream waits for ``event``."""
+        event.wait(self)
+
+    def add_callback(self, callback, arg=None):
+        """Call ``callback(stream, status, arg)`` once the work queued so far has finished.
+
+        As in Numba it runs on a driver thread, must not call CUDA, and should be short; under
+        the CPU backend it runs at once. ``status`` is always 0 (cuLaunchHostFunc has none).
+        """
+        if self._core is None:
+            callback(self, 0, arg)
+        else:
+            self._core.add_callback(lambda: callback(self, 0, arg))
+
+    def async_done(self):
+        """An awaitable that resolves to this stream once the work queued so far is done."""
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+
+        def resolve(stream, status, _):
+            if not future.done():
+                future.set_result(stream)
+
+        def from_driver_thread(stream, status, arg):
+            loop.call_soon_threadsafe(resolve, stream, status, arg)
+
+        self.add_callback(resolve if self._core is None else from_driver_thread)
+        return future
+
+
+def stream():
+    """A new stream that this process owns (Numba: ``cuda.stream()``)."""
+    if _on_cpu():
+        return Stream(handle=next(_cpu_handles))
+    return Stream(_core.Stream())
+
+
+def _special(handle):
+    if _on_cpu():
+        return Stream(handle=handle)
+    return Stream(_core.Stream.external(handle))
+
+
+def default_stream():
+    """The default stream (handle 0; legacy semantics unless the driver uses per-thread)."""
+    return _special(CU_STREAM_DEFAULT)
+
+
+def legacy_default_stream():
+    """The legacy default stream (CU_STREAM_LEGACY), whatever the default-stream mode."""
+    return _special(CU_STREAM_LEGACY)
+
+
+def per_thread_default_stream():
+    """The calling thread's default stream (CU_STREAM_PER_THREAD)."""
+    return _special(CU_STREAM_PER_THREAD)
+
+
+def external_stream(ptr):
+    """Wrap a stream made elsewhere (e.g. CuPy's ``stream.ptr``); it is never destroyed here."""
+    if not isinstance(ptr, int):
+        raise TypeError("ptr for external stream must be an int")
+    if _on_cpu():
+        return Stream(handle=ptr, external=True)
+    return Stream(_core.Stream.external(ptr), external=True)
+
+
+def stream_handle(stream):
+    """The CUstream of anything that names a stream, as an int.
+
+    Accepts None and 0 (the default stream), our :class:`Stream`, an int, and other libraries'
+    streams: ``__cuda_stream__()`` (cuda.core), ``.cuda_stream`` (PyTorch), ``.ptr`` (CuPy),
+    ``.handle`` (Numba; an int, a ctypes pointer or a cuda-python CUstream).
+    """
+    if stream is None:
+        return 0
+    if isinstance(stream, Stream):
+        return stream.handle
+    if isinstance(stream, bool):
+        raise TypeError("a stream cannot be a bool")
+    if isinstance(stream, int):
+        return stream
+    proto = getattr(stream, "__cuda_stream__", None)
+    if proto is not None:
+        return int(proto()[1])
+    for attr in ("cuda_stream", "ptr", "handle"):
+        h = getattr(stream, attr, None)
+        if h is None:
+            continue
+        if isinstance(h, int):
+            return h
+        value = getattr(h, "value", h)  # ctypes c_void_p: .value is None for 0
+        return int(value or 0)
+    raise TypeError(f"cannot use {type(stream).__name__} as a CUDA stream")
+
+
+class Event:
+    """A CUDA event (Numba: ``numba.cuda.cudadrv.driver.Event``); made by :func:`event`."""
+
+    __slots__ = ("_core", "timing", "_recorded_at")
+
+    def __init__(self, timing=True):
+        self.timing = bool(timing)
+        self._core = None if _on_cpu() else _core.Event(self.timing)
+        self._recorded_at = None  # CPU backend: perf_counter() at the last record()
+
+    @property
+    def handle(self):
+        return 0 if self._core is None else self._core.handle
+
+    def record(self, stream=0):
+        """Mark the point in ``stream`` that the event stands for."""
+        if self._core is None:
+            self._recorded_at = time.perf_counter()
+        else:
+            self._core.record(stream_handle(stream))
+
+    def wait(self, stream=0):
+        """Work later queued on ``stream`` waits until this event has occurred."""
+        if self._core is not None:
+            self._core.wait(stream_handle(stream))
+
+    def query(self):
+        """True when all work before the most recent ``record()`` has finished."""
+        return True if self._core is None else self._core.query()
+
+    def synchronize(self):
+        """Block the host until the event has occurred (releases the GIL)."""
+        if self._core is not None:
+            self._core.synchronize()
+
+    def elapsed_time(self, evtend):
+        """Milliseconds from this event to ``evtend``."""
+        return event_elapsed_time(self, evtend)
+
+
+def event(timing=True):
+    """A new event; ``timing=False`` makes a lighter event that cannot be timed."""
+    return Event(timing)
+
+
+def event_elapsed_time(evtstart, evtend):
+    """Milliseconds between two recorded events (Numba: ``cuda.event_elapsed_time``)."""
+    if evtstart._core is not None and evtend._core is not None:
+        return _core.event_elapsed_time(evtstart._core, evtend._core)
+    # CPU backend: the driver would answer CUDA_ERROR_INVALID_HANDLE here; so do we.
+    for e in (evtstart, evtend):
+        if not e.timing or e._recorded_at is None:
+            why = "was created with timing=False" if not e.timing else "has not been recorded"
+            raise CudaAPIError(f"cuEventElapsedTime failed: the event {why}",
+                               "cuEventElapsedTime", 400, "CUDA_ERROR_INVALID_HANDLE")
+    return (evtend._recorded_at - evtstart._recorded_at) * 1000.0

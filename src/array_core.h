@@ -1,0 +1,53 @@
+// ArrayCore: the C++ record of an array (device, host-mapped, or CPU-backend memory) that
+// DeviceNDArray subclasses in Python. The launcher reads pointer, shape and strides straight
+// from it, with no Python attribute look-ups on the launch path.
+#pragma once
+#include <pybind11/pybind11.h>
+
+#include <cstdint>
+#include <string>
+
+#include "memory.h"
+
+namespace cj {
+
+constexpr int kMaxDims = 16;
+
+enum class Layout : uint8_t { C = 0, F = 1, A = 2 };
+
+// Dtypes a kernel can take, numbered for the dispatch key; 0 for any other dtype (copyable,
+// not launchable).
+enum DtypeId : uint8_t {
+    kOther = 0, kBool, kI1, kI2, kI4, kI8, kU1, kU2, kU4, kU8, kF2, kF4, kF8, kC8, kC16
+};
+DtypeId dtype_id_of(const std::string& typestr);  // "<f4", "|b1", "f4" … (byte order ignored)
+
+struct ArrayCore {
+    uintptr_t ptr = 0;  // address of element [0, …, 0]
+    int ndim = 0;
+    int64_t shape[kMaxDims] = {};
+    int64_t strides[kMaxDims] = {};  // bytes
+    int64_t size = 1;
+    int itemsize = 0;
+    DtypeId dtype = kOther;
+    Layout layout = Layout::C;
+    Backend backend = Backend::Gpu;
+    std::string typestr;       // as __array_interface__ writes it, e.g. "<f4"
+    pybind11::object owner;    // keeps the memory alive (a buffer, another array, a foreign object)
+
+    ArrayCore(uintptr_t ptr, pybind11::tuple shape, pybind11::object strides, std::string typestr,
+              pybind11::object owner, int backend);
+
+    // Byte offsets [lo, hi) relative to ptr that the elements occupy (for copies of views).
+    std::pair<int64_t, int64_t> extent() const;
+    char layout_char() const { return "CFA"[static_cast<int>(layout)]; }
+    // Dispatch key part: dtype, ndim, layout, backend.
+    uint64_t type_code() const {
+        return (uint64_t{1} << 56) | (uint64_t{dtype} << 16) | (uint64_t(ndim) << 8) |
+               (uint64_t(layout) << 4) | uint64_t(backend);
+    }
+};
+
+void bind_array_core(pybind11::module_& m);
+
+}  // namespace cj

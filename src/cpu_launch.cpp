@@ -1,0 +1,597 @@
+// The CPU launcher: a pool of OS threads takes blocks from an atomic counter; each block runs its
+// CUDA threads either as one loop inside the kernel library (no barriers) or as fibers that this
+// file switches at syncthreads*/syncwarp. See cpu_launch.h and kernels/cudajit/cpu_exec.h.
+#include "cpu_launch.h"
+
+#include <dlfcn.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "../kernels/cudajit/cpu_exec.h"
+#include "errors.h"
+
+#if !defined(__x86_64__)
+#include <ucontext.h>
+#endif
+
+namespace cj::cpu {
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Fiber contexts. x86-64: our own switch, which saves only the callee-saved registers (the call
+// itself tells the compiler every other register is clobbered) and so costs a few nanoseconds.
+// Elsewhere: ucontext, correct but slower (swapcontext makes a signal-mask system call).
+// The floating-point control words are not switched: every fiber of a block shares one OS thread
+// and kernels never change rounding modes.
+
+#if defined(__x86_64__)
+
+extern "C" void cj_fiber_switch(void** save_sp, void* next_sp);
+extern "C" void cj_fiber_start();
+
+__asm__(
+    ".text\n"
+    ".p2align 4\n"
+    ".globl cj_fiber_switch\n"
+    ".hidden cj_fiber_switch\n"
+    ".type cj_fiber_switch, @function\n"
+    "cj_fiber_switch:\n"  // rdi: where to save this context's sp; rsi: the sp to resume
+    "  pushq %rbp\n"
+    "  pushq %rbx\n"
+    "  pushq %r12\n"
+    "  pushq %r13\n"
+    "  pushq %r14\n"
+    "  pushq %r15\n"
+    "  movq %rsp, (%rdi)\n"
+    "  movq %rsi, %rsp\n"
+    "  popq %r15\n"
+    "  popq %r14\n"
+    "  popq %r13\n"
+    "  popq %r12\n"
+    "  popq %rbx\n"
+    "  popq %rbp\n"
+    "  ret\n"
+    ".size cj_fiber_switch, .-cj_fiber_switch\n"
+    ".p2align 4\n"
+    ".globl cj_fiber_start\n"
+    ".hidden cj_fiber_start\n"
+    ".type cj_fiber_start, @function\n"
+    "cj_fiber_start:\n"  // first resume of a fiber: call r12(rbx); the function never returns
+    "  movq %rbx, %rdi\n"
+    "  callq *%r12\n"
+    "  ud2\n"
+    ".size cj_fiber_start, .-cj_fiber_start\n");
+
+struct Context {
+    void* sp = nullptr;
+};
+
+// Lays out a fresh stack so that the first switch to it "returns" into cj_fiber_start with
+// r12 = fn and rbx = arg, and the stack 16-byte aligned at the call, as the ABI requires.
+void context_init(Context& c, char* stack_top, void (*fn)(void*), void* arg) {
+    auto top = reinterpret_cast<uintptr_t>(stack_top) & ~uintptr_t(15);
+    auto** sp = reinterpret_cast<void**>(top - 72);
+    sp[0] = nullptr;                                         // r15
+    sp[1] = nullptr;                                         // r14
+    sp[2] = nullptr;                                         // r13
+    sp[3] = reinterpret_cast<void*>(fn);                     // r12
+    sp[4] = arg;                                             // rbx
+    sp[5] = nullptr;                                         // rbp
+    sp[6] = reinterpret_cast<void*>(&cj_fiber_start);        // return address
+    sp[7] = sp[8] = nullptr;
+    c.sp = sp;
+}
+
+inline void context_switch(Context& from, Context& to) { cj_fiber_switch(&from.sp, to.sp); }
+
+#else
+
+struct Context {
+    ucontext_t uc;
+};
+
+void (*g_start_fn)(void*);  // makecontext passes ints only; the function is always fiber_main
+
+void context_trampoline(unsigned hi, unsigned lo) {
+    g_start_fn(reinterpret_cast<void*>((uintptr_t(hi) << 32) | lo));
+}
+
+void context_init(Context& c, char* stack_top, void (*fn)(void*), void* arg, size_t stack_size) {
+    g_start_fn = fn;
+    getcontext(&c.uc);
+    c.uc.uc_stack.ss_sp = stack_top - stack_size;
+    c.uc.uc_stack.ss_size = stack_size;
+    c.uc.uc_link = nullptr;
+    auto a = reinterpret_cast<uintptr_t>(arg);
+    makecontext(&c.uc, reinterpret_cast<void (*)()>(&context_trampoline), 2, unsigned(a >> 32), unsigned(a));
+}
+
+inline void context_switch(Context& from, Context& to) { swapcontext(&from.uc, &to.uc); }
+
+#endif
+
+// ---------------------------------------------------------------------------------------------
+// Fiber stacks: one mapping per worker holding all its stacks, reused by every block and launch.
+// Each stack has a guard page below it where the kernel can afford one (a process may hold only
+// so many mappings; without a guard an overflow is undetected, as in any C program).
+
+size_t stack_bytes() {
+    static const size_t bytes = [] {
+        size_t n = 64 * 1024;
+        if (const char* s = std::getenv("CUDAJIT_CPU_STACK")) {
+            char* end = nullptr;
+            unsigned long long v = std::strtoull(s, &end, 10);
+            if (end && (*end == 'k' || *end == 'K')) v <<= 10;
+            if (end && (*end == 'm' || *end == 'M')) v <<= 20;
+            if (v >= 16 * 1024) n = size_t(v);
+        }
+        size_t page = size_t(sysconf(_SC_PAGESIZE));
+        return (n + page - 1) / page * page;
+    }();
+    return bytes;
+}
+
+class StackArena {
+public:
+    ~StackArena() { release(); }
+
+    // Top (highest address) of stack i; valid for i < capacity after reserve. The tops are staggered
+    // by a cache line per stack: page-aligned tops would put every fiber's live frames in the same
+    // cache sets, and a barrier touches all of them in turn.
+    char* top(size_t i) const { return base_ + (i + 1) * stride_ - (i % 64) * 64; }
+
+    // Makes room for n stacks. Called between blocks only: growing moves every stack.
+    void reserve(size_t n) {
+        if (n <= count_) return;
+        release();
+        size_t page = size_t(sysconf(_SC_PAGESIZE));
+        stride_ = stack_bytes() + page;
+        size_t count = (n + 31) / 32 * 32;
+        void* p = mmap(nullptr, count * stride_, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+        if (p == MAP_FAILED)
+            throw KernelRuntimeError("cannot map " + std::to_string(count) + " fiber stacks of " +
+                                     std::to_string(stack_bytes()) + " bytes (lower CUDAJIT_CPU_STACK)");
+        base_ = static_cast<char*>(p);
+        count_ = count;
+        for (size_t i = 0; i < count; ++i) mprotect(base_ + i * stride_, page, PROT_NONE);  // best effort
+    }
+
+private:
+    void release() {
+        if (base_) munmap(base_, count_ * stride_);
+        base_ = nullptr;
+        count_ = 0;
+    }
+    char* base_ = nullptr;
+    size_t count_ = 0;
+    size_t stride_ = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+// A launch, shared by the workers that run its blocks.
+
+struct Job {
+    void (*fn)(cj_cpu_state*);
+    const std::string* name;
+    Dim3 grid, block;
+    size_t dynamic_shared;
+    void** params;
+    bool fibers;
+    uint64_t nblocks;
+    std::atomic<uint64_t> next_block{0};
+    std::atomic<bool> aborted{false};
+    std::mutex error_mu;
+    std::string error;  // the first failure; raised by launch()
+
+    void fail(const std::string& what) {
+        std::lock_guard<std::mutex> lock(error_mu);
+        if (error.empty()) error = "kernel " + *name + ": " + what;
+        aborted.store(true, std::memory_order_relaxed);
+    }
+};
+
+enum class FiberState : uint8_t { Ready, Running, AtBarrier, AtWarp, Exited };
+
+struct Fiber {
+    Context ctx;
+    int32_t tid[3];
+    FiberState state;
+    int32_t op;       // CJ_SYNC_* it waits at
+    uint32_t arg;     // predicate (block barrier) or lane mask (syncwarp)
+    int32_t result;
+};
+
+std::string dim3_text(const int32_t* v) {
+    return "(" + std::to_string(v[0]) + "," + std::to_string(v[1]) + "," + std::to_string(v[2]) + ")";
+}
+
+// One OS thread's resources: its cj_cpu_state, fibers, stacks and dynamic shared memory.
+class Worker {
+public:
+    Worker() {
+        state_.sync = &Worker::sync_callback;
+        state_.fail = &Worker::fail_callback;
+        state_.launcher = this;
+    }
+    ~Worker() { std::free(smem_); }
+
+    // Takes blocks from the job until none is left or the launch aborts.
+    void run(Job& job) {
+        job_ = &job;
+        state_.ntid[0] = int32_t(job.block.x);
+        state_.ntid[1] = int32_t(job.block.y);
+        state_.ntid[2] = int32_t(job.block.z);
+        state_.nctaid[0] = int32_t(job.grid.x);
+        state_.nctaid[1] = int32_t(job.grid.y);
+        state_.nctaid[2] = int32_t(job.grid.z);
+        state_.params = job.params;
+        state_.run_block = job.fibers ? 0 : 1;
+        try {
+            state_.dynamic_smem = shared_memory(job.dynamic_shared);
+            uint64_t plane = uint64_t(job.grid.x) * job.grid.y;
+            while (!job.aborted.load(std::memory_order_relaxed)) {
+                uint64_t b = job.next_block.fetch_add(1, std::memory_order_relaxed);
+                if (b >= job.nblocks) break;
+                state_.ctaid[0] = int32_t(b % job.grid.x);
+                state_.ctaid[1] = int32_t(b % plane / job.grid.x);
+                state_.ctaid[2] = int32_t(b / plane);
+                if (job.fibers)
+                    run_fibers();
+                else
+                    job.fn(&state_);
+            }
+        } catch (const std::exception& e) {
+            job.fail(e.what());
+        }
+        job_ = nullptr;
+    }
+
+private:
+    void* shared_memory(size_t bytes) {
+        bytes = (bytes + 15) / 16 * 16 + 16;
+        if (bytes > smem_bytes_) {
+            std::free(smem_);
+            smem_ = std::aligned_alloc(16, bytes);
+            smem_bytes_ = smem_ ? bytes : 0;
+            if (!smem_) throw KernelRuntimeError("cannot allocate " + std::to_string(bytes) + " bytes of dynamic shared memory");
+        }
+        return smem_;
+    }
+
+    // Runs the current block's threads as fibers. A fiber that parks at a barrier hands over straight
+    // to the next runnable fiber, and the last to arrive releases the barrier and goes on itself, so a
+    // barrier costs one switch per thread. This scheduler context only starts the block, takes the
+    // exits, and completes barriers when no fiber can (syncwarp across exits, deadlock).
+    void run_fibers() {
+        Job& job = *job_;
+        const int32_t bx = int32_t(job.block.x), by = int32_t(job.block.y);
+        const size_t n = size_t(job.block.x) * job.block.y * job.block.z;
+        if (fibers_.size() < n) fibers_.resize(n);
+        stacks_.reserve(n);
+        for (size_t i = 0; i < n; ++i) {
+            Fiber& f = fibers_[i];
+            f.tid[0] = int32_t(i % bx);
+            f.tid[1] = int32_t(i / bx % by);
+            f.tid[2] = int32_t(i / (size_t(bx) * by));
+            f.state = FiberState::Ready;
+#if defined(__x86_64__)
+            context_init(f.ctx, stacks_.top(i), &Worker::fiber_main, this);
+#else
+            context_init(f.ctx, stacks_.top(i), &Worker::fiber_main, this, stack_bytes());
+#endif
+        }
+        n_ = n;
+        live_ = n;
+        at_barrier_ = at_warp_ = 0;
+        for (;;) {
+            if (Fiber* next = next_ready(0)) {
+                resume(scheduler_, *next);
+                if (job.aborted.load(std::memory_order_relaxed)) return;  // abandon the parked fibers
+                continue;
+            }
+            if (live_ == 0) return;
+            if (at_barrier_ == live_) {
+                release_barrier();
+                continue;
+            }
+            bool released = false;
+            for (size_t w = 0; w * 32 < n; ++w) released |= release_warp(w);
+            if (!released) return report_deadlock();
+        }
+    }
+
+    // The first runnable fiber at or after index `from`, wrapping around.
+    Fiber* next_ready(size_t from) {
+        for (size_t k = 0; k < n_; ++k) {
+            size_t i = from + k < n_ ? from + k : from + k - n_;
+            if (fibers_[i].state == FiberState::Ready) return &fibers_[i];
+        }
+        return nullptr;
+    }
+
+    void resume(Context& from, Fiber& to) {
+        current_ = &to;
+        to.state = FiberState::Running;
+        std::memcpy(state_.tid, to.tid, sizeof to.tid);
+        context_switch(from, to.ctx);
+    }
+
+    static void fiber_main(void* self) {
+        auto* w = static_cast<Worker*>(self);
+        w->job_->fn(&w->state_);  // runs the CUDA thread w->state_.tid; traps unwind to here
+        Fiber* f = w->current_;
+        f->state = FiberState::Exited;
+        --w->live_;
+        context_switch(f->ctx, w->scheduler_);  // never resumed
+        std::abort();
+    }
+
+    // All live threads wait at syncthreads*: give each its reduction and let them all go.
+    void release_barrier() {
+        int32_t count = 0;
+        for (size_t i = 0; i < n_; ++i)
+            if (fibers_[i].state == FiberState::AtBarrier) count += fibers_[i].arg != 0;
+        for (size_t i = 0; i < n_; ++i) {
+            Fiber& f = fibers_[i];
+            if (f.state != FiberState::AtBarrier) continue;
+            f.result = f.op == CJ_SYNC_COUNT ? count
+                     : f.op == CJ_SYNC_AND   ? int32_t(count == int32_t(at_barrier_))
+                     : f.op == CJ_SYNC_OR    ? int32_t(count > 0)
+                                             : 0;
+            f.state = FiberState::Ready;
+        }
+        at_barrier_ = 0;
+    }
+
+    // Releases each thread of warp w waiting at syncwarp(mask) whose mask's lanes have all arrived
+    // at syncwarp or exited (lanes past the end of the block count as exited). True if any was.
+    bool release_warp(size_t w) {
+        uint32_t arrived = 0, gone = 0;
+        for (size_t lane = 0; lane < 32; ++lane) {
+            size_t i = w * 32 + lane;
+            if (i >= n_ || fibers_[i].state == FiberState::Exited) gone |= 1u << lane;
+            else if (fibers_[i].state == FiberState::AtWarp) arrived |= 1u << lane;
+        }
+        bool released = false;
+        for (size_t lane = 0; lane < 32 && (arrived >> lane); ++lane) {
+            if (!(arrived >> lane & 1)) continue;
+            Fiber& f = fibers_[w * 32 + lane];
+            if (f.arg & ~(arrived | gone)) continue;
+            f.state = FiberState::Ready;
+            f.result = 0;
+            --at_warp_;
+            released = true;
+        }
+        return released;
+    }
+
+    void report_deadlock() {
+        const Fiber* first_warp = nullptr;
+        for (size_t i = 0; i < n_ && !first_warp; ++i)
+            if (fibers_[i].state == FiberState::AtWarp) first_warp = &fibers_[i];
+        std::string msg = "deadlock: " + std::to_string(at_barrier_) + " of " + std::to_string(n_) +
+                          " threads of block " + dim3_text(state_.ctaid) + " wait at syncthreads() while ";
+        if (first_warp) {
+            char mask[16];
+            std::snprintf(mask, sizeof mask, "0x%08x", first_warp->arg);
+            msg += std::to_string(at_warp_) + " wait at syncwarp(" + mask + ") (first: thread " +
+                   dim3_text(first_warp->tid) + ") for lanes that wait at syncthreads()";
+        } else {
+            msg += "the others wait elsewhere";
+        }
+        msg += " and " + std::to_string(n_ - live_) + " have exited; every thread of the block that has not "
+               "exited must reach the same barrier";
+        job_->fail(msg);
+    }
+
+    // cj_cpu_state::sync: parks the running fiber at a barrier, completes the barrier if it was the
+    // last to arrive (then runs on), else switches to the next runnable fiber.
+    static int32_t sync_callback(cj_cpu_state* s, int32_t op, uint32_t arg) {
+        auto* w = static_cast<Worker*>(s->launcher);
+        if (!w->job_->fibers) return w->sync_without_fibers(op, arg);
+        Fiber* f = w->current_;
+        size_t index = size_t(f - w->fibers_.data());
+        f->op = op;
+        f->arg = arg;
+        if (op == CJ_SYNC_WARP) {
+            f->arg |= 1u << (index & 31);  // a thread always waits for itself
+            f->state = FiberState::AtWarp;
+            ++w->at_warp_;
+            w->release_warp(index / 32);
+        } else {
+            f->state = FiberState::AtBarrier;
+            if (++w->at_barrier_ == w->live_) w->release_barrier();
+        }
+        if (f->state == FiberState::Ready) {
+            f->state = FiberState::Running;
+            return f->result;
+        }
+        Fiber* next = w->next_ready(index + 1 < w->n_ ? index + 1 : 0);
+        if (next)
+            w->resume(f->ctx, *next);
+        else
+            context_switch(f->ctx, w->scheduler_);
+        return f->result;  // resumed: whoever switched here made this fiber current again
+    }
+
+    // A barrier in a kernel launched as a loop: fine for a one-thread block, else the compiler
+    // should have asked for fibers (uses_barriers); abort rather than give wrong results.
+    __attribute__((noinline, cold)) int32_t sync_without_fibers(int32_t op, uint32_t arg) {
+        if (job_->block.x * job_->block.y * job_->block.z == 1)
+            return op == CJ_SYNC_WARP ? 0 : int32_t(arg != 0);
+        job_->fail("thread " + dim3_text(state_.tid) + " of block " + dim3_text(state_.ctaid) +
+                   " reached a barrier, but the kernel was launched without barrier support "
+                   "(uses_barriers=False)");
+        return -1;
+    }
+
+    static void fail_callback(cj_cpu_state* s, const char* what) {
+        auto* w = static_cast<Worker*>(s->launcher);
+        w->job_->fail("thread " + dim3_text(s->tid) + " of block " + dim3_text(s->ctaid) + ": " + what);
+    }
+
+    cj_cpu_state state_{};
+    Job* job_ = nullptr;
+    std::vector<Fiber> fibers_;
+    StackArena stacks_;
+    Context scheduler_;
+    Fiber* current_ = nullptr;
+    size_t n_ = 0, live_ = 0, at_barrier_ = 0, at_warp_ = 0;  // threads of the block, not exited, parked
+    void* smem_ = nullptr;
+    size_t smem_bytes_ = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+// The pool. The launching thread is worker 0; helpers sleep on a condition variable between
+// launches. One launch runs at a time (blocks of one launch already fill every core).
+
+class Pool {
+public:
+    explicit Pool(unsigned n) : pid_(getpid()) {
+        for (unsigned i = 0; i < n; ++i) workers_.push_back(std::make_unique<Worker>());
+        for (unsigned i = 1; i < n; ++i) std::thread([this, i] { helper(i); }).detach();
+    }
+
+    // The process's pool; a forked child (whose helpers did not survive the fork) makes a new one.
+    // Never destroyed: helpers may still sleep in it at exit.
+    static Pool& get() {
+        static std::mutex mu;
+        static Pool* pool = nullptr;
+        std::lock_guard<std::mutex> lock(mu);
+        if (!pool || pool->pid_ != getpid()) pool = new Pool(num_threads());
+        return *pool;
+    }
+
+    void run(Job& job) {
+        std::lock_guard<std::mutex> one_launch(launch_mu_);
+        unsigned helpers = unsigned(std::min<uint64_t>(workers_.size() - 1, job.nblocks - 1));
+        if (helpers) {
+            std::lock_guard<std::mutex> lock(mu_);
+            job_ = &job;
+            wanted_ = helpers;
+            running_ = helpers;
+            ++generation_;
+            wake_.notify_all();
+        }
+        workers_[0]->run(job);
+        if (helpers) {
+            std::unique_lock<std::mutex> lock(mu_);
+            done_.wait(lock, [&] { return running_ == 0; });
+            job_ = nullptr;
+        }
+    }
+
+private:
+    void helper(unsigned i) {
+        uint64_t seen = 0;
+        std::unique_lock<std::mutex> lock(mu_);
+        for (;;) {
+            wake_.wait(lock, [&] { return generation_ != seen; });
+            seen = generation_;
+            if (i > wanted_) continue;
+            Job* job = job_;
+            lock.unlock();
+            workers_[i]->run(*job);
+            lock.lock();
+            if (--running_ == 0) done_.notify_one();
+        }
+    }
+
+    pid_t pid_;
+    std::vector<std::unique_ptr<Worker>> workers_;
+    std::mutex launch_mu_;
+    std::mutex mu_;
+    std::condition_variable wake_, done_;
+    Job* job_ = nullptr;
+    uint64_t generation_ = 0;
+    unsigned wanted_ = 0, running_ = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+
+// One dlopen handle per path, shared by every CpuKernel of that library.
+std::shared_ptr<void> open_library(const std::string& path) {
+    static std::mutex mu;
+    static std::map<std::string, std::weak_ptr<void>> open;
+    std::lock_guard<std::mutex> lock(mu);
+    if (auto h = open[path].lock()) return h;
+    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle) throw CompileError(std::string("cannot load the compiled kernel library: ") + dlerror());
+    std::shared_ptr<void> h(handle, [](void* p) { dlclose(p); });
+    open[path] = h;
+    return h;
+}
+
+// "cj_k_saxpy_3" -> "saxpy": the Python name, for messages.
+std::string kernel_name(const std::string& entry) {
+    std::string name = entry;
+    if (name.rfind("cj_k_", 0) == 0) name = name.substr(5);
+    size_t us = name.find_last_of('_');
+    if (us != std::string::npos && us + 1 < name.size() &&
+        name.find_first_not_of("0123456789", us + 1) == std::string::npos)
+        name.resize(us);
+    return name.empty() ? entry : name;
+}
+
+void check_config(Dim3 grid, Dim3 block) {
+    auto text = [](Dim3 d) {
+        return "(" + std::to_string(d.x) + ", " + std::to_string(d.y) + ", " + std::to_string(d.z) + ")";
+    };
+    uint64_t threads = uint64_t(block.x) * block.y * block.z;
+    if (threads == 0 || threads > 1024 || block.x > 1024 || block.y > 1024 || block.z > 64)
+        throw LaunchError("block " + text(block) + " is invalid: each dimension must be at least 1, at most "
+                          "(1024, 1024, 64), with at most 1024 threads per block");
+    if (grid.x == 0 || grid.y == 0 || grid.z == 0 || grid.x > 2147483647u || grid.y > 65535 || grid.z > 65535)
+        throw LaunchError("grid " + text(grid) + " is invalid: each dimension must be at least 1, at most "
+                          "(2147483647, 65535, 65535)");
+}
+
+}  // namespace
+
+unsigned num_threads() {
+    static const unsigned n = [] {
+        if (const char* s = std::getenv("CUDAJIT_NUM_THREADS")) {
+            long v = std::strtol(s, nullptr, 10);
+            if (v > 0) return unsigned(std::min(v, 1024L));
+        }
+        return std::max(1u, std::thread::hardware_concurrency());
+    }();
+    return n;
+}
+
+CpuKernel::CpuKernel(const std::string& so_path, const std::string& entry, bool uses_barriers)
+    : library_(open_library(so_path)), entry_(entry), name_(kernel_name(entry)), uses_barriers_(uses_barriers) {
+    std::string symbol = entry + "_cpu";
+    fn_ = reinterpret_cast<void (*)(cj_cpu_state*)>(dlsym(library_.get(), symbol.c_str()));
+    if (!fn_) throw CompileError("kernel library " + so_path + " has no entry point " + symbol + " (CJ_ENTRY missing?)");
+}
+
+void CpuKernel::launch(Dim3 grid, Dim3 block, size_t dynamic_shared_bytes, void** params) const {
+    check_config(grid, block);
+    Job job;
+    job.fn = fn_;
+    job.name = &name_;
+    job.grid = grid;
+    job.block = block;
+    job.dynamic_shared = dynamic_shared_bytes;
+    job.params = params;
+    job.fibers = uses_barriers_;
+    job.nblocks = uint64_t(grid.x) * grid.y * grid.z;
+    Pool::get().run(job);
+    if (!job.error.empty()) throw KernelRuntimeError(job.error);
+}
+
+}  // namespace cj::cpu

@@ -1,0 +1,45 @@
+// The CPU backend's launcher: loads a kernel library built by host_compiler and runs a grid on a
+// pool of OS threads. Blocks run in parallel; the threads of a block run on one OS thread, as a plain
+// loop, or as fibers switched at barriers when the kernel uses syncthreads*/syncwarp.
+// The ABI between a kernel library and this launcher is kernels/cudajit/cpu_exec.h.
+#pragma once
+#include <cstddef>
+#include <memory>
+#include <string>
+
+struct cj_cpu_state;
+
+namespace cj::cpu {
+
+struct Dim3 {
+    unsigned x, y, z;
+};
+
+// One loaded entry point; the library stays loaded while any CpuKernel uses it.
+class CpuKernel {
+public:
+    // entry: the kernel's extern "C" name ("cj_k_add_0"); the library exports entry + "_cpu".
+    // uses_barriers: the kernel calls syncthreads*/syncwarp, so its threads must run as fibers.
+    // Throws CompileError when the library cannot be loaded or lacks the entry point.
+    CpuKernel(const std::string& so_path, const std::string& entry, bool uses_barriers);
+
+    // Runs the whole grid and returns when every block has finished (call without the GIL).
+    // params[i] points at parameter i (16-byte aligned). Throws LaunchError for a configuration a
+    // GPU would refuse, KernelRuntimeError when a thread traps or a block deadlocks at a barrier.
+    void launch(Dim3 grid, Dim3 block, size_t dynamic_shared_bytes, void** params) const;
+
+    const std::string& entry() const { return entry_; }
+    bool uses_barriers() const { return uses_barriers_; }
+
+private:
+    std::shared_ptr<void> library_;  // the dlopen handle
+    void (*fn_)(cj_cpu_state*) = nullptr;
+    std::string entry_;
+    std::string name_;  // for messages: the kernel's Python name where the entry reveals it
+    bool uses_barriers_;
+};
+
+// The number of OS threads that run blocks: $CUDAJIT_NUM_THREADS, else every core.
+unsigned num_threads();
+
+}  // namespace cj::cpu

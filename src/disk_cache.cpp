@@ -1,0 +1,299 @@
+#include "disk_cache.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace cj::cache {
+namespace {
+
+// ---- SHA-256 (FIPS 180-4), only what key() needs -------------------------------------------
+
+class Sha256 {
+public:
+    void update(const void* data, size_t n) {
+        auto p = static_cast<const uint8_t*>(data);
+        total_ += n;
+        while (n > 0) {
+            size_t take = std::min(n, size_t(64) - fill_);
+            std::memcpy(block_ + fill_, p, take);
+            fill_ += take, p += take, n -= take;
+            if (fill_ == 64) compress(), fill_ = 0;
+        }
+    }
+    void update_u64(uint64_t v) {
+        uint8_t b[8];
+        for (int i = 0; i < 8; ++i) b[i] = uint8_t(v >> (8 * i));
+        update(b, 8);
+    }
+    std::string hex(size_t nbytes) {
+        uint64_t bits = total_ * 8;
+        uint8_t pad = 0x80;
+        update(&pad, 1);
+        uint8_t zero = 0;
+        while (fill_ != 56) update(&zero, 1);
+        uint8_t len[8];
+        for (int i = 0; i < 8; ++i) len[i] = uint8_t(bits >> (56 - 8 * i));
+        update(len, 8);
+        static const char* digits = "0123456789abcdef";
+        std::string out;
+        for (size_t i = 0; i < nbytes; ++i) {
+            uint8_t byte = uint8_t(h_[i / 4] >> (24 - 8 * (i % 4)));
+            out += digits[byte >> 4];
+            out += digits[byte & 15];
+        }
+        return out;
+    }
+
+private:
+    static uint32_t rotr(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
+    void compress() {
+        static const uint32_t k[64] = {
+            0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
+            0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
+            0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
+            0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
+            0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc,
+            0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
+            0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116,
+            0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+            0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
+            0xc67178f2};
+        uint32_t w[64];
+        for (int i = 0; i < 16; ++i)
+            w[i] = uint32_t(block_[4 * i]) << 24 | uint32_t(block_[4 * i + 1]) << 16 |
+                   uint32_t(block_[4 * i + 2]) << 8 | uint32_t(block_[4 * i + 3]);
+        for (int i = 16; i < 64; ++i) {
+            uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
+            uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
+            w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+        }
+        uint32_t a = h_[0], b = h_[1], c = h_[2], d = h_[3], e = h_[4], f = h_[5], g = h_[6],
+                 h = h_[7];
+        for (int i = 0; i < 64; ++i) {
+            uint32_t t1 = h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) +
+                          k[i] + w[i];
+            uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+            h = g, g = f, f = e, e = d + t1, d = c, c = b, b = a, a = t1 + t2;
+        }
+        h_[0] += a, h_[1] += b, h_[2] += c, h_[3] += d, h_[4] += e, h_[5] += f, h_[6] += g,
+            h_[7] += h;
+    }
+
+    uint32_t h_[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                      0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+    uint8_t block_[64];
+    size_t fill_ = 0;
+    uint64_t total_ = 0;
+};
+
+// ---- files ----------------------------------------------------------------------------------
+
+constexpr char kMagic[8] = {'C', 'J', 'C', 'A', 'C', 'H', 'E', '1'};
+constexpr size_t kTrailer = 24;
+
+void put_u64(std::string& s, uint64_t v) {
+    for (int i = 0; i < 8; ++i) s += char(uint8_t(v >> (8 * i)));
+}
+uint64_t get_u64(const char* p) {
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; --i) v = v << 8 | uint8_t(p[i]);
+    return v;
+}
+
+// Keys and extensions come from Python too: allow only names that cannot leave the directory.
+bool safe_name(const std::string& s) {
+    return !s.empty() && s.size() <= 128 &&
+           std::all_of(s.begin(), s.end(), [](char c) {
+               return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                      c == '_' || c == '-';
+           });
+}
+
+std::string file_path(const std::string& key, const std::string& ext) {
+    if (!safe_name(key) || !safe_name(ext)) return {};
+    std::string dir = directory();
+    if (dir.empty()) return {};
+    return dir + "/" + key + "." + ext;
+}
+
+std::optional<std::string> read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return std::nullopt;
+    std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (in.bad()) return std::nullopt;
+    return data;
+}
+
+// The payload length if `data` is a whole cache file, else nothing.
+std::optional<size_t> verify(std::string_view data) {
+    if (data.size() < kTrailer) return std::nullopt;
+    const char* t = data.data() + data.size() - kTrailer;
+    size_t n = data.size() - kTrailer;
+    if (std::memcmp(t, kMagic, 8) != 0 || get_u64(t + 8) != n) return std::nullopt;
+    if (get_u64(t + 16) != checksum(data.substr(0, n))) return std::nullopt;
+    return n;
+}
+
+// Reads and verifies; deletes a corrupt file so that the next store replaces it.
+std::optional<std::string> load_verified(const std::string& path) {
+    if (path.empty()) return std::nullopt;
+    auto data = read_file(path);
+    if (!data) return std::nullopt;
+    auto n = verify(*data);
+    if (!n) {
+        ::unlink(path.c_str());
+        return std::nullopt;
+    }
+    data->resize(*n);
+    return data;
+}
+
+bool write_all(int fd, const char* p, size_t n) {
+    while (n > 0) {
+        ssize_t w = ::write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            return false;
+        }
+        p += w, n -= size_t(w);
+    }
+    return true;
+}
+
+}  // namespace
+
+uint64_t checksum(std::string_view data) {
+    // Word-at-a-time FNV-style: (h ^ w) * odd is a bijection in both h and w, so any single
+    // changed word changes the result; the tail bytes and the length are mixed in last.
+    uint64_t h = 0xcbf29ce484222325ull;
+    const uint64_t prime = 0x100000001b3ull;
+    size_t i = 0;
+    for (; i + 8 <= data.size(); i += 8) {
+        uint64_t w;
+        std::memcpy(&w, data.data() + i, 8);
+        h = (h ^ w) * prime;
+        h ^= h >> 29;
+    }
+    for (; i < data.size(); ++i) h = (h ^ uint8_t(data[i])) * prime;
+    h ^= data.size();
+    h ^= h >> 33, h *= 0xff51afd7ed558ccdull, h ^= h >> 33;
+    return h;
+}
+
+namespace {
+template <class Parts>
+std::string key_of(const Parts& parts) {
+    Sha256 sha;
+    for (std::string_view p : parts) {
+        sha.update_u64(p.size());
+        sha.update(p.data(), p.size());
+    }
+    return sha.hex(16);
+}
+}  // namespace
+
+std::string key(std::initializer_list<std::string_view> parts) { return key_of(parts); }
+std::string key(const std::vector<std::string>& parts) { return key_of(parts); }
+
+std::string directory() {
+    std::string dir;
+    if (const char* d = std::getenv("CUDAJIT_CACHE_DIR"); d && *d) {
+        dir = d;
+    } else if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) {
+        dir = std::string(x) + "/cudajit";
+    } else if (const char* home = std::getenv("HOME"); home && *home) {
+        dir = std::string(home) + "/.cache/cudajit";
+    } else {
+        return {};
+    }
+    // Remember the verdict per path: one mkdir/access per directory per process.
+    static std::mutex mutex;
+    static std::map<std::string, bool> usable;
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = usable.find(dir);
+    if (it == usable.end()) {
+        std::error_code ec;
+        fs::create_directories(dir, ec);
+        bool ok = fs::is_directory(dir, ec) && ::access(dir.c_str(), W_OK | X_OK) == 0;
+        it = usable.emplace(dir, ok).first;
+    }
+    return it->second ? dir : std::string();
+}
+
+std::optional<std::string> load(const std::string& key, const std::string& ext) {
+    return load_verified(file_path(key, ext));
+}
+
+std::optional<std::string> verified_path(const std::string& key, const std::string& ext) {
+    std::string path = file_path(key, ext);
+    if (!load_verified(path)) return std::nullopt;
+    return path;
+}
+
+void store(const std::string& key, const std::string& ext, std::string_view payload) {
+    std::string path = file_path(key, ext);
+    if (path.empty()) return;
+    // Unique per process, thread and call, so concurrent writers never share a temp file;
+    // the leading dot keeps temp files out of the way of anything listing "*.<ext>".
+    static std::atomic<uint64_t> counter{0};
+    std::string tmp = directory() + "/." + key + "." + ext + ".tmp." + std::to_string(::getpid()) +
+                      "." + std::to_string(std::hash<std::thread::id>()(std::this_thread::get_id())) +
+                      "." + std::to_string(counter++);
+    std::string trailer(kMagic, 8);
+    put_u64(trailer, payload.size());
+    put_u64(trailer, checksum(payload));
+
+    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) return;
+    bool ok = write_all(fd, payload.data(), payload.size()) &&
+              write_all(fd, trailer.data(), trailer.size());
+    ok = (::close(fd) == 0) && ok;
+    // rename() replaces atomically: a reader sees the old file or the new one, never a mix.
+    if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) ::unlink(tmp.c_str());
+}
+
+std::string header_hash(const std::string& include_dir) {
+    static std::mutex mutex;
+    static std::map<std::string, std::string> computed;
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        auto it = computed.find(include_dir);
+        if (it != computed.end()) return it->second;
+    }
+    // Sorted relative names, so the hash does not depend on directory iteration order.
+    fs::path root = fs::path(include_dir) / "cudajit";
+    std::vector<std::string> names;
+    std::error_code ec;
+    for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec))
+        if (it->is_regular_file(ec)) names.push_back(fs::relative(it->path(), root, ec).string());
+    std::sort(names.begin(), names.end());
+    Sha256 sha;
+    for (const std::string& name : names) {
+        std::string content = read_file((root / name).string()).value_or(std::string());
+        sha.update_u64(name.size());
+        sha.update(name.data(), name.size());
+        sha.update_u64(content.size());
+        sha.update(content.data(), content.size());
+    }
+    std::string h = sha.hex(16);
+    std::lock_guard<std::mutex> lock(mutex);
+    computed.emplace(include_dir, h);
+    return h;
+}
+
+}  // namespace cj::cache

@@ -1,0 +1,47 @@
+// The on-disk cache of compiled code: cubins and PTX from NVRTC, shared objects from the host
+// compiler. One file per key, written to a temp file and renamed, checksummed on every read, so
+// that a crash mid-write or a disk error is a cache miss and never a crash.
+//
+// File format: payload, then a 24-byte trailer: "CJCACHE1", u64 payload size, u64 checksum
+// (little-endian). A trailer after an ELF shared object does not stop dlopen from loading it.
+#pragma once
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cj::cache {
+
+// 32 hex digits: the first 128 bits of SHA-256 over all parts, each prefixed with its length so
+// that ("ab", "c") and ("a", "bc") differ. Key on inputs (source, options, arch, compiler
+// version, header hash), never on outputs.
+std::string key(std::initializer_list<std::string_view> parts);
+std::string key(const std::vector<std::string>& parts);
+
+// $CUDAJIT_CACHE_DIR, else $XDG_CACHE_HOME/cudajit, else ~/.cache/cudajit; created on demand.
+// Empty when it cannot be created or written: caching is then off and compiling still works.
+// Re-read from the environment on each call, so a test may point it elsewhere.
+std::string directory();
+
+// The payload stored under (key, ext) when the file is whole; a corrupt or truncated file is
+// deleted and reads as a miss.
+std::optional<std::string> load(const std::string& key, const std::string& ext);
+
+// The path of the file stored under (key, ext) after verifying it as load() does; for callers
+// that need a file (the CPU backend dlopens its .so in place).
+std::optional<std::string> verified_path(const std::string& key, const std::string& ext);
+
+// Writes atomically (temp file in the same directory, then rename). Failures are silent: the
+// cache is an optimisation.
+void store(const std::string& key, const std::string& ext, std::string_view payload);
+
+// A hash of every file under include_dir/cudajit/ (names and contents), computed once per
+// directory per process, so that editing a runtime header invalidates compiled kernels.
+std::string header_hash(const std::string& include_dir);
+
+// 64-bit checksum of the trailer (fast, detects any single changed 8-byte word).
+uint64_t checksum(std::string_view data);
+
+}  // namespace cj::cache

@@ -1,0 +1,176 @@
+// Runs the system C++ compiler on generated kernels and caches the shared libraries it builds.
+#include "host_compiler.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+
+#include "disk_cache.h"
+#include "errors.h"
+
+extern char** environ;
+
+namespace cj::host {
+namespace {
+
+// Flags every kernel library is built with. -fvisibility=hidden keeps all but the entry points
+// private, so two loaded libraries never share a symbol (nor a runtime header's inline variable).
+// No -ffast-math (results must match NumPy's) and no -march=native (the cache may be shared
+// between machines); options may add either.
+const std::vector<std::string> kBaseFlags = {"-std=c++17", "-O2", "-fPIC", "-shared", "-fno-math-errno",
+                                             "-fvisibility=hidden", "-DCJ_CPU"};
+
+struct Compiler {
+    std::vector<std::string> command;  // argv prefix: the compiler and any arguments from $CXX
+    std::string identity;              // first line of --version
+    std::string machine;               // -dumpmachine: the target, for the cache key
+    std::string missing;               // why none was found (then command is empty)
+};
+
+// Runs argv, returns its exit status (-1 if it could not start) with stdout and stderr in *output.
+int run(const std::vector<std::string>& argv, std::string* output) {
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) return -1;
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+    posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    pid_t pid;
+    int err = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    close(fds[1]);
+    if (err != 0) {
+        close(fds[0]);
+        return -1;
+    }
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(fds[0], buf, sizeof buf)) != 0) {
+        if (n > 0) output->append(buf, size_t(n));
+        else if (errno != EINTR) break;
+    }
+    close(fds[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+Compiler find_compiler() {
+    std::vector<std::vector<std::string>> candidates;
+    const char* cxx = std::getenv("CXX");
+    if (cxx && *cxx) {
+        std::istringstream words(cxx);
+        std::vector<std::string> cmd;
+        for (std::string w; words >> w;) cmd.push_back(w);
+        candidates.push_back(cmd);
+    } else {
+        candidates = {{"c++"}, {"g++"}, {"clang++"}};
+    }
+    for (const auto& cmd : candidates) {
+        std::vector<std::string> argv = cmd;
+        argv.push_back("--version");
+        std::string version;
+        if (run(argv, &version) != 0) continue;
+        argv.back() = "-dumpmachine";
+        std::string machine;
+        run(argv, &machine);
+        return {cmd, first_line(version), first_line(machine), {}};
+    }
+    Compiler none;
+    none.missing = cxx && *cxx ? std::string("no C++ compiler found: $CXX (") + cxx + ") does not run; fix CXX or unset it"
+                               : "no C++ compiler found: install g++ (apt-get install g++) or set CXX";
+    return none;
+}
+
+const Compiler& compiler() {
+    static const Compiler c = find_compiler();
+    if (c.command.empty()) throw SupportError(c.missing);
+    return c;
+}
+
+bool write_file(const std::string& path, const std::string& data) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(data.data(), std::streamsize(data.size()));
+    return bool(out.flush());
+}
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// Where compiles happen: the cache directory, else (caching off) a private temp directory.
+std::string work_directory() {
+    std::string dir = cache::directory();
+    if (!dir.empty()) return dir;
+    static std::once_flag once;
+    static std::string tmp;
+    std::call_once(once, [] {
+        const char* base = std::getenv("TMPDIR");
+        std::string templ = std::string(base && *base ? base : "/tmp") + "/cudajit-XXXXXX";
+        if (mkdtemp(templ.data())) tmp = templ;
+    });
+    if (tmp.empty()) throw CompileError("no directory to compile in: the cache directory and TMPDIR are not writable");
+    return tmp;
+}
+
+}  // namespace
+
+std::string compiler_identity() { return compiler().identity; }
+
+std::string compile(const std::string& source, const std::vector<std::string>& options,
+                    const std::string& include_dir) {
+    const Compiler& cxx = compiler();
+    std::string flags;
+    for (const auto* list : {&kBaseFlags, &options})
+        for (const std::string& f : *list) flags += f + '\n';
+    std::string key = cache::key({"cpu-so-1", source, flags, cxx.identity, cxx.machine, cache::header_hash(include_dir)});
+    if (auto path = cache::verified_path(key, "so")) return *path;
+
+    // Unique per process and call: concurrent compiles (threads, processes) never share a file.
+    static std::atomic<unsigned> counter{0};
+    std::string base = work_directory() + "/tmp-" + key.substr(0, 16) + "-" + std::to_string(getpid()) + "-" +
+                       std::to_string(counter++);
+    std::string src = base + ".cpp", lib = base + ".so";
+    if (!write_file(src, source)) throw CompileError("cannot write " + src);
+
+    std::vector<std::string> argv = cxx.command;
+    argv.insert(argv.end(), kBaseFlags.begin(), kBaseFlags.end());
+    argv.push_back("-I" + include_dir);
+    argv.insert(argv.end(), options.begin(), options.end());
+    argv.insert(argv.end(), {"-o", lib, src});
+    std::string log;
+    int status = run(argv, &log);
+    std::remove(src.c_str());
+    if (status != 0) {
+        std::remove(lib.c_str());
+        throw CompileError("the host C++ compiler (" + cxx.identity + ") rejected the generated source:\n" + log);
+    }
+
+    cache::store(key, "so", read_file(lib));
+    if (auto path = cache::verified_path(key, "so")) {
+        std::remove(lib.c_str());
+        return *path;
+    }
+    return lib;  // caching is off or failed: load the library where it was built
+}
+
+}  // namespace cj::host

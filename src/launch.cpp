@@ -1,0 +1,398 @@
+#include "launch.h"
+
+#include <cstring>
+
+#include "array_core.h"
+#include "context.h"
+#include "cpu_launch.h"
+#include "driver.h"
+#include "errors.h"
+
+namespace py = pybind11;
+
+namespace cj {
+namespace {
+
+constexpr size_t kSlot = 16;                 // every parameter starts 16-byte aligned
+constexpr size_t kMaxParamBytes = 32 * 1024;  // CUDA 12.1+ allows 32 KB of kernel parameters
+
+// NumPy scalar types registered from Python (np.float32 → kF4, …) for the dispatch key.
+std::vector<std::pair<PyTypeObject*, DtypeId>> g_scalar_types;
+PyTypeObject* g_array_core_type = nullptr;
+
+DtypeId numpy_scalar_dtype(PyObject* o) {
+    PyTypeObject* t = Py_TYPE(o);
+    for (const auto& [type, id] : g_scalar_types)
+        if (type == t) return id;
+    return kOther;
+}
+
+ArrayCore* as_array(PyObject* o) {
+    if (!g_array_core_type || !PyObject_TypeCheck(o, g_array_core_type)) return nullptr;
+    return py::handle(o).cast<ArrayCore*>();
+}
+
+// Half-precision bits of a double (round to nearest even), for float16 scalar parameters.
+uint16_t to_half_bits(double d) {
+    float f = static_cast<float>(d);
+    uint32_t x;
+    std::memcpy(&x, &f, 4);
+    uint32_t sign = (x >> 16) & 0x8000u;
+    int32_t exp = static_cast<int32_t>((x >> 23) & 0xff) - 127 + 15;
+    uint32_t mant = x & 0x7fffffu;
+    if (((x >> 23) & 0xff) == 0xff) return static_cast<uint16_t>(sign | 0x7c00u | (mant ? 0x200u : 0));
+    if (exp >= 31) return static_cast<uint16_t>(sign | 0x7c00u);
+    if (exp <= 0) {
+        if (exp < -10) return static_cast<uint16_t>(sign);
+        mant |= 0x800000u;
+        uint32_t shift = static_cast<uint32_t>(14 - exp);
+        uint32_t half = mant >> shift, rem = mant & ((1u << shift) - 1), mid = 1u << (shift - 1);
+        if (rem > mid || (rem == mid && (half & 1))) ++half;
+        return static_cast<uint16_t>(sign | half);
+    }
+    uint32_t half = sign | (static_cast<uint32_t>(exp) << 10) | (mant >> 13);
+    uint32_t rem = mant & 0x1fffu;
+    if (rem > 0x1000u || (rem == 0x1000u && (half & 1))) ++half;
+    return static_cast<uint16_t>(half);
+}
+
+template <class T>
+size_t put(unsigned char* p, T v) {
+    std::memcpy(p, &v, sizeof(T));
+    return sizeof(T);
+}
+
+// Writes a Python scalar as the C++ type of `code`; returns its size. Raises on overflow.
+size_t pack_scalar(unsigned char* p, DtypeId code, PyObject* o) {
+    auto signed_value = [&]() {
+        long long v = PyLong_AsLongLong(o);
+        if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+        return v;
+    };
+    auto unsigned_value = [&]() {
+        PyObject* idx = PyNumber_Index(o);
+        if (!idx) throw py::error_already_set();
+        unsigned long long v = PyLong_AsUnsignedLongLong(idx);
+        Py_DECREF(idx);
+        if (v == static_cast<unsigned long long>(-1) && PyErr_Occurred()) throw py::error_already_set();
+        return v;
+    };
+    auto real_value = [&]() {
+        double v = PyFloat_AsDouble(o);
+        if (v == -1.0 && PyErr_Occurred()) throw py::error_already_set();
+        return v;
+    };
+    auto complex_value = [&]() {
+        Py_complex c = PyComplex_AsCComplex(o);
+        if (c.real == -1.0 && PyErr_Occurred()) throw py::error_already_set();
+        return c;
+    };
+    switch (code) {
+        case kBool: {
+            int t = PyObject_IsTrue(o);
+            if (t < 0) throw py::error_already_set();
+            return put<bool>(p, t != 0);
+        }
+        case kI1: return put<int8_t>(p, static_cast<int8_t>(signed_value()));
+        case kI2: return put<int16_t>(p, static_cast<int16_t>(signed_value()));
+        case kI4: return put<int32_t>(p, static_cast<int32_t>(signed_value()));
+        case kI8: return put<int64_t>(p, signed_value());
+        case kU1: return put<uint8_t>(p, static_cast<uint8_t>(unsigned_value()));
+        case kU2: return put<uint16_t>(p, static_cast<uint16_t>(unsigned_value()));
+        case kU4: return put<uint32_t>(p, static_cast<uint32_t>(unsigned_value()));
+        case kU8: return put<uint64_t>(p, unsigned_value());
+        case kF2: return put<uint16_t>(p, to_half_bits(real_value()));
+        case kF4: return put<float>(p, static_cast<float>(real_value()));
+        case kF8: return put<double>(p, real_value());
+        case kC8: {
+            Py_complex c = complex_value();
+            float v[2] = {static_cast<float>(c.real), static_cast<float>(c.imag)};
+            std::memcpy(p, v, 8);
+            return 8;
+        }
+        case kC16: {
+            Py_complex c = complex_value();
+            double v[2] = {c.real, c.imag};
+            std::memcpy(p, v, 16);
+            return 16;
+        }
+        default: throw py::type_error("unsupported scalar parameter type");
+    }
+}
+
+const char* backend_name(Backend b) { return b == Backend::Cpu ? "CPU" : "GPU"; }
+
+struct DeviceLimits {
+    int max_grid[3];
+    int max_block[3];
+    int max_shared_optin;
+};
+
+const DeviceLimits& device_limits() {
+    static std::vector<DeviceLimits> cache;
+    int dev = ctx::current_device();
+    if (dev >= static_cast<int>(cache.size())) cache.resize(dev + 1, DeviceLimits{{0, 0, 0}, {0, 0, 0}, 0});
+    DeviceLimits& L = cache[dev];
+    if (L.max_grid[0] == 0) {
+        CUdevice d = ctx::current_cu_device();
+        const CUdevice_attribute g[3] = {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y,
+                                         CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z};
+        const CUdevice_attribute b[3] = {CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y,
+                                         CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z};
+        for (int i = 0; i < 3; ++i) {
+            CJ_CU(cuDeviceGetAttribute, &L.max_grid[i], g[i], d);
+            CJ_CU(cuDeviceGetAttribute, &L.max_block[i], b[i], d);
+        }
+        CJ_CU(cuDeviceGetAttribute, &L.max_shared_optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, d);
+    }
+    return L;
+}
+
+// CPU limits mirror a current NVIDIA GPU so that a configuration valid on one is valid on the other.
+const DeviceLimits kCpuLimits = {{2147483647, 65535, 65535}, {1024, 1024, 64}, 227 * 1024};
+
+}  // namespace
+
+GpuModule::GpuModule(const std::string& image) {
+    ctx::ensure();
+    char log[8192] = {0};
+    CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void* vals[] = {log, reinterpret_cast<void*>(sizeof(log))};
+    CUresult r = drv::api().cuModuleLoadDataEx(&mod_, image.data(), 2, opts, vals);
+    if (r != CUDA_SUCCESS) {
+        if (log[0]) throw CompileError(std::string("loading the compiled kernel failed: ") + log);
+        drv::check(r, "cuModuleLoadDataEx");
+    }
+}
+
+GpuModule::~GpuModule() {
+    if (mod_ && drv::available(nullptr)) drv::api().cuModuleUnload(mod_);
+}
+
+CUfunction GpuModule::function(const std::string& name) const {
+    CUfunction f = nullptr;
+    CJ_CU(cuModuleGetFunction, &f, mod_, name.c_str());
+    return f;
+}
+
+Kernel::Kernel(std::string name, std::vector<ParamSlot> params, std::shared_ptr<GpuModule> module,
+               std::shared_ptr<cpu::CpuKernel> cpu)
+    : name_(std::move(name)), params_(std::move(params)), module_(std::move(module)), cpu_(std::move(cpu)) {
+    if (module_) {
+        fn_ = module_->function(name_);
+        max_threads_ = attribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+        static_shared_ = attribute(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
+    } else if (!cpu_) {
+        throw std::invalid_argument("Kernel needs a GPU module or a CPU kernel");
+    }
+}
+
+int Kernel::attribute(CUfunction_attribute a) const {
+    if (!fn_) return 0;
+    int v = 0;
+    CJ_CU(cuFuncGetAttribute, &v, a, fn_);
+    return v;
+}
+
+int Kernel::max_potential_block_size(size_t dynamic_shared) const {
+    if (!fn_) return 256;  // the CPU backend has no occupancy; a block of 256 runs well there
+    int min_grid = 0, block = 0;
+    CJ_CU(cuOccupancyMaxPotentialBlockSize, &min_grid, &block, fn_, nullptr, dynamic_shared, 0);
+    return block;
+}
+
+void Kernel::check_config(const LaunchConfig& cfg) const {
+    const DeviceLimits& L = cpu_ ? kCpuLimits : device_limits();
+    static const char* axis = "xyz";
+    unsigned long long threads = 1;
+    for (int i = 0; i < 3; ++i) {
+        if (cfg.grid[i] > static_cast<unsigned>(L.max_grid[i]))
+            throw LaunchError("kernel '" + name_ + "': griddim." + axis[i] + " = " + std::to_string(cfg.grid[i]) +
+                              " exceeds the device's limit of " + std::to_string(L.max_grid[i]));
+        if (cfg.block[i] > static_cast<unsigned>(L.max_block[i]))
+            throw LaunchError("kernel '" + name_ + "': blockdim." + axis[i] + " = " + std::to_string(cfg.block[i]) +
+                              " exceeds the device's limit of " + std::to_string(L.max_block[i]));
+        threads *= cfg.block[i];
+    }
+    if (threads > static_cast<unsigned long long>(max_threads_))
+        throw LaunchError("kernel '" + name_ + "': " + std::to_string(threads) +
+                          " threads per block exceed this kernel's limit of " + std::to_string(max_threads_) +
+                          " on this device");
+    size_t shared_total = cfg.shared_mem + static_cast<size_t>(static_shared_);
+    if (shared_total > static_cast<size_t>(L.max_shared_optin))
+        throw LaunchError("kernel '" + name_ + "': " + std::to_string(shared_total) +
+                          " bytes of shared memory per block exceed the device's limit of " +
+                          std::to_string(L.max_shared_optin));
+}
+
+void Kernel::launch(const LaunchConfig& cfg, PyObject* const* args, size_t nargs) const {
+    if (nargs != params_.size())
+        throw py::type_error("kernel '" + name_ + "' takes " + std::to_string(params_.size()) + " arguments, " +
+                             std::to_string(nargs) + " given");
+    check_config(cfg);
+    alignas(16) unsigned char buffer[kMaxParamBytes];
+    void* ptrs[kMaxParamBytes / kSlot];
+    Backend mine = cpu_ ? Backend::Cpu : Backend::Gpu;
+    size_t off = 0;
+    for (size_t i = 0; i < nargs; ++i) {
+        const ParamSlot& s = params_[i];
+        size_t need = s.kind == ParamSlot::Array ? 8 + 16 * s.ndim : 16;
+        if (off + need > kMaxParamBytes) throw LaunchError("kernel '" + name_ + "': parameters exceed 32 KB");
+        unsigned char* p = buffer + off;
+        ptrs[i] = p;
+        size_t used;
+        if (s.kind == ParamSlot::Scalar) {
+            used = pack_scalar(p, static_cast<DtypeId>(s.code), args[i]);
+        } else {
+            ArrayCore* a = as_array(args[i]);
+            if (!a) throw py::type_error("kernel '" + name_ + "': argument " + std::to_string(i) + " must be an array");
+            if (a->backend != mine)
+                throw py::type_error("kernel '" + name_ + "': argument " + std::to_string(i) + " is an array of the " +
+                                     backend_name(a->backend) + " backend, but the kernel runs on the " +
+                                     backend_name(mine) + " backend");
+            used = put<uint64_t>(p, a->ptr);
+            if (s.kind == ParamSlot::Array) {
+                std::memcpy(p + 8, a->shape, 8 * s.ndim);
+                std::memcpy(p + 8 + 8 * s.ndim, a->strides, 8 * s.ndim);
+                used += 16 * s.ndim;
+            }
+        }
+        off += (used + kSlot - 1) / kSlot * kSlot;
+    }
+    if (cpu_) {
+        py::gil_scoped_release nogil;
+        cpu_->launch({cfg.grid[0], cfg.grid[1], cfg.grid[2]}, {cfg.block[0], cfg.block[1], cfg.block[2]},
+                     cfg.shared_mem, ptrs);
+        return;
+    }
+    ctx::ensure();
+    if (cfg.shared_mem > dynamic_limit_set_) {
+        CJ_CU(cuFuncSetAttribute, fn_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(cfg.shared_mem));
+        dynamic_limit_set_ = cfg.shared_mem;
+    }
+    CJ_CU(cuLaunchKernel, fn_, cfg.grid[0], cfg.grid[1], cfg.grid[2], cfg.block[0], cfg.block[1], cfg.block[2],
+          static_cast<unsigned>(cfg.shared_mem), reinterpret_cast<CUstream>(cfg.stream), ptrs, nullptr);
+}
+
+Dispatcher::Dispatcher(py::object compile, py::object prepare)
+    : compile_(std::move(compile)), prepare_(std::move(prepare)) {}
+
+bool Dispatcher::make_key(py::tuple args, std::string* key) const {
+    size_t n = PyTuple_GET_SIZE(args.ptr());
+    key->resize(1 + 8 * n);
+    char* k = key->data();
+    k[0] = static_cast<char>(current_backend());
+    for (size_t i = 0; i < n; ++i) {
+        PyObject* o = PyTuple_GET_ITEM(args.ptr(), i);
+        PyTypeObject* t = Py_TYPE(o);
+        uint64_t code;
+        if (t == &PyFloat_Type) code = uint64_t{4} << 56;
+        else if (t == &PyLong_Type) code = uint64_t{3} << 56;
+        else if (t == &PyBool_Type) code = uint64_t{2} << 56;
+        else if (t == &PyComplex_Type) code = uint64_t{5} << 56;
+        else if (ArrayCore* a = as_array(o)) code = a->type_code();
+        else if (DtypeId d = numpy_scalar_dtype(o); d != kOther) code = (uint64_t{6} << 56) | d;
+        else return false;
+        std::memcpy(k + 1 + 8 * i, &code, 8);
+    }
+    return true;
+}
+
+void Dispatcher::call(const LaunchConfig& cfg, py::tuple args) {
+    std::string key;
+    if (!make_key(args, &key)) {
+        // NumPy arrays (copied in and back, as Numba does) and foreign CUDA arrays.
+        py::tuple prepared = prepare_(args);
+        py::tuple converted = prepared[0];
+        if (!make_key(converted, &key)) throw py::type_error("kernel arguments could not be converted");
+        call(cfg, converted);
+        if (!prepared[1].is_none()) prepared[1]();
+        return;
+    }
+    std::shared_ptr<Kernel> k;
+    if (last_kernel_ && key == last_key_) {
+        k = last_kernel_;
+    } else {
+        auto it = cache_.find(key);
+        if (it != cache_.end()) {
+            k = it->second;
+        } else {
+            k = compile_(args).cast<std::shared_ptr<Kernel>>();
+            cache_.emplace(key, k);
+        }
+        last_key_ = key;
+        last_kernel_ = k;
+    }
+    size_t n = PyTuple_GET_SIZE(args.ptr());
+    k->launch(cfg, n ? &PyTuple_GET_ITEM(args.ptr(), 0) : nullptr, n);
+}
+
+namespace {
+
+void parse_dims(py::handle h, unsigned out[3], const char* what) {
+    auto one = [&](PyObject* o) -> unsigned {
+        PyObject* idx = PyNumber_Index(o);
+        if (!idx) {
+            PyErr_Clear();
+            throw LaunchError(std::string(what) + " must be an int or a tuple of 1 to 3 ints, not " +
+                              Py_TYPE(o)->tp_name);
+        }
+        long long v = PyLong_AsLongLong(idx);
+        Py_DECREF(idx);
+        if (v <= 0) throw LaunchError(std::string(what) + " must be positive, got " + std::to_string(v));
+        if (v > 0xffffffffLL) throw LaunchError(std::string(what) + " value " + std::to_string(v) + " is too large");
+        return static_cast<unsigned>(v);
+    };
+    if (PyTuple_Check(h.ptr()) || PyList_Check(h.ptr())) {
+        py::sequence s = py::reinterpret_borrow<py::sequence>(h);
+        size_t n = s.size();
+        if (n < 1 || n > 3)
+            throw LaunchError(std::string(what) + " must have 1 to 3 dimensions, got " + std::to_string(n));
+        for (size_t i = 0; i < n; ++i) out[i] = one(s[i].ptr());
+        return;
+    }
+    out[0] = one(h.ptr());
+}
+
+}  // namespace
+
+// A stream given as 0/None, an int handle, our Stream (.handle), Numba's (.handle.value), or
+// CuPy's (.ptr).
+uintptr_t stream_handle(py::handle s) {
+    if (s.is_none()) return 0;
+    if (PyLong_Check(s.ptr())) return s.cast<uintptr_t>();
+    for (const char* attr : {"handle", "ptr", "cuda_stream"}) {
+        if (!py::hasattr(s, attr)) continue;
+        py::object h = s.attr(attr);
+        if (h.is_none()) return 0;
+        if (PyLong_Check(h.ptr())) return h.cast<uintptr_t>();
+        if (py::hasattr(h, "value")) {
+            py::object v = h.attr("value");
+            return v.is_none() ? 0 : v.cast<uintptr_t>();
+        }
+    }
+    throw LaunchError(std::string("stream must be a cudajit Stream, an int handle or 0, not ") + Py_TYPE(s.ptr())->tp_name);
+}
+
+LaunchConfig parse_config(py::handle grid, py::handle block, py::handle stream, py::handle shared_mem) {
+    LaunchConfig c;
+    parse_dims(grid, c.grid, "griddim");
+    parse_dims(block, c.block, "blockdim");
+    if (!stream.is_none()) c.stream = stream_handle(stream);
+    if (!shared_mem.is_none()) {
+        long long s = shared_mem.cast<long long>();
+        if (s < 0) throw LaunchError("dynamic shared memory size must be >= 0, got " + std::to_string(s));
+        c.shared_mem = static_cast<size_t>(s);
+    }
+    return c;
+}
+
+void register_launch_types(py::module_& m) {
+    g_array_core_type = reinterpret_cast<PyTypeObject*>(m.attr("ArrayCore").ptr());
+}
+
+void register_scalar_type(py::handle type, const std::string& typestr) {
+    g_scalar_types.emplace_back(reinterpret_cast<PyTypeObject*>(type.ptr()), dtype_id_of(typestr));
+}
+
+}  // namespace cj

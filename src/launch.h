@@ -1,0 +1,88 @@
+// Launching: loaded GPU modules, compiled kernels with their launch plans, and the dispatcher
+// that maps a call's argument types to a compiled specialization without leaving C++.
+#pragma once
+#include <pybind11/pybind11.h>
+
+#include <cuda.h>
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace cj {
+
+namespace cpu { class CpuKernel; }
+
+// A cubin or PTX image loaded into the current context.
+class GpuModule {
+ public:
+    explicit GpuModule(const std::string& image);
+    ~GpuModule();
+    CUfunction function(const std::string& name) const;
+
+ private:
+    CUmodule mod_ = nullptr;
+};
+
+// How one kernel parameter is packed (docs/INTERNALS.md, "Kernel parameters").
+struct ParamSlot {
+    enum Kind : uint8_t { Array, Pointer, Scalar } kind;
+    uint8_t ndim = 0;   // Array
+    char code = 0;      // Scalar: one of "?bhilBHILefdFD" (NumPy's dtype.char)
+};
+
+struct LaunchConfig {
+    unsigned grid[3] = {1, 1, 1};
+    unsigned block[3] = {1, 1, 1};
+    size_t shared_mem = 0;
+    uintptr_t stream = 0;
+};
+
+// One compiled specialization: the code (GPU function or CPU entry) and its parameter plan.
+class Kernel {
+ public:
+    Kernel(std::string name, std::vector<ParamSlot> params, std::shared_ptr<GpuModule> module,
+           std::shared_ptr<cpu::CpuKernel> cpu);
+    // args: exactly one Python object per parameter, already of the kinds the plan expects.
+    void launch(const LaunchConfig& cfg, PyObject* const* args, size_t nargs) const;
+    int attribute(CUfunction_attribute a) const;
+    int max_potential_block_size(size_t dynamic_shared) const;
+    const std::string& name() const { return name_; }
+    bool is_cpu() const { return cpu_ != nullptr; }
+
+ private:
+    void check_config(const LaunchConfig& cfg) const;
+    std::string name_;
+    std::vector<ParamSlot> params_;
+    std::shared_ptr<GpuModule> module_;
+    CUfunction fn_ = nullptr;
+    int max_threads_ = 1024;
+    int static_shared_ = 0;
+    mutable size_t dynamic_limit_set_ = 48 * 1024;
+    std::shared_ptr<cpu::CpuKernel> cpu_;
+};
+
+// Maps argument types to compiled kernels. A call classifies each argument in C++ (our arrays,
+// Python and NumPy scalars) into a key; a hit launches at once. Other arguments (NumPy arrays,
+// foreign CUDA arrays) go through Python's `prepare` first; a miss calls Python's `compile`.
+class Dispatcher {
+ public:
+    Dispatcher(pybind11::object compile, pybind11::object prepare);
+    void call(const LaunchConfig& cfg, pybind11::tuple args);
+    void clear() { cache_.clear(); last_kernel_ = nullptr; last_key_.clear(); }
+    size_t size() const { return cache_.size(); }
+
+ private:
+    bool make_key(pybind11::tuple args, std::string* key) const;
+    pybind11::object compile_, prepare_;
+    std::unordered_map<std::string, std::shared_ptr<Kernel>> cache_;
+    std::string last_key_;
+    std::shared_ptr<Kernel> last_kernel_;
+};
+
+uintptr_t stream_handle(pybind11::handle stream);
+LaunchConfig parse_config(pybind11::handle grid, pybind11::handle block, pybind11::handle stream,
+                          pybind11::handle shared_mem);
+
+}  // namespace cj

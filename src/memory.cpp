@@ -1,0 +1,165 @@
+#include "memory.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <new>
+#include <vector>
+
+#include "context.h"
+#include "driver.h"
+
+namespace cj {
+namespace {
+
+Backend g_backend = Backend::Gpu;
+
+// Keep freed pool memory for reuse instead of returning it to the OS at every sync point:
+// without this, a loop that allocates and frees pays the driver's full allocation cost.
+void configure_pool_once(int device) {
+    static std::mutex m;
+    static std::vector<bool> done;
+    std::lock_guard<std::mutex> lock(m);
+    if (device >= static_cast<int>(done.size())) done.resize(device + 1, false);
+    if (done[device]) return;
+    CUmemoryPool pool;
+    CJ_CU(cuDeviceGetDefaultMemPool, &pool, ctx::current_cu_device());
+    cuuint64_t threshold = ~0ull;
+    CJ_CU(cuMemPoolSetAttribute, pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold);
+    done[device] = true;
+}
+
+void* host_alloc(size_t n) {
+    // 64-byte alignment: what NumPy and vector loads like; a zero-size request still gets a pointer.
+    size_t rounded = ((n ? n : 1) + 63) / 64 * 64;
+    void* p = std::aligned_alloc(64, rounded);
+    if (!p) throw std::bad_alloc();
+    return p;
+}
+
+CUstream as_stream(uintptr_t s) { return reinterpret_cast<CUstream>(s); }
+
+}  // namespace
+
+Backend current_backend() { return g_backend; }
+void set_current_backend(Backend b) { g_backend = b; }
+
+DeviceBuffer::DeviceBuffer(size_t nbytes, uintptr_t stream) : nbytes_(nbytes), backend_(g_backend) {
+    if (backend_ == Backend::Cpu) {
+        ptr_ = reinterpret_cast<uintptr_t>(host_alloc(nbytes));
+        return;
+    }
+    ctx::ensure();
+    configure_pool_once(ctx::current_device());
+    CUdeviceptr p = 0;
+    CJ_CU(cuMemAllocAsync, &p, nbytes ? nbytes : 1, as_stream(stream));
+    ptr_ = static_cast<uintptr_t>(p);
+}
+
+DeviceBuffer::~DeviceBuffer() {
+    if (!ptr_) return;
+    if (backend_ == Backend::Cpu) {
+        std::free(reinterpret_cast<void*>(ptr_));
+        return;
+    }
+    // Never throw from a destructor: at interpreter exit the context may already be gone.
+    std::string why;
+    if (!drv::available(&why)) return;
+    const auto& a = drv::api();
+    CUcontext cur = nullptr;
+    if (a.cuCtxGetCurrent(&cur) != CUDA_SUCCESS) return;
+    try {
+        ctx::ensure();
+    } catch (...) {
+        return;
+    }
+    a.cuMemFreeAsync(static_cast<CUdeviceptr>(ptr_), nullptr);
+}
+
+HostBuffer::HostBuffer(size_t nbytes, HostKind kind) : nbytes_(nbytes), kind_(kind), backend_(g_backend) {
+    if (backend_ == Backend::Cpu) {
+        host_ = host_alloc(nbytes);
+        device_ = reinterpret_cast<uintptr_t>(host_);
+        return;
+    }
+    ctx::ensure();
+    size_t n = nbytes ? nbytes : 1;
+    if (kind == HostKind::Managed) {
+        CUdeviceptr p = 0;
+        CJ_CU(cuMemAllocManaged, &p, n, CU_MEM_ATTACH_GLOBAL);
+        host_ = reinterpret_cast<void*>(p);
+        device_ = static_cast<uintptr_t>(p);
+        return;
+    }
+    unsigned flags = CU_MEMHOSTALLOC_PORTABLE | (kind == HostKind::Mapped ? CU_MEMHOSTALLOC_DEVICEMAP : 0);
+    CJ_CU(cuMemHostAlloc, &host_, n, flags);
+    if (kind == HostKind::Mapped) {
+        CUdeviceptr p = 0;
+        CJ_CU(cuMemHostGetDevicePointer, &p, host_, 0);
+        device_ = static_cast<uintptr_t>(p);
+    } else {
+        device_ = reinterpret_cast<uintptr_t>(host_);
+    }
+}
+
+HostBuffer::~HostBuffer() {
+    if (!host_) return;
+    if (backend_ == Backend::Cpu) {
+        std::free(host_);
+        return;
+    }
+    if (!drv::available(nullptr)) return;
+    try {
+        ctx::ensure();
+    } catch (...) {
+        return;
+    }
+    const auto& a = drv::api();
+    if (kind_ == HostKind::Managed)
+        a.cuMemFree(static_cast<CUdeviceptr>(device_));
+    else
+        a.cuMemFreeHost(host_);
+}
+
+void copy_htod(uintptr_t dst, const void* src, size_t n, uintptr_t stream, Backend b) {
+    if (!n) return;
+    if (b == Backend::Cpu) {
+        std::memcpy(reinterpret_cast<void*>(dst), src, n);
+        return;
+    }
+    ctx::ensure();
+    CJ_CU(cuMemcpyHtoDAsync, static_cast<CUdeviceptr>(dst), src, n, as_stream(stream));
+}
+
+void copy_dtoh(void* dst, uintptr_t src, size_t n, uintptr_t stream, Backend b) {
+    if (!n) return;
+    if (b == Backend::Cpu) {
+        std::memcpy(dst, reinterpret_cast<const void*>(src), n);
+        return;
+    }
+    ctx::ensure();
+    CJ_CU(cuMemcpyDtoHAsync, dst, static_cast<CUdeviceptr>(src), n, as_stream(stream));
+}
+
+void copy_dtod(uintptr_t dst, uintptr_t src, size_t n, uintptr_t stream, Backend b) {
+    if (!n) return;
+    if (b == Backend::Cpu) {
+        std::memmove(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), n);
+        return;
+    }
+    ctx::ensure();
+    CJ_CU(cuMemcpyDtoDAsync, static_cast<CUdeviceptr>(dst), static_cast<CUdeviceptr>(src), n,
+          as_stream(stream));
+}
+
+void memset_d8(uintptr_t dst, uint8_t value, size_t n, uintptr_t stream, Backend b) {
+    if (!n) return;
+    if (b == Backend::Cpu) {
+        std::memset(reinterpret_cast<void*>(dst), value, n);
+        return;
+    }
+    ctx::ensure();
+    CJ_CU(cuMemsetD8Async, static_cast<CUdeviceptr>(dst), value, n, as_stream(stream));
+}
+
+}  // namespace cj

@@ -1,0 +1,65 @@
+// Memory: device buffers from CUDA's stream-ordered pool, pinned/mapped/managed host buffers,
+// and copies between them. Under the CPU backend "device" memory is ordinary host memory and
+// every copy is a memcpy, so the rest of the package has one code path.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace cj {
+
+enum class Backend : uint8_t { Gpu = 0, Cpu = 1 };
+
+// The backend new allocations and launches use; set from Python (cudajit._backend).
+Backend current_backend();
+void set_current_backend(Backend b);
+
+// An owning allocation. GPU: cuMemAllocAsync on the stream given; freed with cuMemFreeAsync
+// on the legacy default stream (which orders after work on every blocking stream).
+class DeviceBuffer {
+ public:
+    DeviceBuffer(size_t nbytes, uintptr_t stream);
+    ~DeviceBuffer();
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+    uintptr_t ptr() const { return ptr_; }
+    size_t nbytes() const { return nbytes_; }
+    Backend backend() const { return backend_; }
+
+ private:
+    uintptr_t ptr_ = 0;
+    size_t nbytes_ = 0;
+    Backend backend_;
+};
+
+enum class HostKind : uint8_t { Pinned, Mapped, Managed };
+
+// Page-locked host memory (pinned), the same mapped into the device's address space (mapped:
+// kernels read and write it directly), or managed memory. CPU backend: plain aligned memory.
+class HostBuffer {
+ public:
+    HostBuffer(size_t nbytes, HostKind kind);
+    ~HostBuffer();
+    HostBuffer(const HostBuffer&) = delete;
+    HostBuffer& operator=(const HostBuffer&) = delete;
+    void* host_ptr() const { return host_; }
+    uintptr_t device_ptr() const { return device_; }  // mapped/managed: the address kernels use
+    size_t nbytes() const { return nbytes_; }
+    HostKind kind() const { return kind_; }
+    Backend backend() const { return backend_; }
+
+ private:
+    void* host_ = nullptr;
+    uintptr_t device_ = 0;
+    size_t nbytes_ = 0;
+    HostKind kind_;
+    Backend backend_;
+};
+
+// Copies; stream 0 is the legacy default stream. A copy to pageable host memory returns when
+// the data is there (as cuMemcpyDtoHAsync does for pageable memory); pinned copies are async.
+void copy_htod(uintptr_t dst, const void* src, size_t n, uintptr_t stream, Backend b);
+void copy_dtoh(void* dst, uintptr_t src, size_t n, uintptr_t stream, Backend b);
+void copy_dtod(uintptr_t dst, uintptr_t src, size_t n, uintptr_t stream, Backend b);
+void memset_d8(uintptr_t dst, uint8_t value, size_t n, uintptr_t stream, Backend b);
+
+}  // namespace cj

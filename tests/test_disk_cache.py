@@ -1,0 +1,167 @@
+"""The disk cache (src/disk_cache.cpp): keys, round trips, corruption, atomic writes."""
+import ctypes
+import hashlib
+import os
+import shutil
+import struct
+import subprocess
+import threading
+
+import pytest
+
+from cudajit import _core
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    d = tmp_path / "cache"
+    monkeypatch.setenv("CUDAJIT_CACHE_DIR", str(d))
+    return d
+
+
+def files_in(d):
+    return sorted(os.listdir(d))
+
+
+def test_key_is_sha256_of_length_prefixed_parts():
+    expected = hashlib.sha256(struct.pack("<Q", 3) + b"abc" + struct.pack("<Q", 0)).hexdigest()
+    assert _core.cache_key(["abc", ""]) == expected[:32]
+
+
+def test_key_separates_parts():
+    assert _core.cache_key(["ab", "c"]) != _core.cache_key(["a", "bc"])
+    assert _core.cache_key(["x"]) == _core.cache_key(["x"])
+    assert len(_core.cache_key([])) == 32
+
+
+def test_directory_from_env_and_created(cache_dir):
+    assert _core.cache_dir() == str(cache_dir)
+    assert cache_dir.is_dir()
+
+
+def test_directory_defaults_to_xdg_then_home(tmp_path, monkeypatch):
+    monkeypatch.delenv("CUDAJIT_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert _core.cache_dir() == str(tmp_path / "xdg" / "cudajit")
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert _core.cache_dir() == str(tmp_path / "home" / ".cache" / "cudajit")
+
+
+def test_round_trip(cache_dir):
+    key = _core.cache_key(["round", "trip"])
+    payload = bytes(range(256)) * 100 + b"tail"
+    assert _core.cache_load(key, "bin") is None
+    _core.cache_store(key, "bin", payload)
+    assert _core.cache_load(key, "bin") == payload
+    assert _core.cache_load(key, "other") is None
+    # payload, then "CJCACHE1", size, checksum
+    raw = (cache_dir / f"{key}.bin").read_bytes()
+    assert raw[: len(payload)] == payload
+    assert raw[len(payload):len(payload) + 8] == b"CJCACHE1"
+    assert struct.unpack("<Q", raw[len(payload) + 8:len(payload) + 16])[0] == len(payload)
+    assert len(raw) == len(payload) + 24
+
+
+def test_empty_payload_and_overwrite(cache_dir):
+    key = _core.cache_key(["empty"])
+    _core.cache_store(key, "bin", b"")
+    assert _core.cache_load(key, "bin") == b""
+    _core.cache_store(key, "bin", b"second")
+    assert _core.cache_load(key, "bin") == b"second"
+
+
+@pytest.mark.parametrize("damage", ["truncate", "flip", "trailer", "empty", "grow"])
+def test_corrupt_file_is_a_miss_and_deleted(cache_dir, damage):
+    key = _core.cache_key(["corrupt", damage])
+    payload = b"0123456789abcdef" * 64
+    _core.cache_store(key, "bin", payload)
+    path = cache_dir / f"{key}.bin"
+    raw = bytearray(path.read_bytes())
+    if damage == "truncate":
+        raw = raw[: len(raw) - 30]
+    elif damage == "flip":
+        raw[100] ^= 0x01
+    elif damage == "trailer":
+        raw[-20] ^= 0xFF  # inside the magic
+    elif damage == "empty":
+        raw = bytearray()
+    elif damage == "grow":
+        raw = raw[:10] + b"x" + raw[10:]
+    path.write_bytes(bytes(raw))
+    assert _core.cache_load(key, "bin") is None
+    assert not path.exists()
+    assert _core.cache_path(key, "bin") is None
+    _core.cache_store(key, "bin", payload)  # the next store repairs it
+    assert _core.cache_load(key, "bin") == payload
+
+
+def test_no_temp_files_left_under_concurrent_writers(cache_dir):
+    key = _core.cache_key(["concurrent"])
+    payloads = [bytes([i]) * (50_000 + i) for i in range(8)]
+
+    def writer(p):
+        for _ in range(20):
+            _core.cache_store(key, "bin", p)
+            got = _core.cache_load(key, "bin")
+            assert got in payloads  # always a whole file, never a mix
+
+    threads = [threading.Thread(target=writer, args=(p,)) for p in payloads]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert files_in(cache_dir) == [f"{key}.bin"]
+    assert _core.cache_load(key, "bin") in payloads
+
+
+def test_unsafe_names_are_refused(cache_dir):
+    assert _core.cache_dir() == str(cache_dir)
+    _core.cache_store("../escape", "bin", b"x")
+    _core.cache_store("k", "../bin", b"x")
+    assert _core.cache_load("../escape", "bin") is None
+    assert files_in(cache_dir) == []
+    assert not (cache_dir.parent / "escape.bin").exists()
+
+
+def test_unwritable_directory_turns_caching_off(tmp_path, monkeypatch):
+    blocker = tmp_path / "a_file"
+    blocker.write_text("not a directory")
+    monkeypatch.setenv("CUDAJIT_CACHE_DIR", str(blocker / "cache"))
+    assert _core.cache_dir() is None
+    key = _core.cache_key(["off"])
+    _core.cache_store(key, "bin", b"payload")  # silently nothing
+    assert _core.cache_load(key, "bin") is None
+
+
+def test_header_hash_follows_contents(tmp_path):
+    def make(name, files):
+        root = tmp_path / name
+        for rel, text in files.items():
+            p = root / "cudajit" / rel
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text(text)
+        return str(root)
+
+    a = make("a", {"runtime.h": "int x;", "sub/more.h": "int y;"})
+    b = make("b", {"runtime.h": "int x;", "sub/more.h": "int y;"})
+    c = make("c", {"runtime.h": "int x;", "sub/more.h": "int z;"})
+    d = make("d", {"runtime.h": "int x;", "sub/other.h": "int y;"})
+    assert _core.header_hash(a) == _core.header_hash(b)
+    assert _core.header_hash(a) != _core.header_hash(c)
+    assert _core.header_hash(a) != _core.header_hash(d)
+    assert len(_core.header_hash(str(tmp_path / "missing"))) == 32
+
+
+@pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler")
+def test_shared_object_with_trailer_still_loads(cache_dir, tmp_path):
+    src = tmp_path / "f.c"
+    src.write_text("int cj_answer(void) { return 42; }\n")
+    so = tmp_path / "f.so"
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(so), str(src)], check=True)
+    key = _core.cache_key(["so", "test"])
+    _core.cache_store(key, "so", so.read_bytes())
+    path = _core.cache_path(key, "so")
+    assert path == str(cache_dir / f"{key}.so")
+    lib = ctypes.CDLL(path)
+    assert lib.cj_answer() == 42

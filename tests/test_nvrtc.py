@@ -1,0 +1,169 @@
+"""NVRTC through the core (src/nvrtc.cpp). NVRTC needs no GPU: everything here compiles for
+sm_90 on any machine with NVRTC, and skips where NVRTC is absent."""
+import os
+
+import pytest
+
+from cudajit import _core
+from cudajit.errors import CompileError, CudaSupportError
+
+pytestmark = pytest.mark.skipif(not _core.nvrtc_available()[0],
+                                reason=f"NVRTC not found: {_core.nvrtc_available()[1]}")
+
+KERNEL = r"""
+extern "C" __global__ void scale(float* a, float s, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) a[i] *= s;
+}
+"""
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    d = tmp_path / "cache"
+    monkeypatch.setenv("CUDAJIT_CACHE_DIR", str(d))
+    _core.nvrtc_clear_memory_cache()
+    yield d
+    _core.nvrtc_clear_memory_cache()
+
+
+def cache_files(d, ext):
+    return sorted(f for f in os.listdir(d) if f.endswith("." + ext))
+
+
+def test_version_and_archs():
+    major, minor = _core.nvrtc_version()
+    assert major >= 12 and minor >= 0
+    archs = _core.nvrtc_supported_archs()
+    assert 90 in archs and archs == sorted(archs)
+
+
+def test_cubin_for_sm90(cache_dir):
+    image = _core.nvrtc_compile(KERNEL, "scale.cu", [], 90, True)
+    assert image[:4] == b"\x7fELF"
+    assert b"scale" in image
+
+
+def test_ptx_for_compute90(cache_dir):
+    ptx = _core.nvrtc_compile(KERNEL, "scale.cu", ["-lineinfo"], 90, False)
+    text = ptx.decode()
+    assert ".target sm_90" in text
+    assert ".version" in text
+    assert ".entry scale" in text
+    assert not ptx.endswith(b"\0")
+
+
+def test_options_reach_nvrtc(cache_dir):
+    src = "#ifndef N\n#error N undefined\n#endif\n" + KERNEL
+    image = _core.nvrtc_compile(src, "defs.cu", ["-DN=4"], 90, True)
+    assert image[:4] == b"\x7fELF"
+    with pytest.raises(CompileError):
+        _core.nvrtc_compile(src, "defs.cu", [], 90, True)
+
+
+def test_syntax_error_raises_compile_error_with_log(cache_dir):
+    bad = 'extern "C" __global__ void k(int* a) {\n    a[0] = 1\n}\n'
+    with pytest.raises(CompileError) as info:
+        _core.nvrtc_compile(bad, "bad.cu", [], 90, True)
+    msg = str(info.value)
+    assert "bad.cu(" in msg and "error" in msg
+    assert cache_files(cache_dir, "cubin") == []
+
+
+def test_line_directives_survive_in_the_log(cache_dir):
+    bad = '#line 7 "user_kernel.py"\nextern "C" __global__ void k() { undefined_name = 1; }\n'
+    with pytest.raises(CompileError) as info:
+        _core.nvrtc_compile(bad, "gen.cu", [], 90, True)
+    assert 'user_kernel.py(7)' in str(info.value)
+    assert "undefined_name" in str(info.value)
+
+
+def test_include_dirs_come_from_options(cache_dir, tmp_path):
+    inc = tmp_path / "inc"
+    (inc / "cudajit").mkdir(parents=True)
+    (inc / "cudajit" / "value.h").write_text("#define CJ_VALUE 3.0f\n")
+    src = '#include <cudajit/value.h>\nextern "C" __global__ void k(float* a) { a[0] = CJ_VALUE; }\n'
+    image = _core.nvrtc_compile(src, "inc.cu", [f"-I{inc}"], 90, True)
+    assert image[:4] == b"\x7fELF"
+
+
+def test_disk_cache_hit_on_second_compile(cache_dir):
+    first = _core.nvrtc_compile(KERNEL, "scale.cu", [], 90, True)
+    [name] = cache_files(cache_dir, "cubin")
+    # Replace the stored cubin by a recognisable payload: a hit must return it untouched.
+    key = name[: -len(".cubin")]
+    _core.cache_store(key, "cubin", b"\x7fELF-from-the-cache")
+    _core.nvrtc_clear_memory_cache()
+    assert _core.nvrtc_compile(KERNEL, "scale.cu", [], 90, True) == b"\x7fELF-from-the-cache"
+    assert cache_files(cache_dir, "cubin") == [name]
+    # A different arch, output kind, option or name is another key.
+    _core.nvrtc_compile(KERNEL, "scale.cu", [], 80, True)
+    _core.nvrtc_compile(KERNEL, "scale.cu", ["-DX=1"], 90, True)
+    _core.nvrtc_compile(KERNEL, "scale.cu", [], 90, False)
+    assert len(cache_files(cache_dir, "cubin")) == 3
+    assert len(cache_files(cache_dir, "ptx")) == 1
+    assert first[:4] == b"\x7fELF"
+
+
+def test_memory_cache_serves_without_disk(cache_dir):
+    first = _core.nvrtc_compile(KERNEL, "scale.cu", [], 90, True)
+    for f in os.listdir(cache_dir):
+        os.remove(cache_dir / f)
+    assert _core.nvrtc_compile(KERNEL, "scale.cu", [], 90, True) == first
+    assert os.listdir(cache_dir) == []
+
+
+@pytest.mark.parametrize("damage", ["truncate", "flip"])
+def test_corrupt_cache_file_recompiles(cache_dir, damage):
+    good = _core.nvrtc_compile(KERNEL, "scale.cu", [], 90, True)
+    [name] = cache_files(cache_dir, "cubin")
+    path = cache_dir / name
+    raw = bytearray(path.read_bytes())
+    if damage == "truncate":
+        raw = raw[: len(raw) // 2]
+    else:
+        raw[len(raw) // 3] ^= 0x40
+    path.write_bytes(bytes(raw))
+    _core.nvrtc_clear_memory_cache()
+    again = _core.nvrtc_compile(KERNEL, "scale.cu", [], 90, True)
+    assert again == good
+    assert _core.cache_load(name[: -len(".cubin")], "cubin") == good  # rewritten whole
+
+
+def test_header_change_misses_the_cache(cache_dir, tmp_path):
+    src = '#include <cudajit/value.h>\nextern "C" __global__ void k(float* a) { a[0] = CJ_VALUE; }\n'
+    for i, value in enumerate(["1.0f", "2.0f"]):
+        inc = tmp_path / f"inc{i}"  # header_hash is computed once per directory
+        (inc / "cudajit").mkdir(parents=True)
+        (inc / "cudajit" / "value.h").write_text(f"#define CJ_VALUE {value}\n")
+        _core.nvrtc_compile(src, "inc.cu", ["-I", str(inc)], 90, True)
+    assert len(cache_files(cache_dir, "cubin")) == 2
+
+
+def test_compiles_without_a_usable_cache_dir(tmp_path, monkeypatch):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    monkeypatch.setenv("CUDAJIT_CACHE_DIR", str(blocker / "cache"))
+    _core.nvrtc_clear_memory_cache()
+    assert _core.nvrtc_compile(KERNEL, "scale.cu", [], 90, True)[:4] == b"\x7fELF"
+    assert _core.cache_dir() is None
+
+
+def test_choose_target():
+    major, minor = _core.nvrtc_version()
+    archs = _core.nvrtc_supported_archs()
+    same = major * 1000 + minor * 10
+    assert _core.nvrtc_choose_target(90, same) == (90, True)
+    # A newer driver of any version: still a cubin.
+    assert _core.nvrtc_choose_target(90, same + 1000) == (90, True)
+    # Minor version compatibility: an older driver of the same major runs our cubins.
+    if minor > 0:
+        assert _core.nvrtc_choose_target(90, major * 1000) == (90, True)
+    # A device newer than NVRTC: PTX for the newest arch it knows, JIT-compiled by the driver.
+    assert _core.nvrtc_choose_target(archs[-1] + 50, same + 1000) == (archs[-1], False)
+    # An older major version of the driver cannot load anything NVRTC builds.
+    with pytest.raises(CudaSupportError, match="driver"):
+        _core.nvrtc_choose_target(90, (major - 1) * 1000 + 40)
+    # A device older than NVRTC's oldest target.
+    with pytest.raises(CudaSupportError, match="sm_30"):
+        _core.nvrtc_choose_target(30, same)

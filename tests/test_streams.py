@@ -1,0 +1,265 @@
+"""Devices, streams and events (python/cudajit/cuda/{devices,streams}.py) on both backends.
+
+On the CPU backend every stream operation is complete when issued and events read the host
+clock; GPU tests (marked ``gpu``) check the same API against the driver."""
+import asyncio
+import ctypes
+import io
+import threading
+import time
+
+import pytest
+
+from cudajit import _backend, _core
+from cudajit.cuda import devices, streams
+from cudajit.errors import CudaAPIError, CudaSupportError
+
+
+@pytest.fixture
+def cpu():
+    with _backend.use("cpu"):
+        yield
+
+
+@pytest.fixture
+def gpu():
+    with _backend.use("gpu"):
+        yield
+
+
+# ---- stream_handle: the one place the package turns "a stream" into an int ----------------
+
+class _Ptr:  # CuPy
+    ptr = 0x1234
+
+
+class _TorchLike:
+    cuda_stream = 0x5678
+
+
+class _NumbaLike:
+    handle = ctypes.c_void_p(0x9ABC)
+
+
+class _NumbaDefault:
+    handle = ctypes.c_void_p(0)  # .value is None for the default stream
+
+
+class _CudaCore:
+    def __cuda_stream__(self):
+        return (0, 0x4242)
+
+
+def test_stream_handle_accepts_other_libraries_streams(cpu):
+    assert streams.stream_handle(None) == 0
+    assert streams.stream_handle(0) == 0
+    assert streams.stream_handle(77) == 77
+    assert streams.stream_handle(_Ptr()) == 0x1234
+    assert streams.stream_handle(_TorchLike()) == 0x5678
+    assert streams.stream_handle(_NumbaLike()) == 0x9ABC
+    assert streams.stream_handle(_NumbaDefault()) == 0
+    assert streams.stream_handle(_CudaCore()) == 0x4242
+    s = streams.stream()
+    assert streams.stream_handle(s) == s.handle == int(s)
+    with pytest.raises(TypeError):
+        streams.stream_handle("stream")
+    with pytest.raises(TypeError):
+        streams.stream_handle(True)
+
+
+# ---- CPU backend ----------------------------------------------------------------------------
+
+def test_cpu_streams_are_always_done(cpu):
+    a, b = streams.stream(), streams.stream()
+    assert a.handle != b.handle and a.handle > streams.CU_STREAM_PER_THREAD
+    assert a.query() is True
+    a.synchronize()
+    with a.auto_synchronize() as s:
+        assert s is a
+    assert "CUDA stream" in repr(a)
+
+
+def test_cpu_default_streams(cpu):
+    assert streams.default_stream().handle == 0
+    assert streams.legacy_default_stream().handle == streams.CU_STREAM_LEGACY == 1
+    assert streams.per_thread_default_stream().handle == streams.CU_STREAM_PER_THREAD == 2
+    assert "Default CUDA stream" in repr(streams.default_stream())
+    assert "Per-thread" in repr(streams.per_thread_default_stream())
+
+
+def test_cpu_external_stream(cpu):
+    s = streams.external_stream(0xDEAD)
+    assert s.handle == 0xDEAD and s.external
+    assert "External" in repr(s)
+    with pytest.raises(TypeError):
+        streams.external_stream(1.5)
+
+
+def test_cpu_callbacks_run_at_once(cpu):
+    s = streams.stream()
+    seen = []
+    s.add_callback(lambda stream, status, arg: seen.append((stream, status, arg)), "x")
+    assert seen == [(s, 0, "x")]
+    assert asyncio.run(_await_done(s)) is s
+
+
+async def _await_done(s):
+    return await s.async_done()
+
+
+def test_cpu_events_time_the_host(cpu):
+    start, end = streams.event(), streams.event()
+    s = streams.stream()
+    start.record(s)
+    time.sleep(0.05)
+    end.record(s)
+    end.synchronize()
+    assert start.query() and end.query()
+    ms = streams.event_elapsed_time(start, end)
+    assert 40.0 <= ms < 5000.0
+    assert start.elapsed_time(end) == ms
+    end.wait(s)
+    s.wait_event(end)
+
+
+def test_cpu_event_errors_like_the_driver(cpu):
+    recorded, unrecorded, untimed = streams.event(), streams.event(), streams.event(timing=False)
+    recorded.record()
+    untimed.record()
+    with pytest.raises(CudaAPIError, match="not been recorded"):
+        streams.event_elapsed_time(recorded, unrecorded)
+    with pytest.raises(CudaAPIError, match="timing=False"):
+        streams.event_elapsed_time(recorded, untimed)
+
+
+def test_cpu_pseudo_device(cpu):
+    assert len(devices.gpus) == 1
+    dev = devices.gpus[0]
+    assert dev.id == 0
+    assert isinstance(dev.name, bytes) and dev.name == b"cudajit CPU"
+    assert str(dev.name) == "cudajit CPU" and f"{dev.name}" == "cudajit CPU"
+    assert dev.compute_capability == (9, 0)
+    assert dev.WARP_SIZE == 32 and dev.MAX_THREADS_PER_BLOCK == 1024
+    assert dev.get_attribute(_core.DEVICE_ATTRIBUTES["WARP_SIZE"]) == 32
+    assert dev.COMPUTE_CAPABILITY_MAJOR == 9
+    with pytest.raises(AttributeError):
+        dev.NOT_AN_ATTRIBUTE
+    assert devices.get_current_device() == dev == devices.gpus.current
+    assert devices.list_devices() == [dev]
+    assert devices.select_device(0) == dev
+    with pytest.raises(CudaSupportError):
+        devices.select_device(1)
+    with devices.gpus[0]:
+        assert devices.get_current_device().id == 0
+    assert "cudajit CPU" in repr(dev)
+    devices.synchronize()
+    devices.close()
+    dev.reset()
+
+
+def test_cpu_context_memory_info(cpu):
+    ctx = devices.current_context()
+    assert ctx.device.id == 0 and ctx.id == 0
+    info = ctx.get_memory_info()
+    assert 0 < info.free <= info.total
+    assert info == (info.free, info.total)
+    ctx.synchronize()
+
+
+def test_cpu_detect_says_cpu(cpu):
+    out = io.StringIO()
+    assert devices.detect(file=out) is True
+    assert "CPU backend" in out.getvalue()
+
+
+# ---- the driver part of the core, with no GPU ----------------------------------------------
+
+def test_driver_status_never_raises():
+    ok, why = _core.driver_status()
+    assert isinstance(ok, bool) and isinstance(why, str)
+    if not ok:
+        assert why
+        with pytest.raises(CudaSupportError):
+            _core.device_count()
+        with pytest.raises(CudaSupportError):
+            _core.Stream()
+
+
+def test_device_attribute_table():
+    table = _core.DEVICE_ATTRIBUTES
+    assert table["MAX_THREADS_PER_BLOCK"] == 1
+    assert table["WARP_SIZE"] == 10
+    assert table["COMPUTE_CAPABILITY_MAJOR"] == 75
+    assert hasattr(_core.Device, "MULTIPROCESSOR_COUNT")
+
+
+# ---- GPU ------------------------------------------------------------------------------------
+
+@pytest.mark.gpu
+def test_gpu_devices(gpu):
+    assert _core.driver_status() == (True, "")
+    assert len(devices.gpus) == _core.device_count() >= 1
+    dev = devices.get_current_device()
+    assert isinstance(dev.name, bytes) and len(dev.name) > 0
+    assert dev.uuid.startswith("GPU-") and len(dev.uuid) == 40
+    major, minor = dev.compute_capability
+    assert (major, minor) == (dev.COMPUTE_CAPABILITY_MAJOR, dev.COMPUTE_CAPABILITY_MINOR)
+    assert dev.WARP_SIZE == 32 and dev.MAX_THREADS_PER_BLOCK >= 1024
+    assert dev.MULTIPROCESSOR_COUNT > 0
+    assert devices.select_device(0) == devices.gpus[0]
+    free, total = devices.current_context().get_memory_info()
+    assert 0 < free <= total and _core.Device(0).total_memory > 0
+    assert _core.driver_version() >= 12000
+    out = io.StringIO()
+    assert devices.detect(file=out) is True
+    assert "devices are supported" in out.getvalue()
+
+
+@pytest.mark.gpu
+def test_gpu_streams(gpu):
+    s = streams.stream()
+    assert s.handle not in (0, 1, 2)
+    assert s.query() is True
+    s.synchronize()
+    for special in (streams.default_stream(), streams.legacy_default_stream(),
+                    streams.per_thread_default_stream()):
+        special.synchronize()
+        assert special.query() in (True, False)
+    ext = streams.external_stream(s.handle)
+    ext.synchronize()
+    del ext  # not owned: s still works
+    s.synchronize()
+    devices.synchronize()
+
+
+@pytest.mark.gpu
+def test_gpu_callback_runs_after_work(gpu):
+    s = streams.stream()
+    done = threading.Event()
+    seen = []
+
+    def callback(stream, status, arg):
+        seen.append((stream, status, arg))
+        done.set()
+
+    s.add_callback(callback, 7)
+    s.synchronize()
+    assert done.wait(5)
+    assert seen == [(s, 0, 7)]
+
+
+@pytest.mark.gpu
+def test_gpu_events(gpu):
+    s = streams.stream()
+    start, end = streams.event(), streams.event()
+    start.record(s)
+    end.record(s)
+    end.synchronize()
+    assert start.query() and end.query()
+    assert streams.event_elapsed_time(start, end) >= 0.0
+    other = streams.stream()
+    end.wait(other)
+    other.wait_event(end)
+    other.synchronize()
+    with pytest.raises(CudaAPIError):
+        streams.event_elapsed_time(start, streams.event(timing=False))

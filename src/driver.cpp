@@ -35,12 +35,18 @@ Loaded load() {
     int version = L.api.driver_version < CUDA_VERSION ? L.api.driver_version : CUDA_VERSION;
     bool all = true;
     std::string missing;
+    // Each entry point is taken by the exact symbol the header declares (cuMemAlloc → "cuMemAlloc_v2"),
+    // so its ABI matches the pointer type. cuGetProcAddress(name, CUDA_VERSION) is only the fallback:
+    // it hands back the newest ABI of that version, which can differ from the header's declaration
+    // (CUDA 13.0 answers "cuCtxSynchronize" with cuCtxSynchronize_v2(CUcontext)).
+#define CJ_STRINGIFY2(x) #x
+#define CJ_STRINGIFY(x) CJ_STRINGIFY2(x)
 #define CJ_LOAD_DRIVER_FN(fn)                                                                 \
     {                                                                                         \
-        void* p = nullptr;                                                                    \
+        void* p = dlsym(lib, CJ_STRINGIFY(fn));                                               \
         CUdriverProcAddressQueryResult status;                                                \
-        if (get_proc(#fn, &p, version, CU_GET_PROC_ADDRESS_DEFAULT, &status) != CUDA_SUCCESS || \
-            !p) {                                                                             \
+        if (!p && (get_proc(#fn, &p, version, CU_GET_PROC_ADDRESS_DEFAULT, &status) != CUDA_SUCCESS || \
+                   !p)) {                                                                     \
             if (missing.empty()) missing = #fn;                                               \
             all = false;                                                                      \
         }                                                                                     \

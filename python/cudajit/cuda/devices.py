@@ -157,13 +157,14 @@ class _DeviceList:
     """``cuda.gpus``: every device, indexable and iterable, plus ``current``."""
 
     def __init__(self):
-        self._devices = None
+        self._devices = {}  # per backend: the CPU's pseudo-device and the GPUs differ
 
     def _list(self):
-        if self._devices is None:
-            n = 1 if _on_cpu() else _core.device_count()
-            self._devices = [Device(i) for i in range(n)]
-        return self._devices
+        key = _on_cpu()
+        if key not in self._devices:
+            n = 1 if key else _core.device_count()
+            self._devices[key] = [Device(i) for i in range(n)]
+        return self._devices[key]
 
     def __getitem__(self, devnum):
         return self._list()[int(devnum) if not isinstance(devnum, slice) else devnum]

@@ -1,0 +1,167 @@
+"""Device arrays on every backend: creation, copies, views, setitem, reshape, interop (NumPy is the oracle)."""
+import numpy as np
+import pytest
+
+from cudajit import cuda
+
+
+DTYPES = [np.float32, np.float64, np.int32, np.int64, np.uint8, np.complex64, np.bool_]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_round_trip(backend, rng, dtype):
+    a = (rng.standard_normal((7, 5)) * 100).astype(dtype)
+    d = cuda.to_device(a)
+    assert d.shape == a.shape and d.strides == a.strides and d.dtype == a.dtype
+    assert d.size == a.size and d.ndim == 2 and d.nbytes == a.nbytes and len(d) == 7
+    np.testing.assert_array_equal(d.copy_to_host(), a)
+    out = np.empty_like(a)
+    assert d.copy_to_host(out) is out
+    np.testing.assert_array_equal(out, a)
+    np.testing.assert_array_equal(np.asarray(d), a)
+
+
+def test_fortran_order_kept(backend, rng):
+    a = np.asfortranarray(rng.standard_normal((6, 4)))
+    d = cuda.to_device(a)
+    assert d.is_f_contiguous() and not d.is_c_contiguous()
+    np.testing.assert_array_equal(d.copy_to_host(), a)
+    like = cuda.device_array_like(a)
+    assert like.strides == a.strides
+
+
+def test_device_array_and_copy_to_device(backend, rng):
+    d = cuda.device_array((3, 4), dtype=np.float32)
+    a = rng.standard_normal((3, 4)).astype(np.float32)
+    d.copy_to_device(a)
+    np.testing.assert_array_equal(d.copy_to_host(), a)
+    e = cuda.device_array_like(d)
+    e.copy_to_device(d)
+    np.testing.assert_array_equal(e.copy_to_host(), a)
+    with pytest.raises((ValueError, TypeError)):
+        d.copy_to_device(np.zeros((5, 5), np.float32))
+
+
+@pytest.mark.parametrize("key", [
+    np.s_[2:9], np.s_[::3], np.s_[::-1], np.s_[-4:], np.s_[1:-1, ::2], np.s_[:, 3], np.s_[4, ::-2],
+    np.s_[..., 1], np.s_[3:1:-1, 2:5], np.s_[None, 2],
+])
+def test_views_match_numpy(backend, rng, key):
+    a = rng.standard_normal((10, 6))
+    d = cuda.to_device(a)
+    v = d[key]
+    np.testing.assert_array_equal(v.copy_to_host(), a[key])
+    assert v.shape == a[key].shape
+
+
+def test_scalar_index_returns_value(backend, rng):
+    a = rng.standard_normal((4, 3))
+    d = cuda.to_device(a)
+    assert d[2, 1] == a[2, 1] and d[-1, -1] == a[-1, -1]
+    with pytest.raises(IndexError):
+        d[4, 0]
+
+
+@pytest.mark.parametrize("key,value", [
+    (np.s_[:], 3.5), (np.s_[2:5], -1.0), (np.s_[::2], 7.0), (np.s_[1, :], "row"), (np.s_[:, ::-2], "block"),
+])
+def test_setitem(backend, rng, key, value):
+    a = rng.standard_normal((6, 8))
+    d = cuda.to_device(a)
+    if value == "row":
+        value = rng.standard_normal(8)
+    elif value == "block":
+        value = rng.standard_normal((6, 4))
+    a[key] = value
+    d[key] = value
+    np.testing.assert_array_equal(d.copy_to_host(), a)
+
+
+def test_setitem_from_device_array(backend, rng):
+    a = rng.standard_normal(10)
+    b = rng.standard_normal(5)
+    d = cuda.to_device(a)
+    d[::2] = cuda.to_device(b)
+    a[::2] = b
+    np.testing.assert_array_equal(d.copy_to_host(), a)
+
+
+def test_reshape_ravel_view_transpose_split(backend, rng):
+    a = rng.standard_normal((4, 6)).astype(np.float32)
+    d = cuda.to_device(a)
+    np.testing.assert_array_equal(d.reshape(3, 8).copy_to_host(), a.reshape(3, 8))
+    np.testing.assert_array_equal(d.reshape((2, -1)).copy_to_host(), a.reshape(2, -1))
+    np.testing.assert_array_equal(d.ravel().copy_to_host(), a.ravel())
+    np.testing.assert_array_equal(d.view(np.int32).copy_to_host(), a.view(np.int32))
+    np.testing.assert_array_equal(d.T.copy_to_host(), a.T)
+    np.testing.assert_array_equal(d.transpose((1, 0)).copy_to_host(), a.transpose(1, 0))
+    assert d.T.is_f_contiguous()
+    with pytest.raises(NotImplementedError):
+        d[:, ::2].reshape(12)
+    with pytest.raises(NotImplementedError):
+        d[:, ::2].ravel()
+    parts = cuda.to_device(a.ravel()).split(10)
+    assert [p.shape[0] for p in parts] == [10, 10, 4]
+    np.testing.assert_array_equal(np.concatenate([p.copy_to_host() for p in parts]), a.ravel())
+
+
+def test_pinned_mapped_managed(backend, rng):
+    p = cuda.pinned_array((5, 3), np.float32)
+    p[:] = rng.standard_normal((5, 3))
+    d = cuda.to_device(p)
+    np.testing.assert_array_equal(d.copy_to_host(), p)
+    q = cuda.pinned_array_like(p)
+    d.copy_to_host(q)
+    np.testing.assert_array_equal(q, p)
+    m = cuda.mapped_array(16, np.int32)
+    m[:] = np.arange(16)
+    assert cuda.is_cuda_array(m)
+    view = cuda.as_cuda_array(m)
+    np.testing.assert_array_equal(view.copy_to_host(), np.arange(16))
+    g = cuda.managed_array((4, 4), np.float64)
+    g[:] = 2.5
+    np.testing.assert_array_equal(cuda.as_cuda_array(g).copy_to_host(), np.full((4, 4), 2.5))
+
+
+def test_cuda_array_interface_round_trip(backend, rng):
+    a = rng.standard_normal((3, 4))
+    d = cuda.to_device(a)
+    cai = d.__cuda_array_interface__
+    assert cai["version"] == 3 and cai["shape"] == (3, 4) and cai["typestr"] == "<f8"
+    v = cuda.from_cuda_array_interface(cai, owner=d)
+    np.testing.assert_array_equal(v.copy_to_host(), a)
+    t = d.T
+    assert t.__cuda_array_interface__["strides"] == t.strides
+    assert cuda.is_cuda_array(d) and not cuda.is_cuda_array(a)
+
+
+def test_dlpack_round_trip(backend, rng):
+    a = rng.standard_normal(12).astype(np.float32)
+    d = cuda.to_device(a)
+    e = cuda.from_dlpack(d)
+    assert e._ptr == d._ptr
+    del d
+    np.testing.assert_array_equal(e.copy_to_host(), a)
+    assert e.__dlpack_device__()[0] in (1, 2)
+
+
+def test_streamed_copies(backend, rng):
+    s = cuda.stream()
+    a = rng.standard_normal(1000)
+    p = cuda.pinned_array_like(a)
+    d = cuda.to_device(a, stream=s)
+    d.copy_to_host(p, stream=s)
+    s.synchronize()
+    np.testing.assert_array_equal(p, a)
+
+
+def test_backend_mismatch_is_an_error(backend):
+    from cudajit import _backend
+    from cudajit.errors import CudaJitError
+    if len(_backend.available()) < 2:
+        pytest.skip("needs both backends")
+    d = cuda.to_device(np.arange(4.0))
+    other = "gpu" if backend == "cpu" else "cpu"
+    with _backend.use(other):
+        with pytest.raises(CudaJitError):
+            d.copy_to_host()

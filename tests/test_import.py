@@ -1,0 +1,46 @@
+"""Import is cheap and needs no GPU; without one, GPU calls raise CudaSupportError saying why."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+
+def _run(code, **env):
+    e = dict(os.environ, **env)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=e, timeout=60)
+
+
+def test_import_is_fast_and_touches_no_gpu():
+    code = ("import time; t = time.perf_counter(); import cudajit; dt = time.perf_counter() - t; "
+            "import sys; print(dt, 'cudajit._core' in sys.modules)")
+    times = []
+    for _ in range(3):
+        out = _run(code)
+        assert out.returncode == 0, out.stderr
+        dt, core_loaded = out.stdout.split()
+        times.append(float(dt))
+        assert core_loaded == "False"  # nothing below the package was initialised
+    assert min(times) < 0.15
+
+
+def test_cpu_backend_forced():
+    out = _run("from cudajit import cuda, backend; print(backend(), cuda.is_available())", CUDAJIT_BACKEND="cpu")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["cpu", "False"]
+
+
+def test_gpu_backend_without_gpu_raises_support_error():
+    from cudajit import _backend
+    if _backend.gpu_status()[0]:
+        pytest.skip("this machine has a GPU")
+    out = _run("from cudajit import cuda\n"
+               "try:\n    cuda.to_device([1.0])\nexcept cuda.CudaSupportError as e:\n    print('OK', e)\n",
+               CUDAJIT_BACKEND="gpu")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("OK") and "driver" in out.stdout
+
+
+def test_bad_backend_name():
+    out = _run("import cudajit; cudajit.backend()", CUDAJIT_BACKEND="tpu")
+    assert out.returncode != 0 and "CUDAJIT_BACKEND" in out.stderr

@@ -22,7 +22,10 @@
 #include "../kernels/cudajit/cpu_exec.h"
 #include "errors.h"
 
-#if !defined(__x86_64__)
+// CJ_FIBER_UCONTEXT forces the portable fiber switch (to test it on x86-64).
+#if defined(__x86_64__) && !defined(CJ_FIBER_UCONTEXT)
+#define CJ_FIBER_ASM 1
+#else
 #include <ucontext.h>
 #endif
 
@@ -36,7 +39,7 @@ namespace {
 // The floating-point control words are not switched: every fiber of a block shares one OS thread
 // and kernels never change rounding modes.
 
-#if defined(__x86_64__)
+#if defined(CJ_FIBER_ASM)
 
 extern "C" void cj_fiber_switch(void** save_sp, void* next_sp);
 extern "C" void cj_fiber_start();
@@ -102,20 +105,20 @@ struct Context {
     ucontext_t uc;
 };
 
-void (*g_start_fn)(void*);  // makecontext passes ints only; the function is always fiber_main
-
-void context_trampoline(unsigned hi, unsigned lo) {
-    g_start_fn(reinterpret_cast<void*>((uintptr_t(hi) << 32) | lo));
+// makecontext passes int arguments only: each pointer travels as two halves.
+void context_trampoline(unsigned fn_hi, unsigned fn_lo, unsigned arg_hi, unsigned arg_lo) {
+    auto fn = reinterpret_cast<void (*)(void*)>((uintptr_t(fn_hi) << 32) | fn_lo);
+    fn(reinterpret_cast<void*>((uintptr_t(arg_hi) << 32) | arg_lo));
 }
 
 void context_init(Context& c, char* stack_top, void (*fn)(void*), void* arg, size_t stack_size) {
-    g_start_fn = fn;
     getcontext(&c.uc);
     c.uc.uc_stack.ss_sp = stack_top - stack_size;
     c.uc.uc_stack.ss_size = stack_size;
     c.uc.uc_link = nullptr;
-    auto a = reinterpret_cast<uintptr_t>(arg);
-    makecontext(&c.uc, reinterpret_cast<void (*)()>(&context_trampoline), 2, unsigned(a >> 32), unsigned(a));
+    auto f = reinterpret_cast<uintptr_t>(fn), a = reinterpret_cast<uintptr_t>(arg);
+    makecontext(&c.uc, reinterpret_cast<void (*)()>(&context_trampoline), 4, unsigned(uint64_t(f) >> 32),
+                unsigned(f), unsigned(uint64_t(a) >> 32), unsigned(a));
 }
 
 inline void context_switch(Context& from, Context& to) { swapcontext(&from.uc, &to.uc); }
@@ -184,7 +187,7 @@ private:
 // A launch, shared by the workers that run its blocks.
 
 struct Job {
-    void (*fn)(cj_cpu_state*);
+    cj_cpu_entry_fn fn;
     const std::string* name;
     Dim3 grid, block;
     size_t dynamic_shared;
@@ -205,6 +208,13 @@ struct Job {
 
 enum class FiberState : uint8_t { Ready, Running, AtBarrier, AtWarp, Exited };
 
+// The lanes of one warp, for syncwarp: which wait there, which have exited (or do not exist), and
+// whether every waiting lane gave the same mask.
+struct Warp {
+    uint32_t arrived = 0, gone = 0, mask = 0;
+    bool uniform = true;
+};
+
 struct Fiber {
     Context ctx;
     int32_t tid[3];
@@ -218,13 +228,15 @@ std::string dim3_text(const int32_t* v) {
     return "(" + std::to_string(v[0]) + "," + std::to_string(v[1]) + "," + std::to_string(v[2]) + ")";
 }
 
-// One OS thread's resources: its cj_cpu_state, fibers, stacks and dynamic shared memory.
+// One OS thread's resources: its cj_cpu_state, fibers, stacks, dynamic shared memory and warp
+// exchange slots, all reused from block to block and launch to launch.
 class Worker {
 public:
     Worker() {
         state_.sync = &Worker::sync_callback;
         state_.fail = &Worker::fail_callback;
         state_.launcher = this;
+        state_.warp = warp_exchange_.get();
     }
     ~Worker() { std::free(smem_); }
 
@@ -241,6 +253,7 @@ public:
         state_.run_block = job.fibers ? 0 : 1;
         try {
             state_.dynamic_smem = shared_memory(job.dynamic_shared);
+            state_.dynamic_smem_bytes = job.dynamic_shared;
             uint64_t plane = uint64_t(job.grid.x) * job.grid.y;
             while (!job.aborted.load(std::memory_order_relaxed)) {
                 uint64_t b = job.next_block.fetch_add(1, std::memory_order_relaxed);
@@ -287,7 +300,7 @@ private:
             f.tid[1] = int32_t(i / bx % by);
             f.tid[2] = int32_t(i / (size_t(bx) * by));
             f.state = FiberState::Ready;
-#if defined(__x86_64__)
+#if defined(CJ_FIBER_ASM)
             context_init(f.ctx, stacks_.top(i), &Worker::fiber_main, this);
 #else
             context_init(f.ctx, stacks_.top(i), &Worker::fiber_main, this, stack_bytes());
@@ -296,6 +309,9 @@ private:
         n_ = n;
         live_ = n;
         at_barrier_ = at_warp_ = 0;
+        warps_.assign((n + 31) / 32, Warp{});
+        std::memset(warp_exchange_->bank, 0, n);
+        if (n % 32) warps_.back().gone = ~0u << (n % 32);  // lanes past the end of the block
         for (;;) {
             if (Fiber* next = next_ready(0)) {
                 resume(scheduler_, *next);
@@ -335,6 +351,8 @@ private:
         Fiber* f = w->current_;
         f->state = FiberState::Exited;
         --w->live_;
+        size_t index = size_t(f - w->fibers_.data());
+        w->warps_[index / 32].gone |= 1u << (index & 31);
         context_switch(f->ctx, w->scheduler_);  // never resumed
         std::abort();
     }
@@ -356,26 +374,29 @@ private:
         at_barrier_ = 0;
     }
 
-    // Releases each thread of warp w waiting at syncwarp(mask) whose mask's lanes have all arrived
-    // at syncwarp or exited (lanes past the end of the block count as exited). True if any was.
+    // Releases the threads of warp w waiting at syncwarp(mask) whose mask's lanes have all arrived at
+    // syncwarp or exited. True if any was. Usually every waiting lane gave the same mask: one test.
     bool release_warp(size_t w) {
-        uint32_t arrived = 0, gone = 0;
-        for (size_t lane = 0; lane < 32; ++lane) {
-            size_t i = w * 32 + lane;
-            if (i >= n_ || fibers_[i].state == FiberState::Exited) gone |= 1u << lane;
-            else if (fibers_[i].state == FiberState::AtWarp) arrived |= 1u << lane;
+        Warp& warp = warps_[w];
+        const uint32_t done = warp.arrived | warp.gone;
+        uint32_t go = 0;
+        if (warp.uniform) {
+            if (!(warp.mask & ~done)) go = warp.arrived;
+        } else {
+            for (uint32_t rest = warp.arrived; rest; rest &= rest - 1) {
+                uint32_t lane = uint32_t(__builtin_ctz(rest));
+                if (!(fibers_[w * 32 + lane].arg & ~done)) go |= 1u << lane;
+            }
         }
-        bool released = false;
-        for (size_t lane = 0; lane < 32 && (arrived >> lane); ++lane) {
-            if (!(arrived >> lane & 1)) continue;
-            Fiber& f = fibers_[w * 32 + lane];
-            if (f.arg & ~(arrived | gone)) continue;
+        if (!go) return false;
+        for (uint32_t rest = go; rest; rest &= rest - 1) {
+            Fiber& f = fibers_[w * 32 + uint32_t(__builtin_ctz(rest))];
             f.state = FiberState::Ready;
             f.result = 0;
-            --at_warp_;
-            released = true;
         }
-        return released;
+        warp.arrived &= ~go;
+        at_warp_ -= size_t(__builtin_popcount(go));
+        return true;
     }
 
     void report_deadlock() {
@@ -410,6 +431,10 @@ private:
             f->arg |= 1u << (index & 31);  // a thread always waits for itself
             f->state = FiberState::AtWarp;
             ++w->at_warp_;
+            Warp& warp = w->warps_[index / 32];
+            if (!warp.arrived) warp.uniform = true, warp.mask = f->arg;
+            else if (f->arg != warp.mask) warp.uniform = false;
+            warp.arrived |= 1u << (index & 31);
             w->release_warp(index / 32);
         } else {
             f->state = FiberState::AtBarrier;
@@ -446,12 +471,14 @@ private:
     cj_cpu_state state_{};
     Job* job_ = nullptr;
     std::vector<Fiber> fibers_;
+    std::vector<Warp> warps_;
     StackArena stacks_;
     Context scheduler_;
     Fiber* current_ = nullptr;
     size_t n_ = 0, live_ = 0, at_barrier_ = 0, at_warp_ = 0;  // threads of the block, not exited, parked
     void* smem_ = nullptr;
     size_t smem_bytes_ = 0;
+    std::unique_ptr<cj_cpu_warp_exchange> warp_exchange_ = std::make_unique<cj_cpu_warp_exchange>();
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,76 @@
+// cudajit runtime: the entry point through which the CPU launcher runs a compiled kernel.
+//
+// CJ_ENTRY(name, P0, P1, ...) / CJ_ENTRY0(name) follow the kernel in the generated source. On the GPU
+// they expand to nothing (the __global__ function is the entry). On the CPU they define
+//
+//     extern "C" void name_cpu(cj_cpu_state* S);     // exported; everything else in the .so is hidden
+//
+// which runs either every thread of block S->ctaid as a plain loop (S->run_block != 0), or only the
+// CUDA thread S->tid (a fiber of the launcher's, which switches fibers at barriers through S->sync).
+//
+// The struct below is the whole C ABI between a kernel library and the launcher (src/cpu_launch.cpp
+// includes this file). Change it only together with the launcher; the header hash in the cache key
+// makes libraries built against an older layout recompile.
+#pragma once
+
+#if defined(__CUDACC__)
+
+#define CJ_ENTRY(name, ...)
+#define CJ_ENTRY0(name)
+
+#else  // CPU
+
+#include <stdint.h>
+
+extern "C" {
+
+// Barrier operations passed to cj_cpu_state::sync.
+enum {
+    CJ_SYNC_THREADS = 0,  // syncthreads(); also _count/_and/_or below, all one block-wide barrier
+    CJ_SYNC_COUNT = 1,    // arg: predicate; result: number of threads whose predicate was non-zero
+    CJ_SYNC_AND = 2,      // result: 1 if every predicate was non-zero
+    CJ_SYNC_OR = 3,       // result: 1 if any predicate was non-zero
+    CJ_SYNC_WARP = 4,     // syncwarp(arg = lane mask)
+};
+
+// Per-block scratch for warp collectives (shfl, vote, match): one 16-byte slot per thread in two banks
+// that a thread uses alternately, so that one syncwarp per collective suffices (a lane cannot come
+// back to a bank before every lane of its warp has left the collective that last read it).
+struct cj_cpu_warp_exchange {
+    unsigned char slot[2][1024][16];
+    uint8_t bank[1024];  // the bank each thread uses next; zeroed by the launcher for each block
+};
+
+struct cj_cpu_state {
+    // What the intrinsics of the running CUDA thread read (threadIdx, blockIdx, blockDim, gridDim).
+    // The launcher writes ctaid/ntid/nctaid per block and tid per fiber; the loop entry writes tid.
+    int32_t tid[3];
+    int32_t ctaid[3];
+    int32_t ntid[3];
+    int32_t nctaid[3];
+    void** params;            // params[i] points at a 16-byte aligned copy of parameter i
+    void* dynamic_smem;       // this block's dynamic shared memory (16-byte aligned)
+    uint64_t dynamic_smem_bytes;  // its size, as the launch gave it
+    struct cj_cpu_warp_exchange* warp;
+    int32_t run_block;        // 1: run all threads of the block as a loop; 0: run thread `tid` only
+    // Barrier: parks the calling fiber until the barrier completes; returns the reduction result
+    // (0 for plain barriers), or -1 when the launch is being aborted (the kernel must unwind).
+    int32_t (*sync)(struct cj_cpu_state* s, int32_t op, uint32_t arg);
+    // Records that the running thread failed (trap): the launch raises KernelRuntimeError(what).
+    void (*fail)(struct cj_cpu_state* s, const char* what);
+    void* launcher;           // private to the launcher
+};
+
+typedef void (*cj_cpu_entry_fn)(struct cj_cpu_state*);
+
+}  // extern "C"
+
+#define CJ_CPU_EXPORT extern "C" __attribute__((visibility("default"), used))
+
+// The explicit parameter types make a kernel whose signature disagrees with CJ_ENTRY fail to compile.
+#define CJ_ENTRY(name, ...) \
+    CJ_CPU_EXPORT void name##_cpu(cj_cpu_state* s) { ::cj::cpu_detail::run_entry<__VA_ARGS__>(s, &name); }
+#define CJ_ENTRY0(name) \
+    CJ_CPU_EXPORT void name##_cpu(cj_cpu_state* s) { ::cj::cpu_detail::run_entry<>(s, &name); }
+
+#endif

@@ -1,0 +1,282 @@
+// cudajit runtime: thread/block indices, barriers, fences and shared memory, for both targets.
+//
+// GPU (NVRTC): thin wrappers of CUDA's builtins. CPU: the launcher (src/cpu_launch.cpp) runs the
+// blocks of a grid on a pool of OS threads; the threads of one block run on one OS thread, either as
+// a plain loop (kernels without barriers) or as fibers switched at syncthreads*/syncwarp. The
+// intrinsics read the running CUDA thread from a cj_cpu_state (cpu_exec.h) that the loop or the fiber
+// switch keeps current.
+#pragma once
+#include "config.h"
+
+#if defined(CJ_GPU)
+
+#define CJ_SHARED __shared__
+
+namespace cj {
+
+CJ_INLINE int32_t tid_x() { return (int32_t)threadIdx.x; }
+CJ_INLINE int32_t tid_y() { return (int32_t)threadIdx.y; }
+CJ_INLINE int32_t tid_z() { return (int32_t)threadIdx.z; }
+CJ_INLINE int32_t ctaid_x() { return (int32_t)blockIdx.x; }
+CJ_INLINE int32_t ctaid_y() { return (int32_t)blockIdx.y; }
+CJ_INLINE int32_t ctaid_z() { return (int32_t)blockIdx.z; }
+CJ_INLINE int32_t ntid_x() { return (int32_t)blockDim.x; }
+CJ_INLINE int32_t ntid_y() { return (int32_t)blockDim.y; }
+CJ_INLINE int32_t ntid_z() { return (int32_t)blockDim.z; }
+CJ_INLINE int32_t nctaid_x() { return (int32_t)gridDim.x; }
+CJ_INLINE int32_t nctaid_y() { return (int32_t)gridDim.y; }
+CJ_INLINE int32_t nctaid_z() { return (int32_t)gridDim.z; }
+CJ_INLINE int32_t laneid() {
+    uint32_t lane;
+    asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+    return (int32_t)lane;
+}
+CJ_INLINE int32_t warpsize() { return 32; }
+
+CJ_INLINE void syncthreads() { __syncthreads(); }
+CJ_INLINE int32_t syncthreads_count(int32_t pred) { return __syncthreads_count(pred); }
+CJ_INLINE int32_t syncthreads_and(int32_t pred) { return __syncthreads_and(pred); }
+CJ_INLINE int32_t syncthreads_or(int32_t pred) { return __syncthreads_or(pred); }
+CJ_INLINE void syncwarp(uint32_t mask = 0xffffffffu) { __syncwarp(mask); }
+
+CJ_INLINE void threadfence() { __threadfence(); }
+CJ_INLINE void threadfence_block() { __threadfence_block(); }
+CJ_INLINE void threadfence_system() { __threadfence_system(); }
+
+// The launch's dynamic shared memory (sharedmem bytes of the launch) and its size.
+template <class T> CJ_INLINE T* dynamic_shared() {
+    extern __shared__ __align__(16) unsigned char cj_dynamic_smem[];
+    return reinterpret_cast<T*>(cj_dynamic_smem);
+}
+CJ_INLINE uint32_t dynamic_shared_bytes() {
+    uint32_t bytes;
+    asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(bytes));
+    return bytes;
+}
+
+// Warp collectives, as Numba's cuda.*_sync (width 32). T: 32/64-bit ints, float, double.
+CJ_INLINE uint32_t activemask() { return __activemask(); }
+CJ_INLINE uint32_t lanemask_lt() {
+    uint32_t m;
+    asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m));
+    return m;
+}
+CJ_INLINE int32_t all_sync(uint32_t mask, int32_t pred) { return __all_sync(mask, pred); }
+CJ_INLINE int32_t any_sync(uint32_t mask, int32_t pred) { return __any_sync(mask, pred); }
+CJ_INLINE int32_t eq_sync(uint32_t mask, int32_t pred) { return __uni_sync(mask, pred); }
+CJ_INLINE uint32_t ballot_sync(uint32_t mask, int32_t pred) { return __ballot_sync(mask, pred); }
+template <class T> CJ_INLINE T shfl_sync(uint32_t mask, T v, int32_t src_lane) { return __shfl_sync(mask, v, src_lane); }
+template <class T> CJ_INLINE T shfl_up_sync(uint32_t mask, T v, uint32_t delta) { return __shfl_up_sync(mask, v, delta); }
+template <class T> CJ_INLINE T shfl_down_sync(uint32_t mask, T v, uint32_t delta) {
+    return __shfl_down_sync(mask, v, delta);
+}
+template <class T> CJ_INLINE T shfl_xor_sync(uint32_t mask, T v, int32_t lane_mask) {
+    return __shfl_xor_sync(mask, v, lane_mask);
+}
+template <class T> CJ_INLINE uint32_t match_any_sync(uint32_t mask, T v) { return __match_any_sync(mask, v); }
+// Numba returns (mask, pred); *pred receives the second.
+template <class T> CJ_INLINE uint32_t match_all_sync(uint32_t mask, T v, int32_t* pred) {
+    int p;
+    uint32_t m = __match_all_sync(mask, v, &p);
+    *pred = p;
+    return m;
+}
+CJ_INLINE void nanosleep(uint32_t ns) { __nanosleep(ns); }
+
+}  // namespace cj
+
+#else  // CJ_CPU
+
+#include <sched.h>
+#include <string.h>
+
+#include <utility>
+
+#include "cpu_exec.h"
+
+// One instance per block that all threads of the block see. The launcher runs every thread (fiber)
+// of a block on one OS thread, and the blocks given to one OS thread one after another, so a
+// thread_local is exactly "this block's" copy; it is reused, uninitialised, by the next block, as on
+// the GPU. (The kernel is static, so the variable stays private to its library.)
+#define CJ_SHARED static thread_local
+
+namespace cj {
+namespace cpu_detail {
+
+// The CUDA thread running on this OS thread. static: every kernel library (one translation unit)
+// has its own, so no symbol is shared between loaded libraries.
+static thread_local cj_cpu_state* state;
+
+// Thrown to unwind the running CUDA thread back to its entry point (trap, aborted launch). Caught
+// in run_entry, inside the fiber, so it never crosses into the launcher.
+struct Abort {};
+
+[[noreturn]] inline void trap_hook() {
+    if (state) state->fail(state, "trap (cj::trap(): an assertion or an out-of-range access failed)");
+    throw Abort{};
+}
+
+// config.h's cj::trap() calls this library's hook; install it when the library is loaded.
+static const bool trap_hook_installed = (cj::cpu_trap_hook = &trap_hook, true);
+
+inline int32_t sync(int32_t op, uint32_t arg) {
+    cj_cpu_state* s = state;
+    int32_t r = s->sync(s, op, arg);
+    if (r < 0) throw Abort{};
+    return r;
+}
+
+template <class... P, size_t... I>
+inline void call(void (*kernel)(P...), void** params, std::index_sequence<I...>) {
+    kernel(*static_cast<P*>(params[I])...);
+}
+
+// The body of every name_cpu entry point (cpu_exec.h).
+template <class... P> inline void run_entry(cj_cpu_state* s, void (*kernel)(P...)) {
+    state = s;
+    (void)trap_hook_installed;
+    try {
+        if (!s->run_block) {
+            call(kernel, s->params, std::index_sequence_for<P...>{});
+            return;
+        }
+        for (int32_t z = 0; z < s->ntid[2]; ++z)
+            for (int32_t y = 0; y < s->ntid[1]; ++y)
+                for (int32_t x = 0; x < s->ntid[0]; ++x) {
+                    s->tid[0] = x;
+                    s->tid[1] = y;
+                    s->tid[2] = z;
+                    call(kernel, s->params, std::index_sequence_for<P...>{});
+                }
+    } catch (const Abort&) {
+        // The failure is recorded (fail) or the launch is aborting; the launcher raises the error.
+    }
+}
+
+}  // namespace cpu_detail
+
+inline int32_t tid_x() { return cpu_detail::state->tid[0]; }
+inline int32_t tid_y() { return cpu_detail::state->tid[1]; }
+inline int32_t tid_z() { return cpu_detail::state->tid[2]; }
+inline int32_t ctaid_x() { return cpu_detail::state->ctaid[0]; }
+inline int32_t ctaid_y() { return cpu_detail::state->ctaid[1]; }
+inline int32_t ctaid_z() { return cpu_detail::state->ctaid[2]; }
+inline int32_t ntid_x() { return cpu_detail::state->ntid[0]; }
+inline int32_t ntid_y() { return cpu_detail::state->ntid[1]; }
+inline int32_t ntid_z() { return cpu_detail::state->ntid[2]; }
+inline int32_t nctaid_x() { return cpu_detail::state->nctaid[0]; }
+inline int32_t nctaid_y() { return cpu_detail::state->nctaid[1]; }
+inline int32_t nctaid_z() { return cpu_detail::state->nctaid[2]; }
+// A warp is 32 consecutive linear thread ids, as on the GPU.
+inline int32_t laneid() {
+    const cj_cpu_state* s = cpu_detail::state;
+    return (s->tid[0] + s->ntid[0] * (s->tid[1] + s->ntid[1] * s->tid[2])) & 31;
+}
+inline int32_t warpsize() { return 32; }
+
+inline void syncthreads() { cpu_detail::sync(CJ_SYNC_THREADS, 0); }
+inline int32_t syncthreads_count(int32_t pred) { return cpu_detail::sync(CJ_SYNC_COUNT, pred != 0); }
+inline int32_t syncthreads_and(int32_t pred) { return cpu_detail::sync(CJ_SYNC_AND, pred != 0); }
+inline int32_t syncthreads_or(int32_t pred) { return cpu_detail::sync(CJ_SYNC_OR, pred != 0); }
+inline void syncwarp(uint32_t mask = 0xffffffffu) { cpu_detail::sync(CJ_SYNC_WARP, mask); }
+
+// Threads of one block share an OS thread, so the block fence only has to stop the compiler from
+// moving memory accesses across it; device and system fences order against other OS threads.
+inline void threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void threadfence_block() { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
+inline void threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+
+template <class T> inline T* dynamic_shared() { return static_cast<T*>(cpu_detail::state->dynamic_smem); }
+inline uint32_t dynamic_shared_bytes() { return uint32_t(cpu_detail::state->dynamic_smem_bytes); }
+
+// Warp collectives. Each thread publishes its value in the block's exchange slots, waits at
+// syncwarp(mask) (a fiber switch), then reads the lanes it needs. Reading a lane outside the mask
+// is undefined, as on the GPU.
+namespace cpu_detail {
+
+inline int32_t linear_tid(const cj_cpu_state* s) {
+    return s->tid[0] + s->ntid[0] * (s->tid[1] + s->ntid[1] * s->tid[2]);
+}
+
+// Publishes v for the warp, waits for the lanes of mask, returns the warp's 32 slots (16 bytes each).
+template <class T> inline const unsigned char* warp_exchange(uint32_t mask, const T& v) {
+    static_assert(sizeof(T) <= 16, "warp collectives take values of at most 16 bytes");
+    cj_cpu_state* s = state;
+    int32_t t = linear_tid(s);
+    uint8_t bank = s->warp->bank[t];
+    s->warp->bank[t] = bank ^ 1;
+    memcpy(s->warp->slot[bank][t], &v, sizeof(T));
+    sync(CJ_SYNC_WARP, mask);
+    return s->warp->slot[bank][t & ~31];
+}
+
+template <class T> inline T slot_value(const unsigned char* slots, int32_t lane) {
+    T v;
+    memcpy(&v, slots + 16 * lane, sizeof(T));
+    return v;
+}
+
+inline uint32_t ballot(uint32_t mask, int32_t pred) {
+    const unsigned char* slots = warp_exchange(mask, int32_t(pred != 0));
+    uint32_t bits = 0;
+    for (uint32_t rest = mask; rest; rest &= rest - 1) {
+        int32_t lane = __builtin_ctz(rest);
+        if (slot_value<int32_t>(slots, lane)) bits |= 1u << lane;
+    }
+    return bits;
+}
+
+}  // namespace cpu_detail
+
+// The lanes of this thread's warp that exist in the block (exited lanes are not tracked).
+inline uint32_t activemask() {
+    const cj_cpu_state* s = cpu_detail::state;
+    int32_t left = s->ntid[0] * s->ntid[1] * s->ntid[2] - (cpu_detail::linear_tid(s) & ~31);
+    return left >= 32 ? 0xffffffffu : (1u << left) - 1;
+}
+inline uint32_t lanemask_lt() { return (1u << laneid()) - 1; }
+inline uint32_t ballot_sync(uint32_t mask, int32_t pred) { return cpu_detail::ballot(mask, pred); }
+inline int32_t all_sync(uint32_t mask, int32_t pred) { return cpu_detail::ballot(mask, pred) == (mask & activemask()); }
+inline int32_t any_sync(uint32_t mask, int32_t pred) { return cpu_detail::ballot(mask, pred) != 0; }
+inline int32_t eq_sync(uint32_t mask, int32_t pred) {
+    uint32_t bits = cpu_detail::ballot(mask, pred);
+    return bits == 0 || bits == (mask & activemask());
+}
+template <class T> inline T shfl_sync(uint32_t mask, T v, int32_t src_lane) {
+    return cpu_detail::slot_value<T>(cpu_detail::warp_exchange(mask, v), src_lane & 31);
+}
+template <class T> inline T shfl_up_sync(uint32_t mask, T v, uint32_t delta) {
+    int32_t lane = laneid();
+    const unsigned char* slots = cpu_detail::warp_exchange(mask, v);
+    return delta <= uint32_t(lane) ? cpu_detail::slot_value<T>(slots, lane - int32_t(delta)) : v;
+}
+template <class T> inline T shfl_down_sync(uint32_t mask, T v, uint32_t delta) {
+    int32_t lane = laneid();
+    const unsigned char* slots = cpu_detail::warp_exchange(mask, v);
+    return delta <= uint32_t(31 - lane) ? cpu_detail::slot_value<T>(slots, lane + int32_t(delta)) : v;
+}
+template <class T> inline T shfl_xor_sync(uint32_t mask, T v, int32_t lane_mask) {
+    uint32_t src = uint32_t(laneid()) ^ uint32_t(lane_mask);
+    const unsigned char* slots = cpu_detail::warp_exchange(mask, v);
+    return src < 32 ? cpu_detail::slot_value<T>(slots, int32_t(src)) : v;
+}
+template <class T> inline uint32_t match_any_sync(uint32_t mask, T v) {
+    const unsigned char* slots = cpu_detail::warp_exchange(mask, v);
+    uint32_t same = 0;
+    for (uint32_t rest = mask; rest; rest &= rest - 1) {
+        int32_t lane = __builtin_ctz(rest);
+        if (memcmp(slots + 16 * lane, &v, sizeof(T)) == 0) same |= 1u << lane;
+    }
+    return same;
+}
+template <class T> inline uint32_t match_all_sync(uint32_t mask, T v, int32_t* pred) {
+    uint32_t same = match_any_sync(mask, v);
+    *pred = same == mask;
+    return *pred ? mask : 0;
+}
+// Blocks run in parallel, but a block that spins waiting for another should let the OS run it.
+inline void nanosleep(uint32_t) { sched_yield(); }
+
+}  // namespace cj
+
+#endif

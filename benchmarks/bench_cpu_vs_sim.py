@@ -14,12 +14,8 @@ import json, os, sys, time
 import numpy as np
 sys.path.insert(0, {here!r})
 import seeds_kernels
-if {sim}:
-    from numba import cuda, float32
-else:
-    from cudajit import cuda, float32
-add, naive, tiled, _ = seeds_kernels.make(cuda, float32)
-block_sum = seeds_kernels.make_reduction(cuda, float32)
+seeds = seeds_kernels.load("numba" if {sim} else "cudajit")
+cuda, add, tiled, block_sum = seeds.cuda, seeds.add, seeds.tiled_mm, seeds.block_sum
 rng = np.random.default_rng(0)
 
 def run(name, launch, check, reps):

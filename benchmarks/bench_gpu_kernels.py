@@ -20,7 +20,7 @@ import seeds_kernels  # noqa: E402
 
 import cudajit  # noqa: E402
 from cudajit import cuda  # noqa: E402
-from numba import cuda as ncuda, float32 as nfloat32  # noqa: E402
+from numba import cuda as ncuda  # noqa: E402
 
 rows = []
 
@@ -49,8 +49,9 @@ def gpu_ms(lib, fn, reps=10):
     return med(ts)
 
 
-cj = seeds_kernels.make(cuda, cudajit.float32)
-nb = seeds_kernels.make(ncuda, nfloat32)
+_cj, _nb = seeds_kernels.load("cudajit"), seeds_kernels.load("numba")
+cj = (_cj.add, _cj.naive_mm, _cj.tiled_mm, _cj.empty3)
+nb = (_nb.add, _nb.naive_mm, _nb.tiled_mm, _nb.empty3)
 
 # --- cold start in a fresh process (import, first compile of vector add, then tiled matmul) ---
 COLD = '''
@@ -60,7 +61,8 @@ t0 = time.perf_counter()
 {imp}
 t1 = time.perf_counter()
 import seeds_kernels
-add, naive, tiled, _ = seeds_kernels.make(cuda, float32)
+m = seeds_kernels.load({lib!r})
+add, tiled = m.add, m.tiled_mm
 a = cuda.to_device(np.ones(1024, np.float32)); c = cuda.device_array_like(a); cuda.synchronize()
 t2 = time.perf_counter(); add[4, 256](a, a, c); cuda.synchronize(); t3 = time.perf_counter()
 A = cuda.to_device(np.ones((64, 64), np.float32)); C = cuda.device_array_like(A)
@@ -68,14 +70,15 @@ tiled[(4, 4), (16, 16)](A, A, C); cuda.synchronize(); t4 = time.perf_counter()
 print(t1 - t0, t3 - t2, t4 - t3)
 '''
 here = os.path.dirname(os.path.abspath(__file__))
-for lib, imp, env in (("cudajit (disk cache empty)", "from cudajit import cuda, float32", {"CUDAJIT_CACHE_DIR": "/tmp/cj-cold-%d"}),
-                      ("cudajit (disk cache warm)", "from cudajit import cuda, float32", {"CUDAJIT_CACHE_DIR": "/tmp/cj-warm"}),
-                      ("numba-cuda", "import numpy as np; np.row_stack = np.vstack\nfrom numba import cuda, float32", {})):
+for lib, mod, imp, env in (
+        ("cudajit (disk cache empty)", "cudajit", "from cudajit import cuda", {"CUDAJIT_CACHE_DIR": "/tmp/cj-cold-%d"}),
+        ("cudajit (disk cache warm)", "cudajit", "from cudajit import cuda", {"CUDAJIT_CACHE_DIR": "/tmp/cj-warm"}),
+        ("numba-cuda", "numba", "import numpy as np; np.row_stack = np.vstack\nfrom numba import cuda", {})):
     rs = []
     for k in range(3):
         e = dict(os.environ)
         e.update({key: val % k if "%d" in val else val for key, val in env.items()})
-        out = subprocess.run([sys.executable, "-c", COLD.format(here=here, imp=imp)], capture_output=True, text=True, env=e)
+        out = subprocess.run([sys.executable, "-c", COLD.format(here=here, imp=imp, lib=mod)], capture_output=True, text=True, env=e)
         if out.returncode:
             emit(what="cold_start", lib=lib, error=out.stderr[-1500:])
             break

@@ -33,11 +33,14 @@ class ParsedFunction:
         src = textwrap.dedent("".join(lines))
         filename = inspect.getsourcefile(pyfunc) or pyfunc.__code__.co_filename
         self.loc = SourceLocation(filename, first, src.splitlines())
-        tree = ast.parse(src)
-        defs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-        if not defs:
-            raise UnsupportedError(f"{filename}:{first}: {self.name} is not a plain `def` (lambdas cannot be kernels)")
-        self.tree = defs[0]
+        try:
+            tree = ast.parse(src)
+        except SyntaxError:
+            tree = None
+        self.tree = _find_def(tree, pyfunc) if tree is not None else None
+        if self.tree is None:
+            raise UnsupportedError(f"{filename}:{first}: cannot find the source of {self.name} "
+                                   f"(kernels must be a `def` or a lambda on its own line)")
         self.params = [a.arg for a in self.tree.args.args]
         self.globals = pyfunc.__globals__
         self.closure = {}
@@ -88,3 +91,19 @@ def reverse_map(registry_names):
                 continue
             out.setdefault(id(obj), name)
     return out
+
+
+def _find_def(tree, pyfunc):
+    """The ``def`` of ``pyfunc`` in its parsed source; a lambda becomes ``def <lambda>(args): return body``."""
+    if pyfunc.__name__ != "<lambda>":
+        for n in tree.body:
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                return n
+        return None
+    argnames = list(pyfunc.__code__.co_varnames[:pyfunc.__code__.co_argcount])
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Lambda) and [a.arg for a in n.args.args] == argnames:
+            fn = ast.FunctionDef(name="<lambda>", args=n.args, body=[ast.copy_location(ast.Return(n.body), n)],
+                                 decorator_list=[], returns=None, type_comment=None)
+            return ast.fix_missing_locations(ast.copy_location(fn, n))
+    return None

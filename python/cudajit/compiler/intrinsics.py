@@ -9,7 +9,7 @@ the CPU backend must run a block's threads as fibers (syncthreads*, syncwarp, wa
 The cuda.* entries are here; math/cmath in mathlib.py; Python builtins in pybuiltins.py.
 """
 from . import types as T
-from .values import Value, Symbol, cast, tuple_value, UNARY
+from .values import Value, tuple_value, typed
 
 REGISTRY = {}
 
@@ -184,7 +184,7 @@ def _atomic_rmw(name):
         ary, idx, val = args
         ptr = _atomic_target(cx, node, name, ary, idx, _ATOMIC_TYPES[name])
         dt = ary.type.dtype
-        return Value(dt, f"cj::atomic_{name}({ptr}, {cx.convert(node, val, dt).code})")
+        return Value(dt, f"cj::atomic_{name}({ptr}, {typed(cx.convert(node, val, dt), dt).code})")
     intrinsic(f"cuda.atomic.{name}", params=["ary", "idx", "val"])(impl)
 
 
@@ -201,7 +201,7 @@ def _atomic_compare_and_swap(cx, node, args, kwargs):
         cx.error(node, "cuda.atomic.compare_and_swap takes a 1-d array", "use cuda.atomic.cas(ary, idx, old, val)")
     ptr = _atomic_target(cx, node, "compare_and_swap", ary, Value(T.int64, "0", const=0, nonneg=True), _INTS32_64)
     dt = ary.type.dtype
-    return Value(dt, f"cj::atomic_cas({ptr}, {cx.convert(node, old, dt).code}, {cx.convert(node, val, dt).code})")
+    return Value(dt, f"cj::atomic_cas({ptr}, {typed(cx.convert(node, old, dt), dt).code}, {typed(cx.convert(node, val, dt), dt).code})")
 
 
 @intrinsic("cuda.atomic.cas", params=["ary", "idx", "old", "val"])
@@ -210,7 +210,7 @@ def _atomic_cas(cx, node, args, kwargs):
     ary, idx, old, val = args
     ptr = _atomic_target(cx, node, "cas", ary, idx, _INTS32_64)
     dt = ary.type.dtype
-    return Value(dt, f"cj::atomic_cas({ptr}, {cx.convert(node, old, dt).code}, {cx.convert(node, val, dt).code})")
+    return Value(dt, f"cj::atomic_cas({ptr}, {typed(cx.convert(node, old, dt), dt).code}, {typed(cx.convert(node, val, dt), dt).code})")
 
 
 # Warp-level operations are one entry each once the runtime grows cj:: wrappers for them (thread.h on the CPU

@@ -127,3 +127,14 @@ def tuple_value(t, parts):
         code = f"cj::make_tuple({', '.join(p.code for p in parts)})"
     const = tuple(p.const for p in parts) if all(p.is_const for p in parts) else Value.NOCONST
     return Value(t, code, const=const, elements=list(parts))
+
+
+def typed(v, t):
+    """``v`` as ``t`` with its C++ type exactly ``t`` - for arguments of runtime templates (``cj::floordiv(a, b)``
+    deduces T from both), where an integer literal would otherwise be a C++ ``int``."""
+    c = cast(v, t)
+    if c.is_const and (T.is_int(t) or t == T.boolean) and not c.code.startswith(t.cpp + "("):
+        if t == T.boolean:
+            return c
+        return Value(t, f"{t.cpp}({c.code})", const=c.const, literal=c.literal, nonneg=c.nonneg)
+    return c

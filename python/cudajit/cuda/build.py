@@ -39,7 +39,8 @@ def nvrtc_options(options):
 
 
 def host_options(options):
-    flags = []
+    # -fwrapv: Numba's integers wrap on overflow (as LLVM's and the GPU's do); plain C++ leaves it undefined.
+    flags = ["-fwrapv"]
     if options.get("fastmath"):
         flags.append("-ffast-math")
     if options.get("debug"):

@@ -200,12 +200,15 @@ class DeviceFunction:
         self.__cudajit_pyfunc__ = py_func
         self.__cudajit_options__ = self.targetoptions
         self._options = _compile_options(self.targetoptions)
+        # Declared signatures: calls convert their arguments and result to these types, as in Numba.
+        self.__cudajit_signatures__ = []
         for sig in sigs:
             self.compile(sig)
 
     def compile(self, sig):
         sig = _compiler().parse_signature(sig)
         _compiler().compile_device(self.py_func, tuple(sig.args), self._options)
+        self.__cudajit_signatures__.append(sig)
         return sig
 
     def __call__(self, *args, **kwargs):

@@ -1,0 +1,143 @@
+// cudajit runtime: arithmetic with Python semantics, as Numba's CUDA target implements it.
+//
+// The compiler unifies operand types first (Numba's typing), so a two-operand function takes one type T.
+// Division by zero never raises: Numba's CUDA target uses the NumPy error model (integers give 0, floats inf/nan).
+#pragma once
+#include "config.h"
+#include "mathfuncs.h"
+
+namespace cj {
+
+// Python's a // b. Integers: floor of the quotient; b == 0 gives 0 and INT_MIN // -1 gives 0 (Numba).
+// Floats: CPython's float_divmod (floor of (a - a % b) / b, corrected to the nearest integer); b == 0 gives a / b.
+template <class T> CJ_INLINE T floordiv(T a, T b) {
+    if constexpr (is_floating_v<T>) {
+        if (b == T(0)) return a / b;
+        T mod = m::fmod(a, b);
+        T div = (a - mod) / b;
+        if (mod != T(0) && ((b < T(0)) != (mod < T(0)))) div -= T(1);
+        if (div == T(0)) return m::copysign(T(0), a / b);
+        T fl = m::floor(div);
+        return div - fl > T(0.5) ? fl + T(1) : fl;
+    } else {
+        if (b == T(0)) return T(0);
+        if constexpr (is_signed_v<T>) {
+            if (b == T(-1)) return a == int_min<T>() ? T(0) : T(-a);
+            T q = T(a / b), r = T(a % b);
+            return (r != T(0) && ((r < T(0)) != (b < T(0)))) ? T(q - 1) : q;
+        } else {
+            return T(a / b);
+        }
+    }
+}
+
+// Python's a % b: the result has the sign of b. Integers: b == 0 gives 0. Floats: b == 0 gives nan (Numba).
+template <class T> CJ_INLINE T pymod(T a, T b) {
+    if constexpr (is_floating_v<T>) {
+        if (b == T(0)) return nan<T>();
+        T mod = m::fmod(a, b);
+        if (mod != T(0)) return ((b < T(0)) != (mod < T(0))) ? mod + b : mod;
+        return m::copysign(T(0), b);
+    } else {
+        if (b == T(0)) return T(0);
+        if constexpr (is_signed_v<T>) {
+            if (b == T(-1)) return T(0);  // also avoids INT_MIN % -1, which traps on x86
+            T r = T(a % b);
+            return (r != T(0) && ((r < T(0)) != (b < T(0)))) ? T(r + b) : r;
+        } else {
+            return T(a % b);
+        }
+    }
+}
+
+// Python's a / b: integers divide as double (Numba's int / int -> float64); floats keep their type.
+template <class T> CJ_INLINE auto truediv(T a, T b) {
+    if constexpr (is_floating_v<T>) {
+        return a / b;
+    } else {
+        return static_cast<double>(a) / static_cast<double>(b);
+    }
+}
+
+// base ** e for an integer exponent, by repeated squaring (Numba's int_power). Integers wrap on overflow.
+// e < 0 (the compiler normally routes that to m::pow): floats give 1 / base**-e; integers give Numba's
+// answers: 0 ** -n -> INT_MIN bit pattern, 1 -> 1, -1 -> +-1, anything else -> 0.
+template <class T> CJ_INLINE T ipow(T base, int64_t e) {
+    uint64_t n = e < 0 ? uint64_t(0) - uint64_t(e) : uint64_t(e);
+    if constexpr (is_floating_v<T>) {
+        if (n > 0x10000) return m::pow(base, T(e));  // as Numba: large exponents use pow
+        T r = T(1), b = base;
+        for (; n != 0; n >>= 1, b *= b)
+            if (n & 1) r *= b;
+        return e < 0 ? T(1) / r : r;
+    } else {
+        if (e < 0) {
+            if (base == T(0)) return T(uint_like_t<T>(1) << (8 * sizeof(T) - 1));
+            if (base == T(1)) return T(1);
+            if (is_signed_v<T> && base == T(-1)) return (n & 1) ? base : T(1);
+            return T(0);
+        }
+        // Multiply in an unsigned type of at least 32 bits: wrapping and no promotion to (overflowing) int.
+        using U = typename uint_of<(sizeof(T) < 4 ? 4 : sizeof(T))>::type;
+        U r = 1, b = U(base);
+        for (; n != 0; n >>= 1, b *= b)
+            if (n & 1) r *= b;
+        return T(r);
+    }
+}
+
+// The sign bit of x (true for -0.0 and negative NaNs); integers: x < 0.
+template <class T> CJ_INLINE bool sign_bit(T x) {
+    if constexpr (is_floating_v<T>) return m::signbit(x);
+    else if constexpr (is_signed_v<T>) return x < T(0);
+    else return false;
+}
+
+// a << n and a >> n without C++'s undefined cases: n >= the bit width (or negative, read as huge) gives 0, and
+// -1 for >> of a negative value; << of negative values wraps (two's complement), >> of signed values is arithmetic.
+template <class T, class N> CJ_INLINE T shl(T a, N n) {
+    if (uint64_t(n) >= 8 * sizeof(T)) return T(0);
+    using W = typename uint_of<(sizeof(T) < 4 ? 4 : sizeof(T))>::type;  // no promotion to signed int
+    return T(W(uint_like_t<T>(a)) << unsigned(n));
+}
+template <class T, class N> CJ_INLINE T shr(T a, N n) {
+    if (uint64_t(n) >= 8 * sizeof(T)) return sign_bit(a) ? T(-1) : T(0);
+    return T(a >> unsigned(n));
+}
+
+// Python's two-argument min/max: the first argument unless the second compares strictly less/greater, so
+// max(nan, 1.0) is nan and max(1.0, nan) is 1.0, and max(0.0, -0.0) is 0.0.
+template <class T> CJ_INLINE T pymax(T a, T b) { return b > a ? b : a; }
+template <class T> CJ_INLINE T pymin(T a, T b) { return b < a ? b : a; }
+
+// Python's round(x): half to even. Returns T (a float for floats); the compiler converts to int64 as Numba does.
+template <class T> CJ_INLINE T round_even(T x) {
+    if constexpr (is_floating_v<T>) return m::rint(x);
+    else return x;
+}
+
+// Python's round(x, ndigits) for floats as Numba computes it: scale by 10**ndigits in double, round half to even,
+// scale back (not CPython's correctly rounded decimal algorithm; they differ only in rare last-digit cases).
+template <class T> CJ_INLINE T round_ndigits(T x, int64_t ndigits) {
+    static_assert(is_floating_v<T>, "round(x, ndigits) takes a float (as in Numba)");
+    double v = static_cast<double>(x);
+    if (m::isinf(v) || m::isnan(v)) return x;
+    // Beyond a double's precision (CPython's limits) the scale factors would overflow to inf or underflow to 0.
+    if (ndigits > 323) return x;
+    if (ndigits < -308) return static_cast<T>(0.0 * v);
+    if (ndigits >= 0) {
+        // 10**ndigits for ndigits > 22 is not exact; split it so pow1 * pow2 never overflows.
+        double pow1 = m::pow(10.0, double(ndigits > 22 ? ndigits - 22 : ndigits)), pow2 = ndigits > 22 ? 1e22 : 1.0;
+        double y = (v * pow1) * pow2;
+        if (m::isinf(y)) return x;
+        return static_cast<T>((m::rint(y) / pow2) / pow1);
+    }
+    double pow1 = m::pow(10.0, double(-ndigits));
+    return static_cast<T>(m::rint(v / pow1) * pow1);
+}
+
+// Python truthiness: nonzero numbers (NaN included) are true; a complex is true unless both parts are 0.
+template <class T> CJ_INLINE bool py_bool(T x) { return x != T(0); }
+template <class T> CJ_INLINE bool py_bool(complex<T> z) { return z.re != T(0) || z.im != T(0); }
+
+}  // namespace cj

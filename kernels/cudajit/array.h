@@ -1,0 +1,221 @@
+// cudajit: arrays and tuples of the generated code (owned by the compiler).
+//
+// cj::Array<T, ND, L> is the kernel parameter type of a NumPy-style array: a POD of a data pointer, the shape and
+// the strides in bytes (as NumPy). The layout tag L (cj::C, cj::F, cj::A) tells how an element is found: C and F
+// arrays index through the shape (i*shape1 + j), so the compiler sees simple index math; A arrays go through the
+// byte strides. Views (slicing) keep the same struct with an adjusted pointer, shape and strides.
+#pragma once
+#include "config.h"
+
+namespace cj {
+
+struct C {};  // C-contiguous (row-major)
+struct F {};  // Fortran-contiguous (column-major)
+struct A {};  // any strides
+
+template <class X, class Y> struct is_same_layout { static constexpr bool value = false; };
+template <class X> struct is_same_layout<X, X> { static constexpr bool value = true; };
+
+template <class T, int ND, class L> struct Array {
+    T* data;
+    int64_t shape[ND];
+    int64_t strides[ND];  // bytes
+
+    CJ_INLINE int64_t size() const {
+        int64_t n = 1;
+        for (int k = 0; k < ND; ++k) n *= shape[k];
+        return n;
+    }
+    // Element (i0, i1, ...): indices already wrapped (the compiler emits cj::wrap for possibly negative ones).
+    template <class... I> CJ_INLINE T& operator()(I... idx) const {
+        static_assert(sizeof...(I) == ND, "array indexed with the wrong number of indices");
+        const int64_t ix[ND] = {static_cast<int64_t>(idx)...};
+        if constexpr (is_same_layout<L, C>::value) {
+            int64_t off = ix[0];
+            for (int k = 1; k < ND; ++k) off = off * shape[k] + ix[k];
+            return data[off];
+        } else if constexpr (is_same_layout<L, F>::value) {
+            int64_t off = ix[ND - 1];
+            for (int k = ND - 2; k >= 0; --k) off = off * shape[k] + ix[k];
+            return data[off];
+        } else {
+            int64_t off = 0;
+            for (int k = 0; k < ND; ++k) off += ix[k] * strides[k];
+            return *reinterpret_cast<T*>(reinterpret_cast<char*>(data) + off);
+        }
+    }
+};
+
+// 0-d arrays: just the pointer (the launcher packs 8 bytes).
+template <class T, class L> struct Array<T, 0, L> {
+    T* data;
+    CJ_INLINE int64_t size() const { return 1; }
+    CJ_INLINE T& operator()() const { return *data; }
+};
+
+// Python's negative index: i < 0 counts from the end (only emitted for signed indices that may be negative).
+template <class I> CJ_INLINE int64_t wrap(I i, int64_t n) {
+    return i < 0 ? static_cast<int64_t>(i) + n : static_cast<int64_t>(i);
+}
+
+// A C-contiguous array over storage the compiler declared (shared, local, constant memory).
+template <class T, class... N> CJ_INLINE Array<T, int(sizeof...(N)), C> c_array(T* data, N... n) {
+    constexpr int ND = int(sizeof...(N));
+    Array<T, ND, C> a;
+    a.data = data;
+    const int64_t dims[ND] = {static_cast<int64_t>(n)...};
+    int64_t stride = sizeof(T);
+    for (int k = ND - 1; k >= 0; --k) {
+        a.shape[k] = dims[k];
+        a.strides[k] = stride;
+        stride *= dims[k];
+    }
+    return a;
+}
+
+// The same array seen with another layout tag (a variable holding C and A arrays is an A array).
+template <class To, class T, int ND, class L> CJ_INLINE To array_cast(const Array<T, ND, L>& a) {
+    To b;
+    b.data = a.data;
+    if constexpr (ND > 0) {
+        for (int k = 0; k < ND; ++k) {
+            b.shape[k] = a.shape[k];
+            b.strides[k] = a.strides[k];
+        }
+    }
+    return b;
+}
+
+// ---- slicing: cj::view<Result>(array, index-or-slice, ...) ----
+// A Python slice; a missing start/stop is flagged, a missing step is 1.
+struct Slice {
+    int64_t start, stop, step;
+    bool has_start, has_stop;
+};
+CJ_INLINE Slice slice(int64_t start, bool has_start, int64_t stop, bool has_stop, int64_t step) {
+    return Slice{start, stop, step, has_start, has_stop};
+}
+
+namespace detail {
+// PySlice_AdjustIndices: clamp start/stop to the length, return the number of elements selected.
+CJ_INLINE int64_t adjust_slice(const Slice& s, int64_t n, int64_t* start) {
+    int64_t step = s.step == 0 ? 1 : s.step;
+    int64_t lo, hi;
+    if (step > 0) {
+        lo = !s.has_start ? 0 : s.start < 0 ? (s.start + n < 0 ? 0 : s.start + n) : (s.start > n ? n : s.start);
+        hi = !s.has_stop ? n : s.stop < 0 ? (s.stop + n < 0 ? 0 : s.stop + n) : (s.stop > n ? n : s.stop);
+        *start = lo;
+        return hi > lo ? (hi - lo + step - 1) / step : 0;
+    }
+    lo = !s.has_start ? n - 1 : s.start < 0 ? (s.start + n < 0 ? -1 : s.start + n) : (s.start >= n ? n - 1 : s.start);
+    hi = !s.has_stop ? -1 : s.stop < 0 ? (s.stop + n < 0 ? -1 : s.stop + n) : (s.stop >= n ? n - 1 : s.stop);
+    *start = lo;
+    return lo > hi ? (lo - hi - step - 1) / (-step) : 0;
+}
+
+// No more index specs: the remaining dimensions are kept whole.
+template <class R, class T, int ND, class L>
+CJ_INLINE void apply(R& r, const Array<T, ND, L>& a, char*&, int src_dim, int dst_dim) {
+    for (; src_dim < ND; ++src_dim, ++dst_dim) {
+        r.shape[dst_dim] = a.shape[src_dim];
+        r.strides[dst_dim] = a.strides[src_dim];
+    }
+}
+// (declared first: each overload calls the other for the next index)
+template <class R, class Src, class... Rest>
+CJ_INLINE void apply(R& r, const Src& a, char*& p, int src_dim, int dst_dim, Slice s, Rest... rest);
+template <class R, class Src, class... Rest>
+CJ_INLINE void apply(R& r, const Src& a, char*& p, int src_dim, int dst_dim, int64_t i, Rest... rest) {
+    p += (i < 0 ? i + a.shape[src_dim] : i) * a.strides[src_dim];
+    apply(r, a, p, src_dim + 1, dst_dim, rest...);
+}
+template <class R, class Src, class... Rest>
+CJ_INLINE void apply(R& r, const Src& a, char*& p, int src_dim, int dst_dim, Slice s, Rest... rest) {
+    int64_t start;
+    int64_t len = adjust_slice(s, a.shape[src_dim], &start);
+    p += start * a.strides[src_dim];
+    r.shape[dst_dim] = len;
+    r.strides[dst_dim] = a.strides[src_dim] * (s.step == 0 ? 1 : s.step);
+    apply(r, a, p, src_dim + 1, dst_dim + 1, rest...);
+}
+}  // namespace detail
+
+template <class R, class T, int ND, class L, class... S> CJ_INLINE R view(const Array<T, ND, L>& a, S... specs) {
+    R r;
+    char* p = reinterpret_cast<char*>(a.data);
+    detail::apply(r, a, p, 0, 0, specs...);
+    r.data = reinterpret_cast<T*>(p);
+    return r;
+}
+
+// ---- tuples ----
+// A homogeneous tuple (Numba's UniTuple): indexable by a run-time integer.
+template <class T, int N> struct UniTuple {
+    T v[N];
+};
+// A heterogeneous tuple (Numba's Tuple): constant indices only, through cj::get<I>.
+template <class... Ts> struct Tuple;
+template <> struct Tuple<> {};
+template <class T0, class... Ts> struct Tuple<T0, Ts...> {
+    T0 head;
+    Tuple<Ts...> tail;
+};
+CJ_INLINE Tuple<> make_tuple() { return Tuple<>{}; }
+template <class T0, class... Ts> CJ_INLINE Tuple<T0, Ts...> make_tuple(T0 a, Ts... rest) {
+    return Tuple<T0, Ts...>{a, make_tuple(rest...)};
+}
+
+template <int I> struct tuple_get {
+    template <class T0, class... Ts> static CJ_INLINE auto& of(Tuple<T0, Ts...>& t) { return tuple_get<I - 1>::of(t.tail); }
+    template <class T0, class... Ts> static CJ_INLINE const auto& of(const Tuple<T0, Ts...>& t) {
+        return tuple_get<I - 1>::of(t.tail);
+    }
+};
+template <> struct tuple_get<0> {
+    template <class T0, class... Ts> static CJ_INLINE T0& of(Tuple<T0, Ts...>& t) { return t.head; }
+    template <class T0, class... Ts> static CJ_INLINE const T0& of(const Tuple<T0, Ts...>& t) { return t.head; }
+};
+template <int I, class... Ts> CJ_INLINE auto& get(Tuple<Ts...>& t) { return tuple_get<I>::of(t); }
+template <int I, class... Ts> CJ_INLINE const auto& get(const Tuple<Ts...>& t) { return tuple_get<I>::of(t); }
+template <int I, class T, int N> CJ_INLINE T& get(UniTuple<T, N>& t) { return t.v[I]; }
+template <int I, class T, int N> CJ_INLINE const T& get(const UniTuple<T, N>& t) { return t.v[I]; }
+
+}  // namespace cj
+
+namespace cj {
+// a.T of a 1-d or 2-d array: the same data with the axes swapped (C <-> F).
+template <class R, class T, int ND, class L> CJ_INLINE R transpose(const Array<T, ND, L>& a) {
+    R r;
+    r.data = a.data;
+    for (int k = 0; k < ND; ++k) {
+        r.shape[k] = a.shape[ND - 1 - k];
+        r.strides[k] = a.strides[ND - 1 - k];
+    }
+    return r;
+}
+// a[...] = scalar and a[...] = b on views: element by element, in C order.
+template <class T, int ND, class L, class V, class F>
+CJ_INLINE void for_each_index(const Array<T, ND, L>& a, F f) {
+    int64_t n = a.size();
+    for (int64_t flat = 0; flat < n; ++flat) {
+        int64_t rest = flat, off = 0, ix[ND];
+        for (int k = ND - 1; k >= 0; --k) {
+            ix[k] = rest % a.shape[k];
+            rest /= a.shape[k];
+            off += ix[k] * a.strides[k];
+        }
+        f(*reinterpret_cast<T*>(reinterpret_cast<char*>(a.data) + off), ix);
+    }
+}
+template <class T, int ND, class L, class V> CJ_INLINE void fill(const Array<T, ND, L>& a, V v) {
+    for_each_index<T, ND, L, V>(a, [&](T& x, const int64_t*) { x = T(v); });
+}
+template <class T, int ND, class L, class U, class L2>
+CJ_INLINE void copy_into(const Array<T, ND, L>& dst, const Array<U, ND, L2>& src) {
+    for_each_index<T, ND, L, U>(dst, [&](T& x, const int64_t* ix) {
+        int64_t off = 0;
+        for (int k = 0; k < ND; ++k) off += (src.shape[k] == 1 ? 0 : ix[k]) * src.strides[k];
+        x = T(*reinterpret_cast<const U*>(reinterpret_cast<const char*>(src.data) + off));
+    });
+}
+}  // namespace cj

@@ -1,0 +1,79 @@
+// cudajit: Python-language helpers of the generated code that are not in the runtime headers' table
+// (owned by the compiler): cuda.grid/gridsize, dynamic shared array sizes, integer bit intrinsics.
+#pragma once
+#include "config.h"
+#include "thread.h"
+
+namespace cj {
+
+// cuda.grid(n): the absolute thread index, computed in int64 as Numba types it.
+CJ_INLINE int64_t grid_x() { return int64_t(tid_x()) + int64_t(ctaid_x()) * int64_t(ntid_x()); }
+CJ_INLINE int64_t grid_y() { return int64_t(tid_y()) + int64_t(ctaid_y()) * int64_t(ntid_y()); }
+CJ_INLINE int64_t grid_z() { return int64_t(tid_z()) + int64_t(ctaid_z()) * int64_t(ntid_z()); }
+// cuda.gridsize(n): the number of threads in the grid along each axis.
+CJ_INLINE int64_t gridsize_x() { return int64_t(ntid_x()) * int64_t(nctaid_x()); }
+CJ_INLINE int64_t gridsize_y() { return int64_t(ntid_y()) * int64_t(nctaid_y()); }
+CJ_INLINE int64_t gridsize_z() { return int64_t(ntid_z()) * int64_t(nctaid_z()); }
+
+// Elements of T that fit in the launch's dynamic shared memory (the shape Numba gives cuda.shared.array(0, T)).
+template <class T> CJ_INLINE int64_t dynamic_shared_count() {
+    return int64_t(dynamic_shared_bytes() / sizeof(T));  // thread.h: the launch's size on both targets
+}
+
+// cuda.popc / brev / clz / ffs on 32- and 64-bit integers.
+template <class T> CJ_INLINE T popc(T x) {
+#if defined(CJ_GPU)
+    return sizeof(T) == 8 ? T(__popcll((unsigned long long)x)) : T(__popc((unsigned)x));
+#else
+    return sizeof(T) == 8 ? T(__builtin_popcountll((unsigned long long)x)) : T(__builtin_popcount((unsigned)x));
+#endif
+}
+template <class T> CJ_INLINE T clz(T x) {
+#if defined(CJ_GPU)
+    return sizeof(T) == 8 ? T(__clzll((long long)x)) : T(__clz((int)x));
+#else
+    if (x == 0) return T(8 * sizeof(T));
+    return sizeof(T) == 8 ? T(__builtin_clzll((unsigned long long)x)) : T(__builtin_clz((unsigned)x));
+#endif
+}
+template <class T> CJ_INLINE uint32_t ffs(T x) {
+#if defined(CJ_GPU)
+    return sizeof(T) == 8 ? uint32_t(__ffsll((long long)x)) : uint32_t(__ffs((int)x));
+#else
+    return sizeof(T) == 8 ? uint32_t(__builtin_ffsll((long long)x)) : uint32_t(__builtin_ffs((int)x));
+#endif
+}
+template <class T> CJ_INLINE T brev(T x) {
+#if defined(CJ_GPU)
+    return sizeof(T) == 8 ? T(__brevll((unsigned long long)x)) : T(__brev((unsigned)x));
+#else
+    uint64_t v = uint64_t(x), r = 0;
+    for (unsigned k = 0; k < 8 * sizeof(T); ++k, v >>= 1) r = (r << 1) | (v & 1);
+    return T(r);
+#endif
+}
+
+}  // namespace cj
+
+#include "array.h"
+#include "mathfuncs.h"
+namespace cj {
+// abs() of a signed integer keeps its type (Numba); abs(INT_MIN) wraps as in two's complement.
+template <class T> CJ_INLINE T iabs(T x) { return x < T(0) ? T(T(0) - x) : x; }
+// math.frexp / math.modf / cmath.polar return tuples in Python.
+template <class T> CJ_INLINE Tuple<T, int32_t> frexp_tuple(T x) {
+    int32_t e;
+    T mant = m::frexp(x, &e);
+    return make_tuple(mant, e);
+}
+template <class T> CJ_INLINE UniTuple<T, 2> modf_tuple(T x) {
+    T ipart;
+    T frac = m::modf(x, &ipart);
+    return UniTuple<T, 2>{{frac, ipart}};
+}
+template <class T> CJ_INLINE UniTuple<T, 2> polar_tuple(complex<T> z) {
+    T phi;
+    T r = m::polar(z, &phi);
+    return UniTuple<T, 2>{{r, phi}};
+}
+}  // namespace cj

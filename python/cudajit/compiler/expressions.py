@@ -1,0 +1,451 @@
+"""Expressions: one visitor method per AST node, each returning a ``Value`` (typed C++) or a ``Symbol``
+(a compile-time object: module, intrinsic, type, device function). Names outside the function resolve through
+the function's globals and closure, as Numba freezes them at compile time."""
+import ast
+import builtins
+import types as pytypes
+
+import numpy as np
+
+from . import types as T
+from . import intrinsics as I
+from .frontend import canonical_name
+from .indexing import IndexingMixin
+from .operators import PY_OPS, binary, compare, unary
+from .typeconv import unify
+from .values import Value, Symbol, cast, const_value, tuple_value, PRIMARY, LAND, LOR, COND
+
+_BUILTIN_NAMES = {"abs", "min", "max", "round", "pow", "len", "int", "float", "bool", "complex", "print", "range"}
+
+
+class ExpressionMixin(IndexingMixin):
+    def visit_expr(self, node, target_hint=None):
+        method = getattr(self, "expr_" + type(node).__name__, None)
+        if method is None:
+            from .translator import _describe, _HINTS
+            self.unsupported(node, f"{_describe(node)} are not supported in CUDA kernels"
+                             if type(node) in (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp,
+                                               ast.GeneratorExp)
+                             else f"{_describe(node)} is not supported in CUDA kernels", _HINTS.get(type(node)))
+        self._target_hint = target_hint
+        return method(node)
+
+    def as_value(self, node, v):
+        """A Symbol used as a value: constants become literals; anything else is an error."""
+        if isinstance(v, Value):
+            return v
+        if v.path == "type":
+            self.error(node, f"the type {v.obj} cannot be used as a value here",
+                       f"call it to convert: {v.obj}(x)")
+        if v.path == "devfunc":
+            self.error(node, "device functions can only be called, not used as values")
+        self.error(node, f"'{v.path}' cannot be used as a value in a CUDA kernel")
+
+    # ---- leaves --------------------------------------------------------------------------------------------
+    def expr_Constant(self, node):
+        c = node.value
+        if isinstance(c, str):
+            return Value(T.none, "", const=c)
+        if c is None:
+            return Value(T.none, "", const=None)
+        v = const_value(c)
+        if v is None:
+            self.unsupported(node, f"constants of type {type(c).__name__} are not supported in CUDA kernels")
+        return v
+
+    def expr_Name(self, node):
+        if node.id in self.locals:
+            return self.load_var(node, node.id)
+        found, obj = self.parsed.lookup(node.id)
+        if not found:
+            self.error(node, f"name '{node.id}' is not defined",
+                       "define it at module level before the kernel is first launched, or pass it as an argument")
+        return self.global_value(node, node.id, obj)
+
+    def global_value(self, node, name, obj):
+        """A Python object a kernel names (global, closure cell, module attribute), as Numba freezes it."""
+        if isinstance(obj, (bool, int, float, complex)) and not isinstance(obj, np.generic):
+            v = const_value(obj)
+            return v
+        if isinstance(obj, np.generic):
+            t = T.from_dtype(obj.dtype)
+            if t is None:
+                self.error(node, f"'{name}' is a NumPy scalar of unsupported dtype {obj.dtype}")
+            return cast(const_value(obj.item()), t)
+        if isinstance(obj, tuple):
+            parts = [self.global_value(node, name, o) for o in obj]
+            if not all(isinstance(p, Value) and T.is_scalar(p.type) for p in parts):
+                self.error(node, f"global tuple '{name}' must hold numbers to be used in a kernel")
+            return tuple_value(T.Tuple([p.type for p in parts]), parts)
+        if isinstance(obj, str):
+            return Value(T.none, "", const=obj)
+        if obj is None:
+            return Value(T.none, "", const=None)
+        if isinstance(obj, T.Type):
+            return Symbol("type", obj)
+        if isinstance(obj, type) and issubclass(obj, np.generic):
+            t = T.from_dtype(obj)
+            if t is None:
+                self.error(node, f"NumPy type {obj.__name__} is not supported in CUDA kernels")
+            return Symbol("type", t)
+        if isinstance(obj, np.dtype):
+            t = T.from_dtype(obj)
+            if t is None:
+                self.error(node, f"dtype {obj} is not supported in CUDA kernels")
+            return Symbol("type", t)
+        if isinstance(obj, np.ndarray):
+            return self.program.frozen_array(self, node, name, obj)
+        if hasattr(obj, "__cudajit_pyfunc__"):
+            return Symbol("devfunc", obj)
+        if hasattr(obj, "__cuda_array_interface__"):
+            return self.captured_device_array(node, name, obj)
+        canon = canonical_name(obj)
+        if canon:
+            return Symbol(canon, obj)
+        path = getattr(obj, "_path", None)
+        if path is not None and type(obj).__module__.startswith(("cudajit.cuda", "numba")):
+            return Symbol("cuda." + path, obj)
+        rname = self.program.reverse_names.get(id(obj))
+        if rname:
+            return Symbol(rname, obj)
+        if obj in (int, float, bool, complex) or (isinstance(obj, pytypes.BuiltinFunctionType)
+                                                  and getattr(builtins, obj.__name__, None) is obj):
+            if obj.__name__ in _BUILTIN_NAMES:
+                return Symbol(obj.__name__, obj)
+            self.unsupported(node, f"the builtin {obj.__name__}() is not supported in CUDA kernels")
+        if isinstance(obj, pytypes.ModuleType):
+            return Symbol(obj.__name__, obj)
+        if callable(obj):
+            self.error(node, f"'{name}' is a Python function, not a device function",
+                       "decorate it with @cuda.jit(device=True) to call it from a kernel")
+        self.error(node, f"'{name}' refers to a {type(obj).__name__}, which cannot be used in a CUDA kernel")
+
+    def captured_device_array(self, node, name, obj):
+        """A device array named by a kernel (global or closure): captured by pointer, as Numba does."""
+        cai = obj.__cuda_array_interface__
+        from .typeof import typeof
+        t = typeof(obj, name)
+        ptr = cai["data"][0] or 0
+        shape = [int(n) for n in cai["shape"]]
+        item = np.dtype(cai["typestr"]).itemsize
+        strides = cai.get("strides")
+        if strides is None:
+            strides, acc = [], item
+            for n in reversed(shape):
+                strides.insert(0, acc)
+                acc *= max(n, 1)
+        dims = ", ".join(map(str, shape)) or "0"
+        strs = ", ".join(map(str, strides)) or "0"
+        data = f"reinterpret_cast<{t.dtype.cpp}*>({ptr}ull)"
+        code = f"{t.cpp}{{{data}, {{{dims}}}, {{{strs}}}}}" if t.ndim else f"{t.cpp}{{{data}}}"
+        return Value(t, code)
+
+    # ---- attributes --------------------------------------------------------------------------------------
+    def expr_Attribute(self, node):
+        base = self.visit_expr(node.value)
+        attr = node.attr
+        if isinstance(base, Symbol):
+            return self.symbol_attribute(node, base, attr)
+        return self.value_attribute(node, base, attr)
+
+    def symbol_attribute(self, node, base, attr):
+        path = f"{base.path}.{attr}"
+        entry = I.lookup(path)
+        if entry is not None and entry.kind == "attr":
+            return entry.impl(self, node)
+        obj = getattr(base.obj, attr, None) if base.obj is not None else None
+        if entry is not None or I.is_namespace(path):
+            canon = canonical_name(obj) if obj is not None else None
+            return Symbol(canon or path, obj)
+        if base.path in ("cuda", "cudajit.cuda") and obj is None:
+            self.unsupported(node, f"cuda.{attr} is not supported in CUDA kernels")
+        if base.path in ("math", "cmath") and obj is not None and not isinstance(obj, float):
+            self.unsupported(node, f"{path}() is not supported in CUDA kernels")
+        if base.path == "type" and attr in ("dtype",):
+            return base
+        if obj is None and not hasattr(base.obj, attr):
+            self.error(node, f"'{base.path}' has no attribute '{attr}'")
+        return self.global_value(node, path, obj)
+
+    def value_attribute(self, node, v, attr):
+        t = v.type
+        if isinstance(t, T.Array):
+            if attr == "shape":
+                return tuple_value(T.UniTuple(T.int64, t.ndim),
+                                   [Value(T.int64, f"{v.at(PRIMARY)}.shape[{k}]", nonneg=True) for k in range(t.ndim)])
+            if attr == "strides":
+                return tuple_value(T.UniTuple(T.int64, t.ndim),
+                                   [Value(T.int64, f"{v.at(PRIMARY)}.strides[{k}]") for k in range(t.ndim)])
+            if attr == "size":
+                return Value(T.int64, f"{v.at(PRIMARY)}.size()", nonneg=True)
+            if attr == "ndim":
+                return const_value(t.ndim)
+            if attr == "dtype":
+                return Symbol("type", t.dtype)
+            if attr == "itemsize":
+                return const_value(t.dtype.dtype.itemsize)
+            if attr == "T" and t.ndim <= 2:
+                return self.transpose(v)
+            self.unsupported(node, f"array attribute '.{attr}' is not supported in CUDA kernels")
+        if T.is_number(t) or t == T.boolean:
+            if attr in ("real", "imag"):
+                if isinstance(t, T.Complex):
+                    return Value(t.underlying, f"{v.at(PRIMARY)}.{'re' if attr == 'real' else 'im'}")
+                return v if attr == "real" else cast(const_value(0), t)
+            self.error(node, f"'{t}' has no attribute '{attr}'")
+        if t == T.undefined:
+            return Value(T.undefined, "?")
+        self.error(node, f"'{t}' has no attribute '{attr}'")
+
+    def transpose(self, v):
+        t = v.type
+        layout = {"C": "F", "F": "C"}.get(t.layout, "A") if t.ndim == 2 else t.layout
+        rt = T.Array(t.dtype, t.ndim, layout, t.readonly)
+        return Value(rt, f"cj::transpose<{rt.cpp}>({v.code})")
+
+    # ---- operators ---------------------------------------------------------------------------------------
+    def expr_BinOp(self, node):
+        a = self.as_value(node.left, self.visit_expr(node.left))
+        b = self.as_value(node.right, self.visit_expr(node.right))
+        return self.binop(node, PY_OPS[type(node.op).__name__], a, b)
+
+    def binop(self, node, op, a, b):
+        if op == "@":
+            self.unsupported(node, "the @ operator is not supported in CUDA kernels")
+        return binary(self, node, op, a, b)
+
+    def expr_UnaryOp(self, node):
+        a = self.as_value(node.operand, self.visit_expr(node.operand))
+        op = "not" if isinstance(node.op, ast.Not) else PY_OPS[type(node.op).__name__]
+        return unary(self, node, op, a)
+
+    def expr_Compare(self, node):
+        left = self.as_value(node.left, self.visit_expr(node.left))
+        parts = []
+        for op, right_node in zip(node.ops, node.comparators):
+            right = self.as_value(right_node, self.visit_expr(right_node))
+            name = {ast.Is: "is", ast.IsNot: "is not"}.get(type(op)) or PY_OPS.get(type(op).__name__)
+            if name is None:
+                self.unsupported(node, f"the '{type(op).__name__}' comparison is not supported in CUDA kernels")
+            parts.append(compare(self, node, name, left, right))
+            left = right
+        if len(parts) == 1:
+            return parts[0]
+        if any(p.type == T.undefined for p in parts):
+            return Value(T.undefined, "?")
+        return Value(T.boolean, " && ".join(p.at(LAND + 1) for p in parts), LAND)
+
+    def expr_BoolOp(self, node):
+        """``and``/``or`` short-circuit; on non-booleans the result is one of the operands (Numba unifies their
+        types), as in Python: ``a or b`` is ``a`` if ``a`` is true, else ``b``."""
+        values = [self.as_value(n, self.visit_expr(n)) for n in node.values]
+        if any(v.type == T.undefined for v in values):
+            return Value(T.undefined, "?")
+        is_and = isinstance(node.op, ast.And)
+        if all(v.type == T.boolean for v in values):
+            op, prec = ("&&", LAND) if is_and else ("||", LOR)
+            return Value(T.boolean, f" {op} ".join(v.at(prec + 1) for v in values), prec)
+        t = values[0].type
+        for v in values[1:]:
+            t = unify(t, v.type)
+            if t is None:
+                self.error(node, f"cannot unify {values[0].type} and {v.type} in '{'and' if is_and else 'or'}'")
+        out = cast(values[-1], t)
+        for v in reversed(values[:-1]):
+            first = cast(v, t)
+            test = f"cj::py_bool({v.code})"
+            if is_and:
+                out = Value(t, f"{test} ? {out.at(COND)} : {first.at(COND)}", COND)
+            else:
+                out = Value(t, f"{test} ? {first.at(COND)} : {out.at(COND)}", COND)
+        return out
+
+    def expr_IfExp(self, node):
+        cond = self.condition(node.test)
+        a = self.as_value(node.body, self.visit_expr(node.body))
+        b = self.as_value(node.orelse, self.visit_expr(node.orelse))
+        if T.undefined in (a.type, b.type):
+            return Value(T.undefined, "?")
+        t = unify(a.type, b.type)
+        if t is None:
+            self.error(node, f"cannot unify {a.type} and {b.type} in a conditional expression")
+        return Value(t, f"{cond.at(COND + 1)} ? {cast(a, t).at(COND)} : {cast(b, t).at(COND)}", COND,
+                     nonneg=a.nonneg and b.nonneg)
+
+    def expr_Tuple(self, node):
+        parts = [self.as_value(e, self.visit_expr(e)) for e in node.elts]
+        if any(p.type == T.undefined for p in parts):
+            return Value(T.undefined, "?")
+        for p, e in zip(parts, node.elts):
+            if not (T.is_scalar(p.type) or isinstance(p.type, (T.BaseTuple, T.Array))):
+                self.error(e, f"a tuple cannot hold a value of type {p.type}")
+        return tuple_value(T.Tuple([p.type for p in parts]), parts)
+
+    # ---- tuples ------------------------------------------------------------------------------------------
+    def tuple_elements(self, node, v):
+        if v.elements is not None:
+            return v.elements
+        t = v.type
+        if isinstance(t, T.UniTuple):
+            return [Value(t.dtype, f"{v.at(PRIMARY)}.v[{i}]") for i in range(t.count)]
+        return [Value(et, f"cj::get<{i}>({v.code})") for i, et in enumerate(t.types)]
+
+    # ---- conversions used by intrinsics -------------------------------------------------------------------
+    def convert(self, node, v, t):
+        """Implicit conversion for stores and intrinsic arguments (Numba casts the value to the target type)."""
+        v = self.as_value(node, v)
+        if v.type == T.undefined:
+            return Value(t, "?")
+        if not (T.is_scalar(v.type) and T.is_scalar(t)) and v.type != t:
+            self.error(node, f"cannot convert {v.type} to {t}")
+        if isinstance(v.type, T.Complex) and not isinstance(t, T.Complex):
+            self.error(node, f"cannot convert {v.type} to {t} (a complex number has no real conversion)")
+        return cast(v, t)
+
+    def explicit_cast(self, node, v, t):
+        v = self.as_value(node, v)
+        if v.type == T.undefined:
+            return Value(T.undefined, "?")
+        if not T.is_scalar(v.type):
+            self.error(node, f"cannot convert {v.type} to {t}")
+        if isinstance(v.type, T.Complex) and not isinstance(t, T.Complex):
+            self.error(node, f"cannot convert {v.type} to {t}")
+        if t == T.boolean and v.type != T.boolean:
+            return Value(T.boolean, f"cj::py_bool({v.code})")
+        return cast(v, t)
+
+    def const_shape(self, node, v, kind):
+        msg = (f"cuda.{kind}.array shape must be a constant (an int literal, a global int, or a tuple of them)")
+        if isinstance(v, Value) and v.is_const:
+            c = v.const
+            if isinstance(c, int) and not isinstance(c, bool):
+                return (c,)
+            if isinstance(c, tuple) and all(isinstance(x, int) and not isinstance(x, bool) for x in c):
+                return c
+        self.error(node, msg, "use a number or a module-level constant, e.g. TPB = 16 ... (TPB, TPB)")
+
+    def dtype_of(self, node, v):
+        if isinstance(v, Symbol) and v.path == "type" and T.is_scalar(v.obj):
+            return v.obj
+        if isinstance(v, Value) and isinstance(v.const, str):
+            t = T.from_dtype(v.const) if v.const not in ("float", "int", "complex") else None
+            if t is None:
+                named = getattr(T, v.const, None)
+                t = named if isinstance(named, T.Scalar) else None
+            if t is not None:
+                return t
+        self.error(node, "dtype must be a type such as float32, np.float32 or 'float32'")
+
+    def declare_array_storage(self, node, kind, dtype, shape):
+        """Storage for a shared/local array at the top of the function (it lives as long as the call)."""
+        known = self.storage_decls.get(id(node))
+        if known is None:
+            hint = getattr(self, "_storage_hint", None) or "arr"
+            name = f"{hint}_storage" if kind == "shared" else f"{hint}_local"
+            used = {n for n, _ in self.storage_decls.values()}
+            k = 1
+            while name in used:
+                k += 1
+                name = f"{hint}_storage{k}" if kind == "shared" else f"{hint}_local{k}"
+            count = " * ".join(str(n) for n in shape)
+            qual = "CJ_SHARED " if kind == "shared" else ""
+            known = (name, f"{qual}{dtype.cpp} {name}[{count}];")
+            self.storage_decls[id(node)] = known
+        if self.final and known[1] not in self.top_lines:
+            self.top_lines.append(known[1])
+        return known[0]
+
+    # ---- calls ---------------------------------------------------------------------------------------------
+    def expr_Call(self, node):
+        hint = self._target_hint
+        self._storage_hint = hint.id if isinstance(hint, ast.Name) else None
+        if isinstance(node.func, ast.Attribute):
+            base = self.visit_expr(node.func.value)
+            if isinstance(base, Value):                        # a method: z.conjugate()
+                func = Symbol("method:" + node.func.attr, base)
+            else:
+                func = self.symbol_attribute(node.func, base, node.func.attr)
+        else:
+            func = self.visit_expr(node.func)
+        args = [self.visit_expr(a) for a in node.args]
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            self.unsupported(node, "*args in calls is not supported in CUDA kernels")
+        kwargs = {k.arg: self.visit_expr(k.value) for k in node.keywords}
+        if None in kwargs:
+            self.unsupported(node, "**kwargs in calls is not supported in CUDA kernels")
+        if isinstance(func, Value):
+            self.error(node, f"a value of type {func.type} is not callable")
+        return self.call_symbol(node, func, args, kwargs)
+
+    def call_symbol(self, node, func, args, kwargs):
+        if func.path == "type":
+            if kwargs or len(args) != 1:
+                self.error(node, f"{func.obj}() takes exactly one argument")
+            return self.explicit_cast(node, args[0], func.obj)
+        if func.path == "devfunc":
+            return self.call_device_function(node, func.obj, args, kwargs)
+        if func.path.startswith("method:"):
+            return self.call_method(node, func, args, kwargs)
+        entry = I.lookup(func.path)
+        if entry is None or entry.kind != "call":
+            if func.path.startswith("cuda."):
+                self.unsupported(node, f"{func.path}() is not supported in CUDA kernels")
+            self.error(node, f"'{func.path}' is not callable in a CUDA kernel")
+        args = I.bind_args(self, node, entry, args, kwargs)
+        if entry.barrier:
+            self.uses_barriers = True
+        return entry.impl(self, node, args, {})
+
+    def call_method(self, node, func, args, kwargs):
+        v, name = func.obj, func.path.split(":", 1)[1]
+        if name == "conjugate" and not args:
+            if isinstance(v.type, T.Complex):
+                return Value(v.type, f"cj::conj({v.code})")
+            return v
+        self.error(node, f"'{v.type}' has no method '{name}'")
+
+    def call_device_function(self, node, obj, args, kwargs):
+        pyfunc = obj.__cudajit_pyfunc__
+        import inspect
+        params = list(inspect.signature(pyfunc).parameters)
+        defaults = pyfunc.__defaults__ or ()
+        bound = list(args) + [None] * (len(params) - len(args))
+        if len(args) > len(params):
+            self.error(node, f"{pyfunc.__name__}() takes {len(params)} arguments, {len(args)} given")
+        for k, v in kwargs.items():
+            if k not in params:
+                self.error(node, f"{pyfunc.__name__}() got an unexpected keyword argument '{k}'")
+            bound[params.index(k)] = v
+        for i, b in enumerate(bound):
+            if b is None:
+                j = i - (len(params) - len(defaults))
+                if j < 0:
+                    self.error(node, f"{pyfunc.__name__}() missing argument '{params[i]}'")
+                bound[i] = const_value(defaults[j]) or self.error(node, "unsupported default value")
+        vals = [self.as_value(node, b) for b in bound]
+        if any(v.type == T.undefined for v in vals):
+            return Value(T.undefined, "?")
+        sigs = [s for s in (getattr(obj, "__cudajit_signatures__", None) or ()) if s is not None]
+        if sigs:
+            # Declared signatures (cuda.jit("f4(f4)", device=True)): Numba picks one and converts the arguments.
+            from .typeconv import resolve
+            found = resolve([(s.return_type, tuple(s.args)) for s in sigs], [v.type for v in vals],
+                            [v.literal for v in vals])
+            if found is None:
+                self.error(node, f"{pyfunc.__name__}() has no signature matching "
+                                 f"({', '.join(str(v.type) for v in vals)}); declared: "
+                                 f"{', '.join(str(s) for s in sigs)}")
+            vals = [self.convert(node, v, t) if T.is_scalar(t) else v for v, t in zip(vals, found[1])]
+        declared_ret = found[0] if sigs else None
+        argtypes = tuple(v.type for v in vals)
+        res = self.program.device_function(self, node, obj, argtypes)
+        if res is None:                        # being compiled further up: recursion
+            return Value(T.undefined, "?")
+        if res.uses_barriers:
+            self.uses_barriers = True
+        if res.uses_dynamic_shared:
+            self.uses_dynamic_shared = True
+        call = Value(res.return_type, f"{res.cname}({', '.join(v.code for v in vals)})")
+        if declared_ret is not None and T.is_scalar(declared_ret) and res.return_type != declared_ret:
+            call = self.convert(node, call, declared_ret)
+        return call

@@ -1,0 +1,148 @@
+"""Subscripts: array elements (negative indices wrap only where an index may be negative), views by basic
+slicing with Numba's layout rules, tuple indexing, and assignment to elements and slices."""
+import ast
+
+from . import types as T
+from .values import Value, Symbol, cast, tuple_value, cpp_int_literal, PRIMARY
+
+
+class IndexingMixin:
+    # ---- subscripts ------------------------------------------------------------------------------------------
+    def expr_Subscript(self, node):
+        base = self.visit_expr(node.value)
+        if isinstance(base, Symbol):
+            self.unsupported(node, f"subscripting '{base.path}' is not supported in CUDA kernels")
+        sl = node.slice
+        elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
+        idx = [self.slice_spec(e) if isinstance(e, ast.Slice) else self.as_value(e, self.visit_expr(e)) for e in elts]
+        return self.subscript(node, base, idx)
+
+    def slice_spec(self, node):
+        parts = [None if p is None else self.as_value(p, self.visit_expr(p)) for p in (node.lower, node.upper,
+                                                                                       node.step)]
+        for p in parts:
+            if p is not None and p.type != T.none and not T.is_int(p.type) and p.type != T.undefined:
+                self.error(node, f"slice indices must be integers, not {p.type}")
+        parts = [None if p is not None and p.type == T.none else p for p in parts]
+        return ("slice", parts)
+
+    def subscript(self, node, base, idx):
+        t = base.type
+        if t == T.undefined:
+            return Value(T.undefined, "?")
+        # a tuple used as an index: its elements are the indices
+        if len(idx) == 1 and isinstance(idx[0], Value) and isinstance(idx[0].type, T.BaseTuple) \
+                and isinstance(t, T.Array):
+            idx = self.tuple_elements(node, idx[0])
+        if isinstance(t, T.BaseTuple):
+            return self.tuple_subscript(node, base, idx)
+        if not isinstance(t, T.Array):
+            self.error(node, f"'{t}' object is not subscriptable")
+        if any(isinstance(i, Value) and i.type == T.undefined for i in idx):
+            return Value(T.undefined, "?")
+        for i in idx:
+            if isinstance(i, Value) and not (T.is_int(i.type) or i.type == T.boolean):
+                self.error(node, f"array index must be an integer or a slice, not {i.type}",
+                           "convert with int(...)")
+        if len(idx) > t.ndim:
+            self.error(node, f"too many indices for {t}: {len(idx)}")
+        if len(idx) == t.ndim and all(isinstance(i, Value) for i in idx):
+            return self.element(node, base, idx)
+        return self.view(node, base, idx)
+
+    def index_code(self, base, i, dim):
+        """One index, wrapped only when it is signed and may be negative (Python's a[-1])."""
+        if i.is_const and isinstance(i.const, int) and i.const >= 0:
+            return str(i.const)
+        if i.nonneg or not (T.is_int(i.type) and i.type.signed):
+            return i.code
+        if i.is_const:
+            return f"{cpp_int_literal(i.const)} + {base.at(PRIMARY)}.shape[{dim}]"
+        return f"cj::wrap({i.code}, {base.at(PRIMARY)}.shape[{dim}])"
+
+    def element(self, node, base, idx):
+        """``a[i, j]``: an lvalue of the element type."""
+        if isinstance(idx, Value):
+            idx = self.tuple_elements(node, idx) if isinstance(idx.type, T.BaseTuple) else [idx]
+        t = base.type
+        if len(idx) != t.ndim:
+            self.error(node, f"{t} needs {t.ndim} indices, got {len(idx)}")
+        codes = [self.index_code(base, i, d) for d, i in enumerate(idx)]
+        return Value(t.dtype, f"{base.at(PRIMARY)}({', '.join(codes)})", lvalue=True)
+
+    def view(self, node, base, idx):
+        """Basic slicing -> a view, with Numba's layout rules (a C array stays C while the indices keep it
+        contiguous)."""
+        t = base.type
+        ndim = t.ndim - sum(1 for i in idx if isinstance(i, Value))
+        kinds = ["int" if isinstance(i, Value) else ("slice3" if i[1][2] is not None else "slice2") for i in idx]
+        layout = t.layout
+        if layout == "C" and not _keeps_contiguity(kinds):
+            layout = "A"
+        elif layout == "F" and (len(idx) < t.ndim or not _keeps_contiguity(kinds[::-1])):
+            layout = "A"
+        rt = T.Array(t.dtype, ndim, layout, t.readonly)
+        specs = []
+        for i in idx:
+            if isinstance(i, Value):
+                specs.append(cast(i, T.int64).code)
+            else:
+                lo, hi, st = i[1]
+                specs.append("cj::slice({}, {}, {}, {}, {})".format(
+                    cast(lo, T.int64).code if lo else "0", "true" if lo else "false",
+                    cast(hi, T.int64).code if hi else "0", "true" if hi else "false",
+                    cast(st, T.int64).code if st else "1"))
+        return Value(rt, f"cj::view<{rt.cpp}>({base.code}, {', '.join(specs)})")
+
+    def tuple_subscript(self, node, base, idx):
+        t = base.type
+        if len(idx) != 1:
+            self.error(node, "tuples take one index")
+        i = idx[0]
+        parts = self.tuple_elements(node, base)
+        if isinstance(i, tuple):                           # a constant slice of a tuple
+            lo, hi, st = (None if p is None else p.const for p in i[1])
+            if any(p is Value.NOCONST for p in (lo, hi, st)):
+                self.error(node, "tuple slices must be constant")
+            sel = parts[slice(lo, hi, st)]
+            return tuple_value(T.Tuple([p.type for p in sel]), sel)
+        if i.is_const:
+            k = i.const
+            if not -t.count <= k < t.count:
+                self.error(node, f"tuple index {k} out of range for {t}")
+            return parts[k]
+        if isinstance(t, T.UniTuple) and T.is_int(i.type):
+            code = i.code if (i.nonneg or not i.type.signed) else f"cj::wrap({i.code}, {t.count})"
+            whole = base.code if base.elements is None else f"{t.cpp}{{{{{', '.join(p.code for p in parts)}}}}}"
+            return Value(t.dtype, f"{whole}.v[{code}]" if base.elements is None else f"({whole}).v[{code}]")
+        self.error(node, f"{t} can only be indexed by a constant", "use a UniTuple (all elements one type)")
+
+    def assign_subscript(self, target, value, stmt):
+        base = self.as_value(target.value, self.visit_expr(target.value))
+        sl = target.slice
+        elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
+        idx = [self.slice_spec(e) if isinstance(e, ast.Slice) else self.as_value(e, self.visit_expr(e)) for e in elts]
+        if base.type == T.undefined or value.type == T.undefined:
+            return
+        if not isinstance(base.type, T.Array):
+            self.error(target, f"'{base.type}' does not support item assignment")
+        if base.type.readonly:
+            self.error(target, "cannot assign to a read-only (constant) array",
+                       "global NumPy arrays are frozen as constants; pass the array as an argument to write it")
+        ref = self.subscript(target, base, idx)
+        if isinstance(ref.type, T.Array):
+            if isinstance(value.type, T.Array):
+                self.emit(f"cj::copy_into({ref.code}, {value.code});", stmt)
+            else:
+                self.emit(f"cj::fill({ref.code}, {self.convert(target, value, ref.type.dtype).code});", stmt)
+            return
+        if self.final:
+            self.emit(f"{ref.code} = {self.convert(target, value, ref.type).code};", stmt)
+
+
+def _keeps_contiguity(kinds):
+    """Numba's check: integer indices keep an array contiguous; a slice only as the innermost index, unstrided."""
+    for k in kinds[:-1]:
+        if k != "int":
+            return False
+    return not kinds or kinds[-1] in ("int", "slice2")

@@ -1,0 +1,182 @@
+"""Loops: ``for`` over range() (1-3 arguments, any step sign), over a 1-d array or a tuple, and ``while``'s
+helpers. A for loop becomes a C++ ``for`` with the right sign test; Python's semantics hold: the range is
+evaluated once, and the loop variable keeps its last value after the loop (then a hidden counter drives the
+loop and the variable is assigned at the top of the body).
+"""
+import ast
+
+from . import types as T
+from .storage import cpp_identifier
+from .typeconv import resolve
+from .values import Value, cast
+
+_RANGE_CASES = [(T.int32, T.int32), (T.int64, T.int64), (T.uint64, T.uint64)]
+
+
+class LoopContext:
+    def __init__(self, sid):
+        self.sid, self.breaks, self.conts = sid, [], []
+
+
+class LoopMixin:
+    # ---- for loops -----------------------------------------------------------------------------------------
+    def stmt_For(self, node):
+        if node.orelse:
+            self.unsupported(node, "for-else is not supported in CUDA kernels", "use a flag variable set before break")
+        if not isinstance(node.target, ast.Name):
+            self.unsupported(node.target, "for loop targets must be a single variable in CUDA kernels")
+        it = node.iter
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range" \
+                and "range" not in self.locals:
+            self.for_range(node, it)
+        else:
+            self.for_each(node)
+
+    def for_range(self, node, call):
+        if call.keywords or not 1 <= len(call.args) <= 3:
+            self.error(call, f"range expected 1 to 3 arguments, got {len(call.args)}")
+        args = [self.as_value(a, self.visit_expr(a)) for a in call.args]
+        if any(a.type == T.undefined for a in args):
+            rtype = T.int64
+        else:
+            for a in args:
+                if not (T.is_int(a.type) or a.type == T.boolean):
+                    self.error(a_node(call, args, a), f"range() takes integers, not {a.type}")
+            cases = [(r, (t,) * len(args)) for r, t in _RANGE_CASES]
+            rtype = resolve(cases, [a.type for a in args], [a.literal for a in args])[0]
+        start, stop, step = ([Value(T.int64, "0", const=0, literal=True, nonneg=True)] + args + [None])[:3] \
+            if len(args) == 1 else (args + [None])[:3]
+        if step is None:
+            step = Value(T.int64, "1", const=1, literal=True, nonneg=True)
+        start, stop, step = cast(start, rtype), cast(stop, rtype), cast(step, rtype)
+        if step.is_const and step.const == 0:
+            self.error(call, "range() arg 3 must not be zero")
+        stop = self.hoist_unless_stable(node, call.args[-2 if len(call.args) == 3 else -1], stop, "stop")
+        if not step.is_const:
+            step = self.hoist_unless_stable(node, call.args[2], step, "step")
+        var_nonneg = start.nonneg and step.is_const and step.const > 0
+        self.loop(node, rtype, start, stop, step, var_nonneg)
+
+    def hoist_unless_stable(self, node, expr, v, hint):
+        """Python evaluates range() once: keep an expression in the loop header only if the body cannot change
+        it (a constant, or names the body never assigns, with no calls)."""
+        stored = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        stable = all(isinstance(n, (ast.Name, ast.Constant, ast.Attribute, ast.Subscript, ast.BinOp, ast.UnaryOp,
+                                    ast.Load, ast.operator, ast.unaryop, ast.Tuple, ast.Index
+                                    if hasattr(ast, "Index") else ast.Load))
+                     for n in ast.walk(expr)) and not any(isinstance(n, ast.Name) and n.id in stored
+                                                          for n in ast.walk(expr))
+        if stable or v.is_const:
+            return v
+        name = self.temp(hint)
+        self.emit(f"const {v.type.cpp} {name} = {v.code};", node)
+        return Value(v.type, name, nonneg=v.nonneg)
+
+    def loop(self, node, itype, start, stop, step, var_nonneg, element=None):
+        """A counted loop ``for target in <start:stop:step>``; ``element(i)`` maps the counter to the loop
+        variable's value (None: the counter itself)."""
+        target = node.target
+        key = id(target)
+        self.def_loop[key] = id(node)
+        direct = self.final and element is None and key in self.direct_loops
+        counter = self.storage[key].cname if direct else self.temp(cpp_identifier(target.id))
+        before = self.env
+        head = before
+        ctx = LoopContext(id(node))
+        loop_site = self._loop_site(node)
+        for _ in range(20):
+            self.env = dict(head)
+            ctx.breaks, ctx.conts = [], []
+            self.loop_ctx.append(ctx)
+            saved_loops, saved_lines = self.loops, self.lines
+            self.loops = self.loops + (id(node),)
+            self.lines = []
+            counter_v = Value(itype, counter, nonneg=var_nonneg)
+            value = element(counter_v) if element else counter_v
+            if direct:
+                self.store_var(target, target.id, value, simple=False)
+            else:
+                self.next_block += 1
+                saved_block = self.block
+                self.block = self.block + (-self.next_block,)
+                code = self.store_var(target, target.id, value, simple=True)
+                self.block = saved_block
+                if code:
+                    self.lines.append((len(self.chain), code, self.loc.lineno(node)))
+            self.visit_block(node.body)
+            body, self.lines = self.lines, saved_lines
+            self.loops = saved_loops
+            self.loop_ctx.pop()
+            new_head = self._merge(before, self.env, *ctx.conts)
+            if new_head == head:
+                break
+            head = new_head
+        self.env = self._merge(head, *ctx.breaks)
+        self.loop_sites[id(node)] = loop_site
+        if step.is_const:
+            test = f"{counter} {'<' if step.const > 0 else '>'} {stop.code}"
+            incr = {1: f"++{counter}", -1: f"--{counter}"}.get(step.const, f"{counter} += {step.code}")
+        else:
+            test = f"({step.code} > 0 ? {counter} < {stop.code} : {counter} > {stop.code})"
+            incr = f"{counter} += {step.code}"
+        self.emit(f"for ({itype.cpp} {counter} = {start.code}; {test}; {incr}) {{", node)
+        if not direct:
+            # the loop variable's assignment sits at the top of the body: fix its indentation
+            body = [(len(self.chain) + 1, b[1], b[2]) if b[0] == len(self.chain) and i == 0 and "\0D" in b[1] else b
+                    for i, b in enumerate(body)]
+        self.lines.extend(body)
+        self.emit("}")
+
+    def for_each(self, node):
+        """``for x in array`` (first axis) and ``for x in tuple``: a counted loop over the length."""
+        seq = self.as_value(node.iter, self.visit_expr(node.iter))
+        t = seq.type
+        if isinstance(t, T.Array) and t.ndim >= 1:
+            name = seq.code
+            if not _is_identifier(name):
+                name = self.temp("seq")
+                self.emit(f"const {t.cpp} {name} = {seq.code};", node)
+            arr = Value(t, name)
+            stop = Value(T.int64, f"{name}.shape[0]", nonneg=True)
+            zero = Value(T.int64, "0", const=0, nonneg=True)
+            one = Value(T.int64, "1", const=1, nonneg=True)
+            self.loop(node, T.int64, zero, stop, one, True,
+                      element=lambda i: self.subscript(node.iter, arr, [i]))
+        elif isinstance(t, T.UniTuple):
+            name = self.temp("seq")
+            if self.final:
+                self.emit(f"const {t.cpp} {name} = {seq.code};", node)
+            zero = Value(T.int64, "0", const=0, nonneg=True)
+            one = Value(T.int64, "1", const=1, nonneg=True)
+            self.loop(node, T.int64, zero, Value(T.int64, str(t.count), const=t.count, nonneg=True), one, True,
+                      element=lambda i: Value(t.dtype, f"{name}.v[{i.code}]"))
+        elif t == T.undefined:
+            self.loop(node, T.int64, Value(T.int64, "0"), Value(T.int64, "0"), Value(T.int64, "1", const=1), True,
+                      element=lambda i: Value(T.undefined, "?"))
+        else:
+            self.unsupported(node.iter, f"for loops over {t} are not supported in CUDA kernels",
+                             "iterate over range(...), a 1-d array or a tuple")
+
+    def _choose_direct_loops(self):
+        """Loops whose variable is private to the loop (not reassigned in the body, not used after it, not
+        carried from before) declare it in the for statement itself: ``for (int64_t i = 0; ...)``."""
+        self.direct_loops = set()
+        for node in ast.walk(self.parsed.tree):
+            if isinstance(node, ast.For) and isinstance(node.target, ast.Name) and isinstance(node.iter, ast.Call) \
+                    and isinstance(node.iter.func, ast.Name) and node.iter.func.id == "range":
+                key = id(node.target)
+                if key not in self.storage or key in self.escapes:
+                    continue
+                web = [k for k in self.storage if self.web_of.get(k) == self.web_of.get(key)]
+                stored = any(isinstance(n, ast.Name) and n.id == node.target.id and isinstance(n.ctx, ast.Store)
+                             for s in node.body for n in ast.walk(s))
+                if web == [key] and not stored and self.def_types.get(key) == self.storage[key].type:
+                    self.direct_loops.add(key)
+
+
+def a_node(call, args, a):
+    return call.args[args.index(a)] if a in args else call
+
+
+def _is_identifier(code):
+    return code.replace("_", "a").isalnum() and not code[:1].isdigit()

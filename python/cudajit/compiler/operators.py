@@ -1,0 +1,205 @@
+"""Python operators: Numba's signature tables (typing) and their C++ (emission).
+
+Each operator has Numba's list of cases; ``typeconv.resolve`` picks one, the operands are converted to its
+argument types and the C++ operator or runtime function (arith.h) is applied. A conversion is written only where
+C++'s own arithmetic conversions would not give the same value, so ``a[i] + b[i]`` stays ``a(i) + b(i)``.
+"""
+import itertools
+
+import numpy as np
+
+from . import types as T
+from .typeconv import resolve
+from .values import Value, cast, typed, cpp_int_literal, PRIMARY, UNARY, MUL, ADD, REL, EQ, BITAND, XOR, BITOR
+
+_MACHINE_INTS = [T.int64, T.uint64]
+
+
+def _result_int(*ts):
+    return T.int64 if any(t.signed for t in ts) else T.uint64
+
+
+_INT_BINOP = [(_result_int(a, b), (a, b)) for a, b in itertools.product(_MACHINE_INTS, _MACHINE_INTS)]
+_REAL_BINOP = [(t, (t, t)) for t in T.real_domain]
+_COMPLEX_BINOP = [(t, (t, t)) for t in T.complex_domain]
+
+CASES = {
+    "+": _INT_BINOP + _REAL_BINOP + _COMPLEX_BINOP,
+    "-": _INT_BINOP + _REAL_BINOP + _COMPLEX_BINOP,
+    "*": _INT_BINOP + _REAL_BINOP + _COMPLEX_BINOP,
+    "%": _INT_BINOP + _REAL_BINOP,
+    "//": _INT_BINOP + _REAL_BINOP,
+    "/": [(T.float64, args) for _, args in _INT_BINOP] + _REAL_BINOP + _COMPLEX_BINOP,
+    "**": _INT_BINOP + [(f, (f, i)) for f in T.real_domain for i in (T.int32, T.int64, T.uint64)]
+    + _REAL_BINOP + _COMPLEX_BINOP,
+    "<<": [(max(op, T.int64, key=lambda t: t.bitwidth) if op.signed else T.uint64, (op, n))
+           for op in T.signed_domain + T.unsigned_domain for n in (T.uint64, T.int64)],
+    "&": [(T.boolean, (T.boolean, T.boolean))] + _INT_BINOP,
+}
+CASES[">>"] = CASES["<<"]
+CASES["|"] = CASES["^"] = CASES["&"]
+_NO_UNSAFE = {"<<", ">>", "&", "|", "^", "~"}
+
+_ORDERED = [(T.boolean, (T.boolean, T.boolean))] + [(T.boolean, (t, t)) for t in T.integer_domain + T.real_domain]
+CMP_CASES = {"<": _ORDERED, "<=": _ORDERED, ">": _ORDERED, ">=": _ORDERED,
+             "==": _ORDERED + [(T.boolean, (t, t)) for t in T.complex_domain]}
+CMP_CASES["!="] = CMP_CASES["=="]
+
+_UNARY = ([(T.uint64, (t,)) for t in T.unsigned_domain] + [(T.int64, (t,)) for t in T.signed_domain]
+          + [(t, (t,)) for t in T.real_domain + T.complex_domain] + [(T.int64, (T.boolean,))])
+UNARY_CASES = {"-": _UNARY, "+": _UNARY,
+               "~": [(T.boolean, (T.boolean,))] + [(T.uint64, (t,)) for t in T.unsigned_domain]
+               + [(T.int64, (t,)) for t in T.signed_domain]}
+
+PY_OPS = {"Add": "+", "Sub": "-", "Mult": "*", "Div": "/", "FloorDiv": "//", "Mod": "%", "Pow": "**",
+          "LShift": "<<", "RShift": ">>", "BitAnd": "&", "BitOr": "|", "BitXor": "^",
+          "Lt": "<", "LtE": "<=", "Gt": ">", "GtE": ">=", "Eq": "==", "NotEq": "!=",
+          "USub": "-", "UAdd": "+", "Invert": "~"}
+_INFIX_PREC = {"+": ADD, "-": ADD, "*": MUL, "&": BITAND, "|": BITOR, "^": XOR,
+               "<": REL, "<=": REL, ">": REL, ">=": REL, "==": EQ, "!=": EQ, "/": MUL}
+
+
+def _implicitly_same(t_from, t_to):
+    """Whether C++'s usual arithmetic conversions turn a ``t_from`` operand into ``t_to`` by themselves, with
+    the value Numba's explicit conversion gives (so no cast needs writing)."""
+    if t_from == t_to:
+        return True
+    if T.is_float(t_to):
+        return T.is_int(t_from) or t_from == T.boolean or (T.is_float(t_from) and t_from.bitwidth < t_to.bitwidth)
+    if T.is_int(t_to) and t_to.bitwidth == 64:
+        return (T.is_int(t_from) and t_from.bitwidth < 64) or t_from == T.boolean
+    return False
+
+
+def convert_operands(a, b, fa, fb):
+    """Operands converted to the formal types ``fa``/``fb``, writing as few casts as C++ allows: when one operand
+    already has the common type, the other converts implicitly (constants are always rewritten as literals)."""
+    def exact(v):
+        # an integer literal is a C++ int whatever its Numba type, so it does not carry the common type
+        return v.type == t and not (v.is_const and not T.is_float(v.type))
+
+    def implicit(v, other):
+        return v.type == t or (_implicitly_same(v.type, t) and not v.is_const and exact(other))
+    t = fa
+    if fa != fb:
+        return cast(a, fa), cast(b, fb)
+    if a.type == t and b.type == t:
+        return a, b
+    if a.type == t:
+        return a, (b if implicit(b, a) else cast(b, t))
+    if b.type == t:
+        return (a if implicit(a, b) else cast(a, t)), b
+    ca = cast(a, t)
+    return ca, (b if implicit(b, ca) else cast(b, t))
+
+
+def _fold(op, x, y):
+    """Fold integer constants as Python would, when the result stays in int64 (Numba wraps beyond)."""
+    try:
+        r = {"+": lambda: x + y, "-": lambda: x - y, "*": lambda: x * y,
+             "//": lambda: x // y if y else None, "%": lambda: x % y if y else None,
+             "<<": lambda: x << y if 0 <= y < 64 else None, ">>": lambda: x >> y if 0 <= y < 64 else None,
+             "&": lambda: x & y, "|": lambda: x | y, "^": lambda: x ^ y,
+             "**": lambda: x ** y if 0 <= y < 64 else None}[op]()
+    except KeyError:
+        return None
+    return r if r is not None and -2**63 <= r < 2**63 else None
+
+
+def binary(cx, node, op, a, b):
+    """``a op b`` for arithmetic and bitwise operators."""
+    if T.undefined in (a.type, b.type):
+        return Value(T.undefined, "?")
+    if not (T.is_scalar(a.type) and T.is_scalar(b.type)):
+        cx.error(node, f"unsupported operand types for {op}: {a.type} and {b.type}")
+    found = resolve(CASES[op], [a.type, b.type], [a.literal, b.literal], unsafe_casting=op not in _NO_UNSAFE)
+    if found is None:
+        cx.error(node, f"unsupported operand types for {op}: {a.type} and {b.type}")
+    ret, (fa, fb) = found
+    if (a.is_const and b.is_const and T.is_int(ret) and isinstance(a.const, int) and isinstance(b.const, int)
+            and not isinstance(a.const, bool) and not isinstance(b.const, bool)):
+        r = _fold(op, a.const, b.const)
+        if r is not None:
+            return cast(Value(T.int64, cpp_int_literal(r), PRIMARY if r >= 0 else UNARY, const=r, nonneg=r >= 0), ret)
+    if op in ("<<", ">>"):
+        fn = "shl" if op == "<<" else "shr"
+        return Value(ret, f"cj::{fn}({typed(a, ret).code}, {typed(b, fb).code})", nonneg=a.nonneg and op == ">>")
+    if op == "**":
+        if isinstance(ret, T.Complex):
+            cx.unsupported(node, "complex ** is not supported in CUDA kernels")
+        if T.is_int(fb):
+            return Value(ret, f"cj::ipow({typed(a, ret).code}, {cast(b, T.int64).code})", nonneg=a.nonneg)
+        return Value(ret, f"cj::m::pow({cast(a, fa).code}, {cast(b, fb).code})")
+    ca, cb = convert_operands(a, b, fa, fb)
+    if op in ("//", "%"):
+        fn = "floordiv" if op == "//" else "pymod"
+        return Value(ret, f"cj::{fn}({typed(a, fa).code}, {typed(b, fb).code})", nonneg=a.nonneg and b.nonneg)
+    if op == "/" and T.is_int(fa):
+        return Value(ret, f"cj::truediv({typed(a, fa).code}, {typed(b, fb).code})")
+    prec = _INFIX_PREC[op]
+    code = f"{ca.at(prec)} {op} {cb.at(prec + 1)}"
+    if ret == T.boolean:                      # bool & bool: C++ gives int
+        return Value(ret, f"bool({code})")
+    nonneg = a.nonneg and b.nonneg and op in ("+", "*", "&", "|", "^", "/")
+    if op == "&" and (a.nonneg or b.nonneg):
+        nonneg = True
+    return Value(ret, code, prec, nonneg=nonneg)
+
+
+def compare(cx, node, op, a, b):
+    """``a op b`` for one comparison; Numba compares in the common type its cases pick."""
+    if T.undefined in (a.type, b.type):
+        return Value(T.undefined, "?")
+    if op in ("is", "is not"):
+        if a.type == T.none or b.type == T.none:
+            same = (a.type == T.none) == (b.type == T.none) if a.type == T.none and b.type == T.none else False
+            r = same if op == "is" else not same
+            return Value(T.boolean, "true" if r else "false", const=r)
+        cx.unsupported(node, f"'{op}' is only supported against None in CUDA kernels", "use == or !=")
+    if not (T.is_scalar(a.type) and T.is_scalar(b.type)):
+        cx.error(node, f"cannot compare {a.type} and {b.type} with {op}")
+    found = resolve(CMP_CASES[op], [a.type, b.type], [a.literal, b.literal])
+    if found is None:
+        cx.error(node, f"cannot compare {a.type} and {b.type} with {op}")
+    _, (fa, fb) = found
+    if fa == T.float64:
+        # float32 against a constant that float32 holds exactly: comparing in float32 gives the same answer as
+        # Numba's float64 comparison (both conversions are exact) and keeps double precision off the GPU.
+        for x, y in ((a, b), (b, a)):
+            if x.type == T.float32 and y.is_const and isinstance(y.const, (int, float)) \
+                    and not isinstance(y.const, bool) and float(np.float32(y.const)) == y.const:
+                fa = fb = T.float32
+    ca, cb = convert_operands(a, b, fa, fb)
+    prec = _INFIX_PREC[op]
+    return Value(T.boolean, f"{ca.at(prec)} {op} {cb.at(prec + 1)}", prec)
+
+
+def unary(cx, node, op, a):
+    if a.type == T.undefined:
+        return Value(T.undefined, "?")
+    if op == "not":
+        if a.type == T.boolean:
+            return Value(T.boolean, f"!{a.at(UNARY)}", UNARY)
+        if T.is_scalar(a.type):
+            return Value(T.boolean, f"!cj::py_bool({a.code})", UNARY)
+        cx.error(node, f"'not' is not supported on {a.type}")
+    if not T.is_scalar(a.type):
+        cx.error(node, f"bad operand type for unary {op}: {a.type}")
+    found = resolve(UNARY_CASES[op], [a.type], [a.literal], unsafe_casting=op not in _NO_UNSAFE)
+    if found is None:
+        cx.error(node, f"bad operand type for unary {op}: {a.type}")
+    ret, (fa,) = found
+    if a.is_const and isinstance(a.const, (int, float)) and not isinstance(a.const, bool) and op == "-" \
+            and T.is_number(ret) and not isinstance(ret, T.Complex):
+        from .values import const_value
+        v = const_value(-a.const)
+        return cast(v, ret) if v.type != ret else v
+    if op == "~" and ret == T.boolean:
+        return Value(T.boolean, f"!{a.at(UNARY)}", UNARY)
+    x = cast(a, ret)
+    if op == "+":
+        return x
+    code = x.at(UNARY)
+    if code[:1] in "-+":                     # never write "--x"
+        code = f"({code})"
+    return Value(ret, f"{op}{code}", UNARY, nonneg=False)

@@ -1,0 +1,277 @@
+"""One compilation unit per kernel specialization: ``#include <cudajit/runtime.h>``, frozen constant arrays, the
+device functions it calls (each specialised per argument types, callees first), the kernel, ``CJ_ENTRY``."""
+import dataclasses
+import re
+from typing import Optional, Union
+
+import numpy as np
+
+from . import types as T
+from .frontend import ParsedFunction, reverse_map
+from . import intrinsics as I
+from .errors import typing_error
+from .translator import FunctionTranslator
+from .values import Value, cpp_float_literal, cpp_int_literal
+from ..errors import UnsupportedError
+
+
+@dataclasses.dataclass
+class CompileOptions:
+    """Options of ``cuda.jit`` that reach the compiler (the rest are the lead's/NVRTC's)."""
+    fastmath: bool = False
+    debug: bool = False
+    lineinfo: bool = False
+    opt: bool = True
+    max_registers: Optional[int] = None
+    inline: Union[str, bool] = False
+    launch_bounds: Union[int, tuple, None] = None
+
+
+@dataclasses.dataclass
+class ParamSpec:
+    """How the launcher packs one kernel parameter: kind 'array' or 'scalar', NumPy dtype code ('f4', 'i8', 'b1',
+    'c8'), ndim and layout ('C', 'F', 'A'; '' for scalars)."""
+    kind: str
+    code: str
+    ndim: int = 0
+    layout: str = ""
+
+
+class FunctionResult:
+    def __init__(self, cname, return_type, uses_barriers, uses_dynamic_shared, translator):
+        self.cname, self.return_type = cname, return_type
+        self.uses_barriers, self.uses_dynamic_shared = uses_barriers, uses_dynamic_shared
+        self.translator = translator
+
+
+class KernelSource:
+    """What ``compile_kernel`` returns: the whole compilation unit and what the launcher needs to know."""
+    def __init__(self, source, entry, params, uses_barriers, uses_dynamic_shared, signature, listing):
+        self.source, self.entry, self.params = source, entry, params
+        self.uses_barriers, self.uses_dynamic_shared, self.signature = uses_barriers, uses_dynamic_shared, signature
+        self._listing = listing
+
+    def typed_listing(self):
+        """Numba's ``inspect_types`` text: each source line followed by the types of the variables it binds."""
+        return self._listing
+
+
+_PARSED = {}
+
+
+def parse_function(pyfunc):
+    key = pyfunc.__code__
+    p = _PARSED.get(key)
+    if p is None or p.pyfunc.__globals__ is not pyfunc.__globals__:
+        p = _PARSED[key] = ParsedFunction(pyfunc)
+    if p.pyfunc is not pyfunc:
+        # Same code, other closure cells (e.g. cuda.reduce's kernel per dtype): keep the AST, rebind the names.
+        fresh = ParsedFunction.__new__(ParsedFunction)
+        fresh.__dict__.update(p.__dict__)
+        fresh.pyfunc = pyfunc
+        fresh.closure = {}
+        if pyfunc.__closure__:
+            for name, cell in zip(pyfunc.__code__.co_freevars, pyfunc.__closure__):
+                try:
+                    fresh.closure[name] = cell.cell_contents
+                except ValueError:
+                    pass
+        fresh.defaults = pyfunc.__defaults__ or ()
+        return fresh
+    return p
+
+
+def _ident(name):
+    return re.sub(r"\W", "_", name) or "f"
+
+
+class Program:
+    def __init__(self, options):
+        self.options = options
+        self.functions = []          # rendered device functions, callees first
+        self.specs = {}              # (pyfunc, argtypes) -> FunctionResult, or None while being translated
+        self.constants = []          # file-scope CJ_CONSTANT arrays
+        self.frozen = {}             # id(ndarray) -> (array kept alive, Value)
+        self.names = set()
+        self.listings = []
+        self.reverse_names = reverse_map(list(I.REGISTRY) + _prefixes(I.REGISTRY))
+
+    def unique(self, base):
+        name, n = base, 0
+        while name in self.names:
+            n += 1
+            name = f"{base}_{n}"
+        self.names.add(name)
+        return name
+
+    def translate(self, pyfunc, argtypes, is_kernel, options):
+        parsed = parse_function(pyfunc)
+        prefix = "cj_k_" if is_kernel else "cj_dev_"
+        cname = self.unique(f"{prefix}{_ident(parsed.name)}_0")
+        tr = FunctionTranslator(self, parsed, argtypes, is_kernel, options, cname)
+        lines = tr.translate()
+        self.listings.append(_listing(tr))
+        return tr, lines
+
+    def device_function(self, cx, node, obj, argtypes):
+        pyfunc = obj.__cudajit_pyfunc__
+        key = (pyfunc, argtypes)
+        if key in self.specs:
+            res = self.specs[key]
+            if res is None:
+                cx.unsupported(node, f"recursive call of device function '{pyfunc.__name__}' is not supported")
+            return res
+        self.specs[key] = None
+        opts = dict(getattr(obj, "__cudajit_options__", None) or {})
+        options = CompileOptions(**{k: v for k, v in opts.items() if k in CompileOptions.__dataclass_fields__})
+        if options.inline == "always":
+            options.inline = True
+        tr, lines = self.translate(pyfunc, argtypes, False, options)
+        self.functions.append(lines)
+        res = FunctionResult(tr.cname, tr.return_type, tr.uses_barriers, tr.uses_dynamic_shared, tr)
+        self.specs[key] = res
+        return res
+
+    def frozen_array(self, cx, node, name, arr):
+        """A global NumPy array frozen into constant memory (Numba's behaviour), read-only in the kernel."""
+        known = self.frozen.get(id(arr))
+        if known is not None:
+            return known[1]
+        dt = T.from_dtype(arr.dtype)
+        if dt is None or dt == T.float16 or arr.ndim == 0:
+            cx.error(node, f"global array '{name}' of dtype {arr.dtype} and {arr.ndim} dimensions cannot be "
+                           f"frozen into a kernel")
+        if arr.nbytes > 65536:
+            cx.error(node, f"global array '{name}' is {arr.nbytes} bytes; constant memory holds 64 KiB",
+                     "pass large arrays as kernel arguments")
+        flat = np.ascontiguousarray(arr).ravel()
+        cname = self.unique(f"cj_const_{_ident(name.split('.')[-1])}")
+        self.constants.append(f"CJ_CONSTANT {dt.cpp} {cname}[{max(flat.size, 1)}] = {{{_initializer(flat, dt)}}};")
+        t = T.Array(dt, arr.ndim, "C", readonly=True)
+        dims = ", ".join(str(n) for n in arr.shape)
+        v = Value(t, f"cj::c_array(const_cast<{dt.cpp}*>({cname}), {dims})", const=arr)
+        self.frozen[id(arr)] = (arr, v)
+        return v
+
+
+def _prefixes(names):
+    out = set()
+    for n in names:
+        parts = n.split(".")
+        for i in range(1, len(parts)):
+            out.add(".".join(parts[:i]))
+    return sorted(out)
+
+
+def _initializer(flat, dt):
+    if flat.size == 0:
+        return "0"
+    if dt == T.boolean:
+        return ", ".join("true" if x else "false" for x in flat)
+    if T.is_int(dt):
+        return ", ".join(cpp_int_literal(int(x), dt) for x in flat)
+    if T.is_float(dt):
+        return ", ".join(cpp_float_literal(float(x), dt) for x in flat)
+    return ", ".join(f"{{{cpp_float_literal(float(x.real), dt.underlying)}, "
+                     f"{cpp_float_literal(float(x.imag), dt.underlying)}}}" for x in flat)
+
+
+def render(lines, filename):
+    """Lines (indent, text, python line) -> C++ text, with ``#line`` directives wherever the compiler's own line
+    count would not already point at the right Python line."""
+    out = []
+    presumed = None
+    fname = filename.replace("\\", "\\\\").replace('"', '\\"')
+    for indent, text, pyline in lines:
+        if pyline is not None and pyline != presumed:
+            out.append(f'#line {pyline} "{fname}"')
+            presumed = pyline
+        out.append(("    " * indent + text) if text else "")
+        if presumed is not None:
+            presumed += 1
+    return "\n".join(out)
+
+
+def _listing(tr):
+    loc, p = tr.loc, tr.parsed
+    out = [f"{p.name} ({', '.join(map(str, tr.argtypes))})" + ("" if tr.is_kernel else f" -> {tr.return_type}"),
+           "-" * 80, f"# File: {loc.filename}"]
+    by_line = {}
+    for (line, name), t in tr.typed_vars.items():
+        by_line.setdefault(line, []).append((name, t))
+    for name, t in zip(p.params, tr.argtypes):
+        by_line.setdefault(p.tree.lineno, []).append((name, t))
+    for i, text in enumerate(loc.lines, start=1):
+        out.append(f"# --- LINE {loc.firstlineno + i - 1} --- ")
+        out.append(text)
+        for name, t in by_line.get(i, ()):
+            out.append(f"    #   {name} :: {t}")
+    out.append("=" * 80)
+    return "\n".join(out)
+
+
+def _param_spec(t, name, parsed):
+    if isinstance(t, T.Array):
+        return ParamSpec("array", t.dtype.code, t.ndim, t.layout)
+    if T.is_scalar(t):
+        return ParamSpec("scalar", t.code, 0, "")
+    raise UnsupportedError(f"{parsed.loc.filename}:{parsed.loc.lineno(parsed.tree)}: kernel argument '{name}' of "
+                           f"type {t} is not supported (pass arrays and scalars)")
+
+
+def compile_kernel(pyfunc, argtypes, options=None):
+    """Translate kernel ``pyfunc`` for ``argtypes`` (a tuple of types) into one C++ compilation unit."""
+    options = options or CompileOptions()
+    argtypes = tuple(argtypes)
+    prog = Program(options)
+    parsed = parse_function(pyfunc)
+    if len(argtypes) != len(parsed.params):
+        raise typing_error(parsed.loc, parsed.tree, f"kernel takes {len(parsed.params)} arguments, "
+                                                    f"{len(argtypes)} given")
+    params = [_param_spec(t, n, parsed) for t, n in zip(argtypes, parsed.params)]
+    tr, lines = prog.translate(pyfunc, argtypes, True, options)
+    entry = tr.cname
+    uses_barriers = tr.uses_barriers or any(r.uses_barriers for r in prog.specs.values() if r)
+    dyn = tr.uses_dynamic_shared or any(r.uses_dynamic_shared for r in prog.specs.values() if r)
+    filename = parsed.loc.filename
+    head = [(0, f"// cudajit: kernel '{parsed.name}' from {filename}:{parsed.loc.firstlineno}", None),
+            (0, f"// argument types: ({', '.join(map(str, argtypes))})", None),
+            (0, "#include <cudajit/runtime.h>", None), (0, "", None)]
+    body = [(0, c, None) for c in prog.constants] + ([(0, "", None)] if prog.constants else [])
+    for f in prog.functions:
+        body += f + [(0, "", None)]
+    body += lines
+    ptypes = ", ".join(t.cpp for t in argtypes)
+    tail = [(0, f"CJ_ENTRY({entry}, {ptypes})" if argtypes else f"CJ_ENTRY0({entry})", None)]
+    source = render(head, filename) + "\n" + render(body, filename) + "\n" + _reset_line(body, head) \
+        + render(tail, filename) + "\n"
+    listing = "\n\n".join(reversed(prog.listings))
+    return KernelSource(source, entry, params, uses_barriers, dyn, T.Signature(T.none, argtypes), listing)
+
+
+def _reset_line(body, head):
+    # After the kernel, point the compiler back at the generated text so CJ_ENTRY errors are not blamed on Python.
+    return f'#line {len(head) + len(body) + 3} "cudajit-generated.cu"\n'
+
+
+def compile_device(pyfunc, argtypes, options=None):
+    """Type-check and translate a device function on its own (eager ``cuda.jit('f4(f4)', device=True)``);
+    returns (C++ text of the unit, return type)."""
+    options = options or CompileOptions()
+    prog = Program(options)
+    tr, lines = prog.translate(pyfunc, tuple(argtypes), False, options)
+    filename = tr.loc.filename
+    body = []
+    for f in prog.functions:
+        body += f + [(0, "", None)]
+    body += lines
+    source = "#include <cudajit/runtime.h>\n\n" + render(body, filename) + "\n"
+    return DeviceSource(source, tr.return_type, T.Signature(tr.return_type, tuple(argtypes)))
+
+
+class DeviceSource:
+    def __init__(self, source, return_type, signature):
+        self.source, self.return_type, self.signature = source, return_type, signature
+
+    def __iter__(self):                       # allows: source, restype = compile_device(...)
+        return iter((self.source, self.return_type))

@@ -1,0 +1,166 @@
+"""Python builtins inside kernels: abs min max round pow len int float bool complex print (``range`` is part of
+the ``for`` statement). Typing follows Numba's (e.g. ``round(x)`` is int64, ``abs`` of an int keeps its type)."""
+from . import types as T
+from .intrinsics import intrinsic, expect_args
+from .operators import binary
+from .typeconv import resolve, unify_all
+from .values import Value, cast, const_value, typed
+
+_ABS = ([(t, (t,)) for t in T.signed_domain] + [(t, (t,)) for t in T.unsigned_domain]
+        + [(t, (t,)) for t in T.real_domain] + [(t.underlying, (t,)) for t in T.complex_domain])
+
+
+def _undefined(args):
+    return any(isinstance(a, Value) and a.type == T.undefined for a in args)
+
+
+@intrinsic("abs")
+def _abs(cx, node, args, kwargs):
+    expect_args(cx, node, "abs", args, 1)
+    if _undefined(args):
+        return Value(T.undefined, "?")
+    x = args[0]
+    found = resolve(_ABS, [x.type], [x.literal])
+    if found is None:
+        cx.error(node, f"abs() does not accept {x.type}")
+    ret, (f,) = found
+    x = cast(x, f)
+    if isinstance(f, T.Complex):
+        return Value(ret, f"cj::m::abs({x.code})", nonneg=True)
+    if T.is_float(f):
+        return Value(ret, f"cj::m::fabs({x.code})", nonneg=True)
+    if not f.signed:
+        return x
+    return Value(ret, f"cj::iabs({typed(x, f).code})")
+
+
+def _minmax(fn):
+    def impl(cx, node, args, kwargs):
+        if len(args) == 1 and isinstance(args[0], Value) and args[0].elements is not None:
+            args = args[0].elements                      # min(tuple)
+        if len(args) < 2:
+            cx.error(node, f"{fn}() takes at least 2 arguments (or one tuple)")
+        if _undefined(args):
+            return Value(T.undefined, "?")
+        if not all(isinstance(a, Value) and T.is_scalar(a.type) and not isinstance(a.type, T.Complex) for a in args):
+            cx.error(node, f"{fn}() takes real numbers")
+        t = unify_all([a.type for a in args])
+        out = typed(args[0], t)
+        for a in args[1:]:
+            out = Value(t, f"cj::py{fn}({out.code}, {typed(a, t).code})", nonneg=out.nonneg and a.nonneg)
+        return out
+    intrinsic(fn)(impl)
+
+
+_minmax("min")
+_minmax("max")
+
+
+@intrinsic("round", params=["number", "ndigits"])
+def _round(cx, node, args, kwargs):
+    expect_args(cx, node, "round", args, 1, 2)
+    if _undefined(args):
+        return Value(T.undefined, "?")
+    x = args[0]
+    if len(args) == 1:
+        if T.is_float(x.type):
+            return Value(T.int64, f"int64_t(cj::round_even({x.code}))")
+        if T.is_int(x.type) or x.type == T.boolean:
+            return cast(x, T.int64)
+        cx.error(node, f"round() does not accept {x.type}")
+    if not T.is_float(x.type):
+        cx.error(node, f"round(x, ndigits) takes a float x, not {x.type}")
+    return Value(x.type, f"cj::round_ndigits({x.code}, {cast(args[1], T.int64).code})")
+
+
+@intrinsic("pow")
+def _pow(cx, node, args, kwargs):
+    expect_args(cx, node, "pow", args, 2)
+    return binary(cx, node, "**", args[0], args[1])
+
+
+@intrinsic("len", params=["obj"])
+def _len(cx, node, args, kwargs):
+    expect_args(cx, node, "len", args, 1)
+    x = args[0]
+    if isinstance(x.type, T.Array):
+        if x.type.ndim == 0:
+            cx.error(node, "len() of a 0-d array")
+        return Value(T.int64, f"{x.code}.shape[0]", nonneg=True)
+    if isinstance(x.type, T.BaseTuple):
+        return const_value(x.type.count)
+    if isinstance(x.const, str):
+        return const_value(len(x.const))
+    cx.error(node, f"len() does not accept {x.type}")
+
+
+def _scalar_cast(name, target):
+    def impl(cx, node, args, kwargs):
+        expect_args(cx, node, name, args, 0 if name != "bool" else 0, 1)
+        if not args:
+            return const_value({"int": 0, "float": 0.0, "bool": False}[name])
+        if _undefined(args):
+            return Value(T.undefined, "?")
+        return cx.explicit_cast(node, args[0], target)
+    intrinsic(name)(impl)
+
+
+_scalar_cast("int", T.int64)
+_scalar_cast("float", T.float64)
+_scalar_cast("bool", T.boolean)
+
+
+@intrinsic("complex", params=["real", "imag"])
+def _complex(cx, node, args, kwargs):
+    expect_args(cx, node, "complex", args, 0, 2)
+    if _undefined(args):
+        return Value(T.undefined, "?")
+    if any(isinstance(a.type, T.Complex) for a in args):
+        cx.error(node, "complex() with complex arguments is not supported in CUDA kernels")
+    t = T.complex64 if args and all(a.type == T.float32 for a in args) else T.complex128
+    parts = [cast(a, t.underlying).code for a in args] + [f"{t.underlying.cpp}(0)"] * (2 - len(args))
+    return Value(t, f"cj::make_complex({parts[0]}, {parts[1]})")
+
+
+def _c_string(text):
+    return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("%", "%%")
+
+
+def _print_item(cx, node, v):
+    """(format, [C++ arguments]) for one printed value, as numba-cuda's print_item."""
+    if isinstance(v.const, str):
+        return _c_string(v.const), []
+    t = v.type
+    if t == T.none:
+        return "None", []
+    if t == T.boolean:
+        return "%s", [f'({v.code} ? "True" : "False")']
+    if T.is_int(t):
+        return ("%lld", [f"(long long)({v.code})"]) if t.signed else ("%llu", [f"(unsigned long long)({v.code})"])
+    if T.is_float(t):
+        return "%f", [f"double({v.code})"]
+    if isinstance(t, T.BaseTuple):
+        parts = [_print_item(cx, node, e) for e in cx.tuple_elements(node, v)]
+        fmt = ", ".join(p[0] for p in parts)
+        return (f"({fmt},)" if len(parts) == 1 else f"({fmt})"), [a for p in parts for a in p[1]]
+    cx.error(node, f"print() cannot print a value of type {t} in a CUDA kernel")
+
+
+@intrinsic("print")
+def _print(cx, node, args, kwargs):
+    if kwargs:
+        cx.unsupported(node, "print() keyword arguments (sep, end, file) are not supported in CUDA kernels")
+    if _undefined(args):
+        return Value(T.undefined, "?")
+    fmts, values = [], []
+    for a in args:
+        f, vs = _print_item(cx, node, a)
+        fmts.append(f)
+        values.extend(vs)
+    rest = "".join(", " + v for v in values)
+    return Value(T.none, f'CJ_PRINTF("{" ".join(fmts)}\\n"{rest})')
+
+
+@intrinsic("range")
+def _range(cx, node, args, kwargs):
+    cx.unsupported(node, "range() is only supported as the iterable of a for loop in CUDA kernels")

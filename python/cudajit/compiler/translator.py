@@ -1,0 +1,561 @@
+"""Translate one Python function (kernel or device function) to structured C++: one visitor method per statement.
+
+The function is walked several times. Typing passes follow reaching definitions (Numba's SSA) and unify types
+where definitions meet, until nothing changes; then the C++ variables are chosen (storage.py) and a final pass
+writes the code. Expressions are in expressions.py.
+"""
+import ast
+import re
+
+from . import types as T
+from .errors import typing_error, unsupported
+from .expressions import ExpressionMixin
+from .loops import LoopMixin
+from .loops import LoopContext
+from .storage import Site, assign_storage, place_declarations, cpp_identifier
+from .typeconv import unify
+from .values import Value, cast
+
+MAX_PASSES = 40
+
+
+class FunctionTranslator(LoopMixin, ExpressionMixin):
+    def __init__(self, program, parsed, argtypes, is_kernel, options, cname):
+        self.program, self.parsed, self.loc = program, parsed, parsed.loc
+        self.argtypes, self.is_kernel, self.options, self.cname = tuple(argtypes), is_kernel, options, cname
+        # Persistent across passes: definition types, webs (union-find), return type.
+        self.def_types, self.def_nonneg, self.def_names, self.def_nodes, self.def_order = {}, {}, {}, {}, {}
+        self.parent = {}
+        self.escapes, self.def_loop = set(), {}
+        self.return_type = T.undefined
+        self.returns_value = False
+        self.storage_decls = {}              # id(call node) -> (name, C++ declaration line)
+        self.reserved_names = set()
+        self.uses_barriers = False
+        self.uses_dynamic_shared = False
+        self.callees = set()
+        self.locals = self._assigned_names(parsed.tree)
+        self.typed_vars = {}                  # (lineno, name) -> type, for typed_listing
+
+    # ---- errors ------------------------------------------------------------------------------------------
+    def error(self, node, what, hint=None):
+        raise typing_error(self.loc, node, what, hint)
+
+    def unsupported(self, node, what, hint=None):
+        raise unsupported(self.loc, node, what, hint)
+
+    # ---- driver ------------------------------------------------------------------------------------------
+    def translate(self):
+        """Run the typing passes to a fixed point, then the final pass; returns the C++ function text."""
+        tree = self.parsed.tree
+        self._check_signature(tree)
+        for _ in range(MAX_PASSES):
+            self.changed = False
+            self._run_pass(final=False)
+            if not self.changed:
+                break
+        else:
+            self.error(tree, f"type inference of '{self.parsed.name}' did not settle")
+        if self.return_type == T.undefined:
+            self.return_type = T.none
+        assign_storage(self)
+        self._choose_direct_loops()
+        self._run_pass(final=True)
+        return self._finish()
+
+    def _check_signature(self, tree):
+        a = tree.args
+        if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
+            self.unsupported(tree, "*args, **kwargs and keyword-only parameters are not supported in CUDA kernels")
+        if len(self.argtypes) != len(self.parsed.params):
+            what = "kernel" if self.is_kernel else "device function"
+            self.error(tree, f"{what} '{self.parsed.name}' takes {len(self.parsed.params)} arguments, "
+                             f"{len(self.argtypes)} given")
+
+    def _run_pass(self, final):
+        self.final = final
+        self.env = {}
+        self.lines = []
+        self.sites, self.loop_sites = [], {}
+        self.pos = 0
+        self.block, self.chain, self.loops, self.loop_ctx = (0,), (), (), []
+        self.next_block, self.next_sid, self.temp_counter = 1, 0, 0
+        self.top_lines = []
+        for name, t, arg in zip(self.parsed.params, self.argtypes, self.parsed.tree.args.args):
+            key = ("param", name)
+            self.def_order.setdefault(key, -1)
+            self.def_names[key], self.def_nodes[key] = name, arg
+            self._set_def_type(key, t, nonneg=T.is_int(t) and not t.signed)
+            self.env[name] = frozenset([key])
+            if final:
+                self._record("def", name, frozenset([key]), simple=False)
+        self.undefined_uses = {}
+        self.visit_block(self.parsed.tree.body, new_block=False)
+        if final and self.undefined_uses:
+            node, name = min(self.undefined_uses.values(), key=lambda u: (u[0].lineno, u[0].col_offset))
+            self.error(node, f"local variable '{name}' is used before it is assigned",
+                       "assign it on every path before this line")
+
+    # ---- dataflow ----------------------------------------------------------------------------------------
+    def find(self, k):
+        while self.parent.get(k, k) != k:
+            k = self.parent[k]
+        return k
+
+    def _union(self, keys):
+        keys = list(keys)
+        roots = {self.find(k) for k in keys}
+        if len(roots) > 1:
+            first, *rest = sorted(roots, key=lambda r: self.def_order[r])
+            for r in rest:
+                self.parent[r] = first
+            self.changed = True
+
+    def _set_def_type(self, key, t, nonneg):
+        old = self.def_types.get(key, T.undefined)
+        new = unify(old, t)
+        if new is None:
+            self.error(self.def_nodes[key], f"cannot unify {old} and {t} for variable '{self.def_names[key]}'",
+                       "give the variable one type on every path")
+        if new != old:
+            self.def_types[key] = new
+            self.changed = True
+        old_nn = self.def_nonneg.get(key, True)
+        if old_nn and not nonneg and t != T.undefined:
+            self.def_nonneg[key] = False
+            self.changed = True
+
+    @staticmethod
+    def _merge(*envs):
+        envs = [e for e in envs if e is not None]
+        if not envs:
+            return None
+        out = dict(envs[0])
+        for e in envs[1:]:
+            for k, v in e.items():
+                out[k] = out[k] | v if k in out else v
+        return out
+
+    def _record(self, kind, name, keys, simple=False):
+        self.pos += 1
+        var = self.storage.get(next(iter(keys))) if self.final else None
+        if var is None:
+            return None
+        sid = self.pos
+        root = self.web_of.get(next(iter(keys)))
+        self.sites.append(Site(kind, var, keys, self.pos, self.block, self.chain, self.loops, simple, sid, root))
+        return sid
+
+    def load_var(self, node, name):
+        defs = self.env.get(name) if self.env is not None else None
+        if not defs:
+            # Inside a loop a later iteration of the analysis may bring a definition around the back edge; the
+            # error stands only if the last visit of this use still finds none (checked at the end of the pass).
+            self.undefined_uses[id(node)] = (node, name)
+            return Value(T.undefined, name)
+        self.undefined_uses.pop(id(node), None)
+        if len(defs) > 1:
+            self._union(defs)
+        for d in defs:
+            loop = self.def_loop.get(d)
+            if loop is not None and loop not in self.loops and d not in self.escapes:
+                self.escapes.add(d)
+                self.changed = True
+        t = T.undefined
+        for d in defs:
+            t = unify(t, self.def_types.get(d, T.undefined))
+            if t is None:
+                ts = sorted({str(self.def_types[k]) for k in defs if k in self.def_types})
+                self.error(node, f"cannot unify {' and '.join(ts)} for variable '{name}'",
+                           "give the variable one type on every path")
+        nonneg = all(self.def_nonneg.get(d, True) for d in defs)
+        if not self.final:
+            return Value(t, name, nonneg=nonneg)
+        self._record("use", name, defs)
+        var = self.storage[next(iter(defs))]
+        v = Value(var.type, var.cname, nonneg=nonneg)
+        return cast(v, t) if var.type != t else v
+
+    def store_var(self, target, name, value, simple):
+        """Assign ``value`` to variable ``name`` (``target``: the Name node that defines it). Returns the C++
+        assignment statement (final pass) with a declaration marker."""
+        key = id(target)
+        if key not in self.def_order:
+            self.def_order[key] = len(self.def_order)
+        self.def_names[key], self.def_nodes[key] = name, target
+        if isinstance(value.type, (T.DType, T.NoneType)) or value.type == T.none:
+            self.error(target, f"cannot assign a value of type {value.type} to variable '{name}'")
+        self._set_def_type(key, value.type, value.nonneg)
+        if self.env is not None:
+            self.env[name] = frozenset([key])
+        if getattr(target, "lineno", None):
+            self.typed_vars[(target.lineno, name)] = self.def_types.get(key, value.type)
+        if not self.final:
+            return ""
+        var = self.storage.get(key)
+        if var is None:
+            return ""
+        sid = self._record("def", name, frozenset([key]), simple=simple)
+        rhs = cast(value, var.type) if value.type != var.type else value
+        return f"\0D{sid}\0{var.cname} = {rhs.code};"
+
+    @staticmethod
+    def _assigned_names(tree):
+        names = {a.arg for a in tree.args.args}
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+                names.add(n.id)
+        return names
+
+    # ---- emission ----------------------------------------------------------------------------------------
+    def emit(self, text, node=None, indent=None):
+        line = getattr(node, "lineno", None)
+        self.lines.append((len(self.chain) if indent is None else indent,
+                           text, None if line is None else self.loc.lineno(node)))
+
+    def temp(self, hint="t"):
+        self.temp_counter += 1
+        return f"cj_{hint}{self.temp_counter}"
+
+    def visit_block(self, stmts, new_block=True, sid=None):
+        saved = (self.block, self.chain)
+        if new_block:
+            self.block = self.block + (self.next_block,)
+            self.next_block += 1
+        for s in stmts:
+            if self.env is None:          # unreachable (after return/break/continue): Python never runs it
+                break
+            self.next_sid += 1
+            stmt_sid = self.next_sid
+            self.chain = saved[1] + (stmt_sid,)
+            self.emit(f"\0P{stmt_sid}\0")
+            self.visit_stmt(s)
+        self.block, self.chain = saved
+
+    def visit_stmt(self, node):
+        method = getattr(self, "stmt_" + type(node).__name__, None)
+        if method is None:
+            self.unsupported(node, f"{_describe(node)} is not supported in CUDA kernels", _HINTS.get(type(node)))
+        method(node)
+
+    # ---- statements --------------------------------------------------------------------------------------
+    def stmt_Pass(self, node):
+        pass
+
+    def stmt_Expr(self, node):
+        if isinstance(node.value, ast.Constant):         # docstrings and bare constants do nothing
+            return
+        v = self.visit_expr(node.value)
+        if isinstance(v, Value) and v.code and v.type != T.undefined:
+            self.emit(f"{v.code};", node)
+
+    def stmt_Assign(self, node):
+        value = self.visit_expr(node.value, target_hint=node.targets[0])
+        value = self.as_value(node.value, value)
+        for target in node.targets:
+            self.assign(target, value, node, simple=len(node.targets) == 1)
+
+    def stmt_AnnAssign(self, node):
+        if node.value is None:
+            return
+        value = self.as_value(node.value, self.visit_expr(node.value, target_hint=node.target))
+        self.assign(node.target, value, node, simple=True)
+
+    def stmt_AugAssign(self, node):
+        op = _op(node.op)
+        if isinstance(node.target, ast.Name):
+            current = self.visit_expr(ast.copy_location(ast.Name(node.target.id, ast.Load()), node.target))
+        elif isinstance(node.target, ast.Subscript):
+            current = self.visit_expr(ast.copy_location(
+                ast.Subscript(node.target.value, node.target.slice, ast.Load()), node.target))
+        else:
+            self.unsupported(node, f"augmented assignment to {_describe(node.target)} is not supported")
+        value = self.as_value(node.value, self.visit_expr(node.value))
+        result = self.binop(node, op, current, value)
+        compound = self.final and op in ("+", "-", "*", "/", "&", "|", "^") \
+            and result.code.startswith(f"{current.code} {op} ")
+        if compound and isinstance(node.target, ast.Name) and _is_identifier(current.code):
+            code = self.store_var(node.target, node.target.id, result, simple=False)
+            var = current.code
+            prefix = f"{var} = {var} {op} "
+            i = code.find(prefix)
+            if i >= 0 and code.index("\0", 2) < i:
+                code = code[:i] + f"{var} {op}= " + code[i + len(prefix):]
+            self.emit(code, node)
+            return
+        if compound and isinstance(node.target, ast.Subscript) and current.lvalue \
+                and not getattr(self.visit_expr(node.target.value), "type", T.none).__dict__.get("readonly"):
+            # a[i] += x: C++'s compound assignment converts exactly as Numba's load-add-store does, because the
+            # right operand was already converted wherever C++ would not agree with Numba's typing.
+            self.emit(f"{current.code} {op}= {result.code[len(current.code) + len(op) + 2:]};", node)
+            return
+        self.assign(node.target, result, node, simple=False)
+
+    def assign(self, target, value, stmt, simple):
+        if isinstance(target, ast.Name):
+            if target.id not in self.locals:
+                self.unsupported(target, f"assignment to global '{target.id}'")
+            code = self.store_var(target, target.id, value, simple)
+            if code:
+                self.emit(code, stmt)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            self.assign_unpack(target, value, stmt)
+        elif isinstance(target, ast.Subscript):
+            self.assign_subscript(target, value, stmt)
+        elif isinstance(target, ast.Starred):
+            self.unsupported(target, "starred assignment is not supported in CUDA kernels")
+        else:
+            self.unsupported(target, f"assignment to {_describe(target)} is not supported in CUDA kernels")
+
+    def assign_unpack(self, target, value, stmt):
+        if not isinstance(value.type, T.BaseTuple):
+            if value.type == T.undefined:
+                for elt in target.elts:
+                    self.assign(elt, Value(T.undefined, "?"), stmt, simple=False)
+                return
+            self.error(target, f"cannot unpack a value of type {value.type}")
+        if value.type.count != len(target.elts):
+            self.error(target, f"cannot unpack {value.type.count} values into {len(target.elts)} targets")
+        parts = self.tuple_elements(target, value)
+        # Python evaluates the whole right side first: a, b = b, a needs temporaries.
+        if self.final and self._unpack_needs_temps(target, parts, value):
+            tmps = []
+            for p in parts:
+                name = self.temp()
+                self.emit(f"const {p.type.cpp} {name} = {p.code};", stmt)
+                tmps.append(Value(p.type, name, nonneg=p.nonneg))
+            parts = tmps
+        for elt, p in zip(target.elts, parts):
+            self.assign(elt, p, stmt, simple=isinstance(elt, ast.Name))
+
+    def _unpack_needs_temps(self, target, parts, value):
+        if value.elements is None:
+            return len(parts) > 1 and not _is_identifier(value.code)   # evaluate a call once
+        names = set()
+        for n in ast.walk(target):
+            if isinstance(n, ast.Name):
+                for k, var in self.storage.items():
+                    if self.def_names.get(k) == n.id:
+                        names.add(var.cname)
+            elif isinstance(n, ast.Subscript):
+                return len(parts) > 1
+        tokens = set()
+        for p in parts:
+            tokens.update(re.findall(r"[A-Za-z_]\w*", p.code))
+        return bool(tokens & names)
+
+    def stmt_If(self, node):
+        cond = self.condition(node.test)
+        before = self.env
+        self.env = dict(before)
+        then_code = self.sub_block(node.body)
+        env_then = self.env
+        self.env = dict(before)
+        else_code = self.sub_block(node.orelse) if node.orelse else None
+        self.env = self._merge(env_then, self.env)
+        # An elif chain stays flat: "} else if (...) {".
+        chain = (else_code and len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If) and len(else_code) >= 2
+                 and else_code[0][1].startswith("\0P") and else_code[1][1].startswith("if ("))
+        if chain:
+            marker, head, *rest = else_code
+            self.lines.append((len(self.chain), marker[1], None))   # its declarations go before the whole if
+        self.emit(f"if ({cond.code}) {{", node)
+        self.lines.extend(then_code)
+        if chain:
+            self.lines.append((len(self.chain), "} else " + head[1], head[2]))
+            self.lines.extend(_dedent(rest, 1))
+        elif else_code is not None:
+            self.emit("} else {")
+            self.lines.extend(else_code)
+            self.emit("}")
+        else:
+            self.emit("}")
+
+    def sub_block(self, stmts, sid=None):
+        saved = self.lines
+        self.lines = []
+        self.visit_block(stmts)
+        out, self.lines = self.lines, saved
+        return out
+
+    def condition(self, node):
+        v = self.as_value(node, self.visit_expr(node))
+        if v.type == T.undefined:
+            return Value(T.boolean, "true")
+        if v.type == T.boolean:
+            return v
+        if T.is_scalar(v.type):
+            return Value(T.boolean, f"cj::py_bool({v.code})")
+        self.error(node, f"cannot use a value of type {v.type} as a condition")
+
+    def stmt_While(self, node):
+        if node.orelse:
+            self.unsupported(node, "while-else is not supported in CUDA kernels",
+                             "use a flag variable set before break")
+        before = self.env
+        head = before
+        ctx = LoopContext(id(node))
+        loop_site = self._loop_site(node)
+        for _ in range(20):
+            self.env = dict(head)
+            ctx.breaks, ctx.conts = [], []
+            self.loop_ctx.append(ctx)
+            saved_loops = self.loops
+            self.loops = self.loops + (id(node),)
+            cond = self.condition(node.test)
+            after_cond = dict(self.env)
+            body = self.sub_block(node.body)
+            self.loops = saved_loops
+            self.loop_ctx.pop()
+            new_head = self._merge(before, self.env, *ctx.conts)
+            if new_head == head:
+                break
+            head = new_head
+        always = cond.is_const and cond.const is True or cond.code == "true"
+        self.env = self._merge(None if always else after_cond, *ctx.breaks)
+        self.loop_sites[id(node)] = loop_site
+        self.emit(f"while ({cond.code}) {{", node)
+        self.lines.extend(body)
+        self.emit("}")
+
+    def _loop_site(self, node):
+        self.pos += 1
+        return Site("loop", None, (), self.pos, self.block, self.chain, self.loops)
+
+    def stmt_Break(self, node):
+        if not self.loop_ctx:
+            self.error(node, "'break' outside loop")
+        self.loop_ctx[-1].breaks.append(self.env)
+        self.env = None
+        self.emit("break;", node)
+
+    def stmt_Continue(self, node):
+        if not self.loop_ctx:
+            self.error(node, "'continue' not properly in loop")
+        self.loop_ctx[-1].conts.append(self.env)
+        self.env = None
+        self.emit("continue;", node)
+
+    def stmt_Return(self, node):
+        if node.value is None or (isinstance(node.value, ast.Constant) and node.value.value is None):
+            if not self.is_kernel:
+                self._unify_return(node, T.none)
+            self.env = None
+            self.emit("return;", node)
+            return
+        if self.is_kernel:
+            self.error(node, "a kernel cannot return a value",
+                       "write results into an array argument (kernels return nothing)")
+        v = self.as_value(node.value, self.visit_expr(node.value))
+        self._unify_return(node, v.type)
+        self.returns_value = True
+        self.env = None
+        if self.final:
+            self.emit(f"return {cast(v, self.return_type).code};", node)
+
+    def _unify_return(self, node, t):
+        if t == T.undefined:
+            return
+        new = unify(self.return_type, t)
+        if new is None:
+            self.error(node, f"cannot unify return types {self.return_type} and {t}",
+                       "return values of one type from every return statement")
+        if new != self.return_type:
+            self.return_type = new
+            self.changed = True
+
+    # ---- the function ------------------------------------------------------------------------------------
+    def _finish(self):
+        excluded = {self.web_of[k] for k in self.direct_loops}     # declared by their for statement
+        param_vars = {}
+        for name, t in zip(self.parsed.params, self.argtypes):
+            key = ("param", name)
+            var = self.storage.get(key)
+            param_vars[name] = var
+        params_cpp, prologue = [], []
+        for name, t in zip(self.parsed.params, self.argtypes):
+            var = param_vars[name]
+            if var is None:                       # an unused parameter
+                params_cpp.append(f"{t.cpp} {cpp_identifier(name)}")
+                continue
+            if var.type == t and not var.declared_by:
+                var.declared_by = "param"
+                params_cpp.append(f"{t.cpp} {var.cname}")
+            else:
+                arg = f"{var.cname}_arg"
+                params_cpp.append(f"{t.cpp} {arg}")
+                prologue.append(f"{var.type.cpp} {var.cname} = {cast(Value(t, arg), var.type).code};")
+                var.declared_by = "param"
+        at_def, before = place_declarations(self, self.sites, self.loop_sites, excluded)
+        body = []
+        for text in self.top_lines + prologue:
+            body.append((1, text, None))
+        for indent, text, line in self.lines:
+            if text.startswith("\0P"):
+                sid = int(text[2:-1])
+                for decl in before.get(sid, ()):
+                    body.append((indent, decl, None))
+                continue
+            while "\0D" in text:
+                i = text.index("\0D")
+                j = text.index("\0", i + 1)
+                sid = int(text[i + 2:j])
+                text = text[:i] + at_def.get(sid, "") + text[j + 1:]
+            body.append((indent, text, line))
+        if self.is_kernel:
+            lb = self.options.launch_bounds
+            bounds = ""
+            if lb:
+                mx, mn = (lb, 0) if isinstance(lb, int) else (tuple(lb) + (0,))[:2]
+                bounds = f" CJ_LAUNCH_BOUNDS({mx}, {mn})"
+            head = f"CJ_GLOBAL void{bounds} {self.cname}({', '.join(params_cpp)}) {{"
+        else:
+            qual = "CJ_FORCEINLINE_DEVICE" if self.options.inline in (True, "always") else "CJ_DEVICE"
+            head = f"{qual} {self.return_type.cpp} {self.cname}({', '.join(params_cpp)}) {{"
+        out = [(0, f"// {self.parsed.name} ({', '.join(map(str, self.argtypes))})"
+                   + ("" if self.is_kernel else f" -> {self.return_type}"), None),
+               (0, head, self.loc.lineno(self.parsed.tree))]
+        out += body
+        out.append((0, "}", None))
+        return out
+
+
+def a_node(call, args, a):
+    return call.args[args.index(a)] if a in args else call
+
+
+def _is_identifier(code):
+    return code.replace("_", "a").isalnum() and not code[:1].isdigit()
+
+
+def _dedent(lines, n):
+    return [(max(0, i - n), t, l) for i, t, l in lines]
+
+
+def _op(op):
+    from .operators import PY_OPS
+    return PY_OPS[type(op).__name__]
+
+
+_NAMES = {
+    ast.With: "the with statement", ast.Try: "try/except", ast.Raise: "raise", ast.Assert: "assert",
+    ast.FunctionDef: "defining a function inside a kernel", ast.ClassDef: "defining a class inside a kernel",
+    ast.Global: "the global statement", ast.Nonlocal: "the nonlocal statement", ast.Delete: "del",
+    ast.Import: "import inside a kernel", ast.ImportFrom: "import inside a kernel",
+    ast.AsyncFunctionDef: "async functions", ast.AsyncFor: "async for", ast.AsyncWith: "async with",
+    ast.Lambda: "lambda", ast.ListComp: "list comprehensions", ast.DictComp: "dict comprehensions",
+    ast.SetComp: "set comprehensions", ast.GeneratorExp: "generator expressions", ast.List: "lists",
+    ast.Dict: "dicts", ast.Set: "sets", ast.JoinedStr: "f-strings", ast.Yield: "yield", ast.YieldFrom: "yield",
+    ast.Await: "await", ast.Starred: "starred expressions", ast.NamedExpr: "the := operator",
+}
+if hasattr(ast, "Match"):
+    _NAMES[ast.Match] = "the match statement"
+_HINTS = {ast.FunctionDef: "define it at module level with @cuda.jit(device=True)",
+          ast.List: "use a tuple, or cuda.local.array for a per-thread scratch array",
+          ast.ListComp: "use a for loop over range()", ast.Try: "check conditions with if instead",
+          ast.Raise: "check conditions with if and return instead",
+          ast.JoinedStr: "print the values as separate print() arguments"}
+
+
+def _describe(node):
+    return _NAMES.get(type(node), f"'{type(node).__name__}'")

@@ -1,0 +1,214 @@
+"""Compile errors name the construct, the user's file and line, quote the line and say what to do instead.
+
+Compile-only: kernels are translated with compile_kernel; nothing runs and the C++ core is not needed.
+"""
+import os
+
+import numpy as np
+import pytest
+
+from cudajit.compiler import compile_kernel, compile_device, types, typeof
+from cudajit.errors import TypingError, UnsupportedError
+from cudajit import cuda
+
+HERE = os.path.basename(__file__)
+F32 = types.float32[::1]
+
+
+def _line_of(fn, text):
+    import inspect
+    lines, first = inspect.getsourcelines(fn)
+    for k, line in enumerate(lines):
+        if text in line:
+            return first + k
+    raise AssertionError(text)
+
+
+def check(fn, argtypes, exc, what, line_text, hint=True):
+    with pytest.raises(exc) as info:
+        compile_kernel(fn, argtypes)
+    msg = str(info.value)
+    assert what in msg
+    assert f"{HERE}:{_line_of(fn, line_text)}:" in msg, msg
+    assert line_text in msg
+    if hint:
+        assert "\nhint: " in msg
+    return msg
+
+
+def while_else(a):
+    i = 0
+    while i < 3:
+        i += 1
+    else:
+        a[0] = 1
+
+
+def test_while_else():
+    check(while_else, (F32,), UnsupportedError, "while-else is not supported in CUDA kernels", "while i < 3:")
+
+
+def undefined_name(a):
+    a[0] = foo + 1
+
+
+def test_undefined_name():
+    check(undefined_name, (F32,), TypingError, "name 'foo' is not defined", "a[0] = foo + 1")
+
+
+def unify_array_and_int(a, n):
+    x = a
+    if n > 0:
+        x = n
+    a[0] = x[0]
+
+
+def test_cannot_unify():
+    check(unify_array_and_int, (F32, types.int64), TypingError,
+          "cannot unify array(float32, 1d, C) and int64 for variable 'x'", "a[0] = x[0]")
+
+
+def dynamic_shape(a, n):
+    s = cuda.shared.array(n, dtype=np.float32)
+    s[0] = 1
+
+
+def test_shared_shape_must_be_constant():
+    check(dynamic_shape, (F32, types.int64), TypingError,
+          "cuda.shared.array shape must be a constant (an int literal, a global int, or a tuple of them)",
+          "s = cuda.shared.array(n")
+
+
+def three_args(a, b, c):
+    a[0] = b[0] + c[0]
+
+
+def test_argument_count():
+    with pytest.raises(TypingError) as info:
+        compile_kernel(three_args, (F32, F32))
+    assert "kernel takes 3 arguments, 2 given" in str(info.value)
+    assert HERE in str(info.value)
+
+
+def returns_value(a):
+    return a[0]
+
+
+def test_kernel_cannot_return_value():
+    check(returns_value, (F32,), TypingError, "a kernel cannot return a value", "return a[0]")
+
+
+def uses_list(a):
+    xs = [1, 2, 3]
+    a[0] = xs[0]
+
+
+def test_lists_unsupported():
+    check(uses_list, (F32,), UnsupportedError, "lists are not supported in CUDA kernels", "xs = [1, 2, 3]")
+
+
+def plain_python_call(a):
+    a[0] = helper(1)
+
+
+def helper(x):
+    return x
+
+
+def test_calling_undecorated_function():
+    check(plain_python_call, (F32,), TypingError, "'helper' is a Python function, not a device function",
+          "a[0] = helper(1)")
+
+
+def for_else(a):
+    for i in range(3):
+        a[i] = i
+    else:
+        a[0] = 5
+
+
+def test_for_else():
+    check(for_else, (F32,), UnsupportedError, "for-else is not supported", "for i in range(3):")
+
+
+def try_except(a):
+    try:
+        a[0] = 1
+    except Exception:
+        pass
+
+
+def test_try_unsupported():
+    check(try_except, (F32,), UnsupportedError, "try/except is not supported in CUDA kernels", "try:")
+
+
+def bad_index(a):
+    a[1.5] = 0
+
+
+def test_float_index():
+    check(bad_index, (F32,), TypingError, "array index must be an integer or a slice, not float64", "a[1.5] = 0")
+
+
+def used_before_assignment(a):
+    if a[0] > 0:
+        y = 1
+    a[1] = z
+
+
+def test_unassigned_local():
+    check(used_before_assignment, (F32,), TypingError, "name 'z' is not defined", "a[1] = z")
+
+
+def uses_before(a):
+    a[1] = y
+    y = 2
+
+
+def test_use_before_assignment():
+    check(uses_before, (F32,), TypingError, "local variable 'y' is used before it is assigned", "a[1] = y")
+
+
+def unsupported_intrinsic(a):
+    a[0] = cuda.shfl_sync(0xFFFFFFFF, a[0], 0)
+
+
+def test_unsupported_intrinsic_named():
+    msg = check(unsupported_intrinsic, (F32,), UnsupportedError, "cuda.shfl_sync", "cuda.shfl_sync")
+    assert "not supported" in msg
+
+
+def write_const(a):
+    TABLE[0] = a[0]
+
+
+TABLE = np.zeros(3)
+
+
+def test_frozen_global_array_is_read_only():
+    check(write_const, (F32,), TypingError, "cannot assign to a read-only (constant) array", "TABLE[0] = a[0]")
+
+
+def atomic_bad_type(a):
+    cuda.atomic.inc(a, 0, 1)
+
+
+def test_atomic_dtype_checked():
+    check(atomic_bad_type, (F32,), TypingError, "cuda.atomic.inc does not support arrays of float32",
+          "cuda.atomic.inc(a, 0, 1)")
+
+
+def test_typeof_rejects_unknown_argument():
+    with pytest.raises(TypingError) as info:
+        typeof(object(), "weights")
+    assert "argument 'weights'" in str(info.value)
+
+
+def test_device_function_return_types_must_unify():
+    def f(x):
+        if x > 0:
+            return (x, x)
+        return x
+    with pytest.raises(TypingError) as info:
+        compile_device(f, (types.int32,))
+    assert "cannot unify return types" in str(info.value)

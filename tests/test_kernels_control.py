@@ -1,0 +1,256 @@
+"""Control flow in kernels: if/elif/else, for over range (1-3 arguments, negative steps), while, break,
+continue, early return, tuple unpacking, variables that live past their block."""
+import numpy as np
+
+from cudajit import cuda
+
+
+@cuda.jit
+def classify(a, out):
+    i = cuda.grid(1)
+    if i >= a.size:
+        return                       # early return
+    x = a[i]
+    if x < -1:
+        out[i] = -2
+    elif x < 0:
+        out[i] = -1
+    elif x == 0:
+        out[i] = 0
+    else:
+        out[i] = 1
+
+
+def test_if_elif_else_and_early_return(backend):
+    a = np.array([-5, -0.5, 0, 3, 7.0])
+    out = np.full(8, 99, np.int64)
+    classify[1, 8](a, out)
+    np.testing.assert_array_equal(out, [-2, -1, 0, 1, 1, 99, 99, 99])
+
+
+@cuda.jit
+def ranges(out):
+    i = cuda.grid(1)
+    if i == 0:
+        k = 0
+        for j in range(5):
+            out[k] = j
+            k += 1
+        for j in range(2, 6):
+            out[k] = j
+            k += 1
+        for j in range(10, 0, -3):
+            out[k] = j
+            k += 1
+        for j in range(0, 7, 2):
+            out[k] = j
+            k += 1
+        for j in range(3, 3):
+            out[k] = 100
+        step = -2
+        for j in range(4, -3, step):
+            out[k] = j
+            k += 1
+        out[k] = j                   # the loop variable keeps its last value
+        k += 1
+        out[k] = k
+
+
+def test_for_range_forms(backend):
+    out = np.full(40, -99, np.int64)
+    ranges[1, 1](out)
+    expect = (list(range(5)) + list(range(2, 6)) + list(range(10, 0, -3)) + list(range(0, 7, 2))
+              + list(range(4, -3, -2)))
+    expect += [-2]
+    expect += [len(expect)]
+    np.testing.assert_array_equal(out[:len(expect)], expect)
+
+
+@cuda.jit
+def break_continue(a, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        total = 0
+        for k in range(a.shape[1]):
+            v = a[i, k]
+            if v < 0:
+                continue
+            if v > 100:
+                break
+            total += v
+        out[i] = total
+
+
+def test_break_and_continue(backend, rng):
+    a = rng.integers(-50, 120, (30, 20))
+    out = np.zeros(30, np.int64)
+    break_continue[1, 32](a, out)
+    for i in range(30):
+        t = 0
+        for v in a[i]:
+            if v < 0:
+                continue
+            if v > 100:
+                break
+            t += v
+        assert out[i] == t
+
+
+@cuda.jit
+def collatz(a, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        n = a[i]
+        steps = 0
+        while n != 1:
+            if n % 2 == 0:
+                n //= 2
+            else:
+                n = 3 * n + 1
+            steps += 1
+        out[i] = steps
+
+
+def test_while_loop(backend):
+    a = np.arange(1, 65, dtype=np.int64)
+    out = np.zeros(64, np.int64)
+    collatz[2, 32](a, out)
+
+    def steps(n):
+        s = 0
+        while n != 1:
+            n = n // 2 if n % 2 == 0 else 3 * n + 1
+            s += 1
+        return s
+    np.testing.assert_array_equal(out, [steps(int(n)) for n in a])
+
+
+@cuda.jit
+def while_true_break(out):
+    i = cuda.grid(1)
+    k = 0
+    while True:
+        k += 1
+        if k * k > i:
+            break
+    out[i] = k
+
+
+def test_while_true_with_break(backend):
+    out = np.zeros(50, np.int64)
+    while_true_break[1, 50](out)
+    np.testing.assert_array_equal(out, [next(k for k in range(1, 100) if k * k > i) for i in range(50)])
+
+
+@cuda.jit
+def scoping(a, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        if a[i] > 0:
+            y = a[i] * 2
+        else:
+            y = -a[i]
+        out[i] = y                   # assigned in both branches, used after: hoisted declaration
+        for k in range(3):
+            last = k * a[i]
+        out[i] += last               # assigned in a loop, used after it
+
+
+def test_variables_used_after_their_block(backend):
+    a = np.array([1.5, -2.0, 3.0])
+    out = np.zeros(3)
+    scoping[1, 3](a, out)
+    np.testing.assert_array_equal(out, [1.5 * 2 + 2 * 1.5, 2.0 + 2 * -2.0, 6.0 + 6.0])
+
+
+@cuda.jit
+def swap_and_unpack(a, out):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        x, y = a[i, 0], a[i, 1]
+        x, y = y, x                  # Python evaluates the right side first
+        t = (x, y, x + y)
+        p, q, r = t
+        out[i, 0] = p
+        out[i, 1] = q
+        out[i, 2] = r
+        out[i, 3] = t[2]
+        out[i, 4] = t[-3]
+
+
+def test_tuple_swap_and_unpack(backend):
+    a = np.array([[1, 2], [3, 4]], np.int64)
+    out = np.zeros((2, 5), np.int64)
+    swap_and_unpack[1, 2](a, out)
+    np.testing.assert_array_equal(out, [[2, 1, 3, 3, 2], [4, 3, 7, 7, 4]])
+
+
+@cuda.jit
+def loop_carried(a, out):
+    i = cuda.grid(1)
+    if i == 0:
+        for k in range(a.size):
+            if k > 0:
+                out[k] = a[k] - prev      # value from the previous iteration
+            prev = a[k]
+
+
+def test_loop_carried_variable(backend):
+    a = np.array([1, 4, 9, 16, 25], np.int64)
+    out = np.zeros(5, np.int64)
+    loop_carried[1, 1](a, out)
+    np.testing.assert_array_equal(out, [0, 3, 5, 7, 9])
+
+
+@cuda.jit
+def nested_loops(out):
+    i = cuda.grid(1)
+    if i == 0:
+        n = 0
+        for a in range(4):
+            for b in range(a):
+                if (a + b) % 3 == 0:
+                    continue
+                n += a * 10 + b
+        out[0] = n
+
+
+def test_nested_loops(backend):
+    out = np.zeros(1, np.int64)
+    nested_loops[1, 1](out)
+    assert out[0] == sum(a * 10 + b for a in range(4) for b in range(a) if (a + b) % 3)
+
+
+@cuda.jit
+def range_int32(n, out):
+    for i in range(n):
+        out[i] = i
+    out[n] = i                      # i is int32 here, like the range's argument
+
+
+def test_range_over_int32_argument(backend):
+    out = np.zeros(6, np.int64)
+    range_int32[1, 1](np.int32(5), out)
+    np.testing.assert_array_equal(out, [0, 1, 2, 3, 4, 4])
+
+
+@cuda.jit
+def iterate_array(a, out):
+    i = cuda.grid(1)
+    if i == 0:
+        s = 0.0
+        for x in a:
+            s += x
+        out[0] = s
+        t = (1, 2, 3)
+        m = 0
+        for v in t:
+            m = m * 10 + v
+        out[1] = m
+
+
+def test_for_over_array_and_tuple(backend):
+    a = np.arange(10.0)
+    out = np.zeros(2)
+    iterate_array[1, 1](a, out)
+    np.testing.assert_array_equal(out, [45.0, 123])

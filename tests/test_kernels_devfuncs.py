@@ -1,0 +1,130 @@
+"""Device functions: return types inferred and unified, tuples in and out, specialisation per argument types,
+calls between device functions, kernels called as device functions, defaults and keyword arguments."""
+import math
+
+import numpy as np
+
+from cudajit import cuda
+
+
+@cuda.jit(device=True)
+def clamp(x, lo, hi):
+    if x < lo:
+        return lo
+    if x > hi:
+        return hi
+    return x
+
+
+@cuda.jit(device=True)
+def divmod_pair(a, b):
+    return a // b, a % b
+
+
+@cuda.jit(device=True)
+def norm2(p):
+    x, y = p
+    return math.sqrt(x * x + y * y)
+
+
+@cuda.jit(device=True)
+def scaled(x, factor=2):
+    return x * factor
+
+
+@cuda.jit(device=True)
+def twice_clamped(x):
+    return scaled(clamp(x, 0, 10))       # device functions calling device functions
+
+
+@cuda.jit(device=True)
+def store_sum(out, i, a, b):
+    out[i] = a + b                     # no return value: a void function writing an array
+
+
+@cuda.jit
+def use_devfuncs(a, b, out_f, out_i):
+    i = cuda.grid(1)
+    if i < a.size:
+        out_f[i, 0] = clamp(a[i], -1.0, 1.0)
+        q, r = divmod_pair(b[i], 3)
+        out_i[i, 0] = q
+        out_i[i, 1] = r
+        out_f[i, 1] = norm2((a[i], 2.0))
+        out_i[i, 2] = scaled(b[i])
+        out_i[i, 3] = scaled(b[i], factor=5)
+        out_i[i, 4] = twice_clamped(b[i])
+        out_i[i, 5] = clamp(b[i], 0, 4)      # the same function specialised for ints
+        store_sum(out_f[:, 2], i, a[i], 1.0)
+
+
+def test_device_functions(backend, rng):
+    a = rng.normal(0, 2, 40)
+    b = rng.integers(-20, 20, 40)
+    out_f = np.zeros((40, 3))
+    out_i = np.zeros((40, 6), np.int64)
+    use_devfuncs[1, 64](a, b, out_f, out_i)
+    np.testing.assert_array_equal(out_f[:, 0], np.clip(a, -1, 1))
+    np.testing.assert_array_equal(out_i[:, 0], b // 3)
+    np.testing.assert_array_equal(out_i[:, 1], b % 3)
+    np.testing.assert_allclose(out_f[:, 1], np.sqrt(a * a + 4), rtol=1e-15)
+    np.testing.assert_array_equal(out_i[:, 2], b * 2)
+    np.testing.assert_array_equal(out_i[:, 3], b * 5)
+    np.testing.assert_array_equal(out_i[:, 4], np.clip(b, 0, 10) * 2)
+    np.testing.assert_array_equal(out_i[:, 5], np.clip(b, 0, 4))
+    np.testing.assert_array_equal(out_f[:, 2], a + 1)
+
+
+@cuda.jit
+def inner_kernel(a, i):
+    a[i] += 100
+
+
+@cuda.jit
+def outer_kernel(a):
+    i = cuda.grid(1)
+    if i < a.size:
+        inner_kernel(a, i)                # a kernel's function called as a device function
+
+
+def test_kernel_called_as_device_function(backend):
+    a = np.arange(5, dtype=np.int64)
+    outer_kernel[1, 8](a)
+    np.testing.assert_array_equal(a, np.arange(5) + 100)
+
+
+@cuda.jit(device=True)
+def block_sum(buf, tid, n):
+    s = n // 2
+    while s > 0:
+        if tid < s:
+            buf[tid] += buf[tid + s]
+        cuda.syncthreads()
+        s //= 2
+    return buf[0]
+
+
+@cuda.jit
+def reduce_with_devfunc(a, out):
+    buf = cuda.shared.array(64, np.float64)
+    tid = cuda.threadIdx.x
+    buf[tid] = a[tid]
+    cuda.syncthreads()
+    total = block_sum(buf, tid, 64)
+    if tid == 0:
+        out[0] = total
+
+
+def test_barrier_inside_device_function(backend, rng):
+    a = rng.integers(0, 10, 64).astype(np.float64)
+    out = np.zeros(1)
+    reduce_with_devfunc[1, 64](a, out)
+    assert out[0] == a.sum()
+
+
+def test_device_function_eager_signature():
+    from cudajit.compiler import compile_device, types
+    res = compile_device(clamp.py_func if hasattr(clamp, "py_func") else clamp.__cudajit_pyfunc__,
+                         (types.float32, types.float32, types.float32))
+    assert str(res.return_type) == "float32"
+    assert "CJ_DEVICE float" in res.source

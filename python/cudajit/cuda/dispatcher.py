@@ -47,16 +47,24 @@ class _Specialization:
         print(self.source.typed_listing(), file=file)
 
 
-class CUDADispatcher:
-    """What ``@cuda.jit`` returns for a kernel. Launch with ``kernel[griddim, blockdim, stream, sharedmem](*args)``."""
+class _JitFunction:
+    """What kernels and device functions share: the Python function, its options, and the
+    attributes by which the compiler recognises it when another kernel calls it."""
 
-    def __init__(self, py_func, sigs=(), options=None):
+    def __init__(self, py_func, options):
         functools.update_wrapper(self, py_func)
         self.py_func = py_func
         self.targetoptions = dict(options or {})
         self.__cudajit_pyfunc__ = py_func
         self.__cudajit_options__ = self.targetoptions
         self._options = _compile_options(self.targetoptions)
+
+
+class CUDADispatcher(_JitFunction):
+    """What ``@cuda.jit`` returns for a kernel. Launch with ``kernel[griddim, blockdim, stream, sharedmem](*args)``."""
+
+    def __init__(self, py_func, sigs=(), options=None):
+        super().__init__(py_func, options)
         self._specs = {}      # (backend, argtypes) -> _Specialization
         self._eager = []      # Signatures given to jit(); once set, no other types compile
         self._core = _core.Dispatcher(self._compile_for_args, prepare_args)
@@ -190,16 +198,11 @@ class CUDADispatcher:
         return f"<cudajit kernel {self.__name__}>"
 
 
-class DeviceFunction:
+class DeviceFunction(_JitFunction):
     """What ``@cuda.jit(device=True)`` returns: callable from kernels and other device functions."""
 
     def __init__(self, py_func, sigs=(), options=None):
-        functools.update_wrapper(self, py_func)
-        self.py_func = py_func
-        self.targetoptions = dict(options or {})
-        self.__cudajit_pyfunc__ = py_func
-        self.__cudajit_options__ = self.targetoptions
-        self._options = _compile_options(self.targetoptions)
+        super().__init__(py_func, options)
         # Declared signatures: calls convert their arguments and result to these types, as in Numba.
         self.__cudajit_signatures__ = []
         for sig in sigs:

@@ -6,7 +6,6 @@ NumPy and CuPy/PyTorch zero-copy interop. Prints one JSON object per line, then 
 
 Run on the device:  python3 benchmarks/bench_foundation.py
 """
-import json
 import time
 
 import numpy as np
@@ -16,29 +15,11 @@ if not hasattr(np, "row_stack"):
 
 from cudajit import cuda
 
-rows = []
+import os, sys  # noqa: E401
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_common import emit, med, per_launch, rows  # noqa: E402
 
 
-def emit(**kw):
-    rows.append(kw)
-    print(json.dumps(kw), flush=True)
-
-
-def med(xs):
-    xs = sorted(xs)
-    return xs[len(xs) // 2]
-
-
-def per_launch(fn, sync, n=20000, reps=5):
-    ts = []
-    for _ in range(reps):
-        sync()
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        sync()
-        ts.append((time.perf_counter() - t0) / n)
-    return med(ts) * 1e6
 
 
 # --- correctness: raw vector add, interop ------------------------------------------------

@@ -4,11 +4,9 @@ in a fresh process, and cuda.reduce against numba-cuda's and cp.sum.
 
 Run on the device:  python3 benchmarks/bench_gpu_kernels.py
 """
-import json
 import os
 import subprocess
 import sys
-import time
 
 import numpy as np
 
@@ -22,17 +20,7 @@ import cudajit  # noqa: E402
 from cudajit import cuda  # noqa: E402
 from numba import cuda as ncuda  # noqa: E402
 
-rows = []
-
-
-def emit(**kw):
-    rows.append(kw)
-    print(json.dumps(kw), flush=True)
-
-
-def med(xs):
-    xs = sorted(xs)
-    return xs[len(xs) // 2]
+from bench_common import emit, med, per_launch, rows  # noqa: E402
 
 
 def gpu_ms(lib, fn, reps=10):
@@ -93,28 +81,18 @@ da, db, dc = (cuda.device_array(n, np.float32) for _ in range(3))
 na, nb_, nc = (ncuda.device_array(n, np.float32) for _ in range(3))
 
 
-def per_launch(fn, sync, count):
-    ts = []
-    for _ in range(5):
-        sync()
-        t0 = time.perf_counter()
-        for _ in range(count):
-            fn()
-        sync()
-        ts.append((time.perf_counter() - t0) / count)
-    return med(ts) * 1e6
 
 
 cj[3][1, 32](da, db, dc)
 nb[3][1, 32](na, nb_, nc)
 emit(what="launch_us", lib="cudajit @cuda.jit", args="3 device arrays",
-     us=per_launch(lambda: cj[3][1, 32](da, db, dc), cuda.synchronize, 20000))
+     us=per_launch(lambda: cj[3][1, 32](da, db, dc), cuda.synchronize, n=20000))
 emit(what="launch_us", lib="numba-cuda @cuda.jit", args="3 device arrays",
-     us=per_launch(lambda: nb[3][1, 32](na, nb_, nc), ncuda.synchronize, 5000))
+     us=per_launch(lambda: nb[3][1, 32](na, nb_, nc), ncuda.synchronize, n=5000))
 ha = np.ones(1024, np.float32)
 cj[3][1, 32](ha, ha, ha)
 emit(what="launch_us", lib="cudajit @cuda.jit", args="3 numpy arrays of 4KB (copied in and out)",
-     us=per_launch(lambda: cj[3][1, 32](ha, ha, ha), cuda.synchronize, 2000))
+     us=per_launch(lambda: cj[3][1, 32](ha, ha, ha), cuda.synchronize, n=2000))
 
 # --- matmul: naive and tiled, 1000² and 4096² ---
 rng = np.random.default_rng(0)

@@ -1,0 +1,28 @@
+"""What the GPU benchmarks share: JSON rows as they are measured, medians, launch timing."""
+import json
+import time
+
+rows = []
+
+
+def emit(**kw):
+    rows.append(kw)
+    print(json.dumps(kw), flush=True)
+
+
+def med(xs):
+    xs = sorted(xs)
+    return xs[len(xs) // 2]
+
+
+def per_launch(fn, sync, n=20000, reps=5):
+    """Microseconds per call of ``fn`` over ``n`` calls, median of ``reps`` rounds."""
+    ts = []
+    for _ in range(reps):
+        sync()
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        sync()
+        ts.append((time.perf_counter() - t0) / n)
+    return med(ts) * 1e6

@@ -67,6 +67,8 @@ class CUDADispatcher(_JitFunction):
         super().__init__(py_func, options)
         self._specs = {}      # (backend, argtypes) -> _Specialization
         self._eager = []      # Signatures given to jit(); once set, no other types compile
+        self._specialized = False
+        self._specializations = {}   # (backend, argtypes) -> CUDADispatcher made by specialize()
         self._core = _core.Dispatcher(self._compile_for_args, prepare_args)
         for sig in sigs:
             self.compile(sig)
@@ -106,11 +108,20 @@ class CUDADispatcher(_JitFunction):
         return self._specialize(argtypes).kernel
 
     def _eager_match(self, argtypes):
+        # Numba's choice among declared signatures: the one needing the fewest lossy conversions, then
+        # the fewest kind changes, then the fewest widenings; the first declared among equals.
+        best, best_cost = None, None
         for sig in self._eager:
-            if _compatible(sig.args, argtypes):
-                return self._specialize(tuple(sig.args))
-        sigs = ", ".join(str(s) for s in self._eager)
-        raise TypingError(f"kernel '{self.__name__}' has no signature matching the argument types "
+            costs = _conversion_costs(sig.args, argtypes)
+            if costs is None:
+                continue
+            cost = tuple(costs.count(c) for c in (3, 2, 1))
+            if best is None or cost < best_cost:
+                best, best_cost = sig, cost
+        if best is not None:
+            return self._specialize(tuple(best.args))
+        sigs = "; ".join(_void_sig(s.args) for s in self._eager)
+        raise TypingError(f"kernel '{self.__name__}': no matching definition for argument types "
                           f"({', '.join(map(str, argtypes))}); it was compiled for: {sigs}")
 
     def _specialize(self, argtypes):
@@ -124,22 +135,38 @@ class CUDADispatcher(_JitFunction):
 
     def compile(self, sig):
         """Compile eagerly for a signature (a string, a Signature, or a tuple of argument types)."""
-        sig = _compiler().parse_signature(sig) if not isinstance(sig, tuple) else _compiler().parse_signature(sig)
+        sig = _compiler().parse_signature(sig)
         if sig.return_type is not None and str(sig.return_type) not in ("none", "void"):
             raise TypingError(f"kernel '{self.__name__}' must return void, not {sig.return_type}")
         self._eager.append(sig)
         return self._specialize(tuple(sig.args)).kernel
 
     def specialize(self, *args):
-        """A dispatcher fixed to the types of ``args`` (Numba's ``specialize``)."""
+        """A dispatcher fixed to the types of ``args`` (Numba's ``specialize``; one per argument types)."""
+        if self._specialized:
+            raise RuntimeError(f"kernel '{self.__name__}' is already specialized")
         argtypes = tuple(_compiler().typeof(a) for a in args)
-        d = CUDADispatcher(self.py_func, options=self.targetoptions)
-        d._eager.append(_signature_of(argtypes))
-        d._specialize(argtypes)
+        key = (_backend.name(), argtypes)
+        d = self._specializations.get(key)
+        if d is None:
+            d = CUDADispatcher(self.py_func, options=self.targetoptions)
+            d._eager.append(_signature_of(argtypes))
+            d._specialize(argtypes)
+            d._specialized = True
+            self._specializations[key] = d
         return d
+
+    @property
+    def specialized(self):
+        """True for a dispatcher made by ``specialize`` or given one signature (Numba's meaning)."""
+        return self._specialized
 
     # --- introspection (Numba's API, plus inspect_source) ---------------------------------
     def _current_specs(self):
+        # Eager signatures exist on every backend: under one not compiled for yet (jit ran under the GPU,
+        # a test now selects the CPU), compile them before saying what there is.
+        for sig in self._eager:
+            self._specialize(tuple(sig.args))
         return {argtypes: s for (b, argtypes), s in self._specs.items() if b == _backend.name()}
 
     @property
@@ -154,7 +181,12 @@ class CUDADispatcher(_JitFunction):
         specs = self._current_specs()
         if signature is None:
             return specs
-        key = tuple(_compiler().parse_signature(signature).args) if isinstance(signature, str) else tuple(signature)
+        # A signature as a string, a Signature (``void(float32[:])``) or a tuple of argument types (a key of
+        # ``overloads``), as Numba's inspect_* and get_* methods take.
+        if isinstance(signature, (str, _compiler().types.Signature)):
+            key = tuple(_compiler().parse_signature(signature).args)
+        else:
+            key = tuple(signature)
         if key not in specs:
             raise KeyError(f"kernel '{self.__name__}' has no specialization for {key}")
         return {key: specs[key]}
@@ -177,10 +209,13 @@ class CUDADispatcher(_JitFunction):
 
     def _attr(self, name, signature):
         out = {k: getattr(s.kernel, name) for k, s in self._pick(signature).items()}
-        return next(iter(out.values())) if signature is not None else out
+        # One value for one signature, or for a specialized kernel (it has one), as in Numba.
+        return next(iter(out.values())) if signature is not None or self._specialized else out
 
-    def get_regs_usage(self, signature=None):
+    def get_regs_per_thread(self, signature=None):
         return self._attr("regs", signature)
+
+    get_regs_usage = get_regs_per_thread
 
     def get_shared_mem_per_block(self, signature=None):
         return self._attr("shared_bytes", signature)
@@ -227,22 +262,45 @@ def _signature_of(argtypes):
     return types.void(*argtypes)
 
 
-def _compatible(sig_args, argtypes):
-    """Whether arguments of ``argtypes`` can be passed to a kernel compiled for ``sig_args``
-    (scalars convert, as Numba casts them; arrays must agree in dtype and ndim, and a C or F
-    array may go where the signature says any layout)."""
+def _void_sig(args):
+    return f"void({', '.join(map(str, args))})"
+
+
+# Scalar kinds in the order values may convert: bool -> int -> float -> complex.
+_KIND_ORDER = ("Boolean", "Integer", "Float", "Complex")
+
+
+def _conversion_costs(sig_args, argtypes):
+    """Per argument, what passing a value of ``argtypes`` to a kernel compiled for ``sig_args`` costs:
+    0 exact, 1 a widening or a C/F array where any layout is declared, 2 a change of kind (int ->
+    float), 3 a narrowing (int64 -> int32); None when some argument cannot be passed. Arrays must
+    agree in dtype and ndim; tuples element by element. A float does not go to an int nor a complex
+    to a real: the launcher cannot pack them (numba-cuda fails there too, with a less clear error)."""
     from ..compiler import types
     if len(sig_args) != len(argtypes):
-        return False
+        return None
+    costs = []
     for want, have in zip(sig_args, argtypes):
-        if isinstance(want, types.Array):
-            if not isinstance(have, types.Array) or want.dtype != have.dtype or want.ndim != have.ndim:
-                return False
-            if want.layout != "A" and want.layout != have.layout:
-                return False
-        elif isinstance(have, types.Array):
-            return False
-    return True
+        if want == have:
+            costs.append(0)
+        elif isinstance(want, types.Array):
+            if not isinstance(have, types.Array) or (want.dtype, want.ndim) != (have.dtype, have.ndim) \
+                    or want.layout not in ("A", have.layout):
+                return None
+            costs.append(1)
+        elif isinstance(want, types.BaseTuple):
+            inner = _conversion_costs(want.types, have.types) if isinstance(have, types.BaseTuple) else None
+            if inner is None:
+                return None
+            costs += inner
+        elif isinstance(want, types.Scalar) and isinstance(have, types.Scalar):
+            kw, kh = _KIND_ORDER.index(type(want).__name__), _KIND_ORDER.index(type(have).__name__)
+            if kh > kw:
+                return None
+            costs.append(2 if kh < kw else 1 if want.bitwidth >= have.bitwidth else 3)
+        else:
+            return None
+    return costs
 
 
 def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=True, lineinfo=False,
@@ -250,7 +308,8 @@ def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=T
     """Numba's ``cuda.jit``: decorate a kernel (or, with ``device=True``, a device function).
 
     Forms: ``@cuda.jit``, ``@cuda.jit(...)`` with options, ``@cuda.jit("void(float32[:])")``,
-    a list of signatures, or a Signature object such as ``void(float32[:], int32)``.
+    a list of signatures, a Signature object such as ``void(float32[:], int32)``, or a tuple of
+    argument types ``(float32[:], int32)``.
     ``cache`` is accepted for compatibility: compiled code is always cached on disk.
     """
     if link:
@@ -262,13 +321,17 @@ def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=T
         raise TypeError(f"cuda.jit got unexpected options: {', '.join(sorted(unknown))}")
 
     def wrap(pyfunc, sigs):
-        cls = DeviceFunction if device else CUDADispatcher
-        return cls(pyfunc, sigs, options)
+        if device:
+            return DeviceFunction(pyfunc, sigs, options)
+        d = CUDADispatcher(pyfunc, sigs, options)
+        d._specialized = len(sigs) == 1 and not isinstance(func_or_sig, list)   # Numba: one signature, not a list
+        return d
 
     if callable(func_or_sig) and not _is_signature(func_or_sig):
         return wrap(func_or_sig, ())
+    # A list holds signatures; a tuple is one signature of argument types, as in Numba: jit((float32[:], int32)).
     sigs = () if func_or_sig is None else (
-        tuple(func_or_sig) if isinstance(func_or_sig, (list, tuple)) else (func_or_sig,))
+        tuple(func_or_sig) if isinstance(func_or_sig, list) else (func_or_sig,))
     return lambda pyfunc: wrap(pyfunc, sigs)
 
 

@@ -1,0 +1,669 @@
+"""The decorator and kernel-object API (``cuda.jit`` and what it returns), against NumPy on random data:
+lazy specialization per argument types, eager signatures, options, kernel-object methods (specialize,
+inspect_*, forall, launch configurations), launch errors, argument kinds (device, NumPy, In/Out/InOut,
+``__cuda_array_interface__``) and tuple arguments.
+
+Kernels are few and shared (each kernel and signature is a C++ compile); tests that count signatures or
+compiles use a fresh dispatcher over the same Python function, whose code the disk cache already holds.
+"""
+import io
+import math
+import os
+import re
+
+import numpy as np
+import pytest
+
+from cudajit import _core, boolean, complex128, cuda, float32, float64, int16, int32, int64, void
+from cudajit import compiler as cj_compiler
+from cudajit.errors import CudaSupportError, LaunchError
+
+UniTuple, Tuple = cuda.types.UniTuple, cuda.types.Tuple
+
+
+# ---- shared kernels ----------------------------------------------------------------------------------
+
+@cuda.jit
+def axpy(out, a, x):
+    i = cuda.grid(1)
+    if i < out.size:                      # no grid-stride loop: forall must launch a thread per element
+        out[i] = a * x[i] + out[i]
+
+
+@cuda.jit
+def scale2d(out, x, a):
+    i, j = cuda.grid(2)
+    if i < out.shape[0] and j < out.shape[1]:
+        out[i, j] = x[i, j] * a
+
+
+@cuda.jit
+def bump(a, b):
+    # Reads a, writes b, and overwrites a: shows which way each array was copied.
+    i = cuda.grid(1)
+    if i < a.size:
+        b[i] = a[i] * 2.0 + 1.0
+        a[i] = -a[i]
+
+
+@cuda.jit
+def reverse_blocks(out, x):
+    buf = cuda.shared.array(0, dtype=np.float64)     # dynamic shared memory: size from the launch
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    if i < x.size:
+        buf[t] = x[i]
+    cuda.syncthreads()
+    if i < x.size:
+        out[i] = buf[cuda.blockDim.x - 1 - t]
+
+
+@cuda.jit("void(float32[:], int32)")
+def fill(a, v):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] = v * (i + 1)
+
+
+@cuda.jit(["void(float32[:], int32)", "void(float64[:], float64)"])
+def fill_multi(a, v):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] = v * (i + 1)
+
+
+@cuda.jit(void(float32[:, ::1], int64))
+def fill2d(a, v):
+    i, j = cuda.grid(2)
+    if i < a.shape[0] and j < a.shape[1]:
+        a[i, j] = v + i * a.shape[1] + j
+
+
+@cuda.jit
+def tup_affine(t, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = t[0] * i + t[1]
+
+
+@cuda.jit
+def tup_nested(t, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = t[0] + t[1][0] * t[1][1] * i
+
+
+@cuda.jit
+def tup_arrays(p, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = p[0][i] + p[1][i]
+        p[1][i] = p[0][i] * 3.0
+
+
+@cuda.jit
+def tup_horner(coef, x, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        s = 0.0
+        for j in range(len(coef)):        # the tuple indexed by a loop variable
+            s = s * x[i] + coef[j]
+        out[i] = s
+
+
+def opt_body(out, x):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = math.sqrt(x[i]) / (x[i] + 1.0)
+
+
+def opt_ref(x):
+    return (np.sqrt(x) / (x.astype(np.float64) + 1.0)).astype(np.float32)
+
+
+@cuda.jit(device=True)
+def dev_plain(x):
+    return x * x + 1.0
+
+
+@cuda.jit(device=True, inline=True)
+def dev_inline(x):
+    return 2.0 * x
+
+
+@cuda.jit(device=True, inline="always")
+def dev_always(x):
+    return x - 0.5
+
+
+@cuda.jit("float64(float64)", device=True)
+def dev_eager(x):
+    return x / 4.0
+
+
+@cuda.jit
+def dev_calls(out, x):
+    i = cuda.grid(1)
+    if i < out.size:
+        v = x[i]
+        out[i] = dev_plain(v) + dev_inline(v) * dev_always(v) + dev_eager(v)
+
+
+# ---- helpers -----------------------------------------------------------------------------------------
+
+@pytest.fixture
+def compiles(monkeypatch):
+    """Counts the compiler's kernel translations (each new specialization is one)."""
+    calls = []
+    real = cj_compiler.compile_kernel
+
+    def counting(pyfunc, argtypes, options=None):
+        calls.append(tuple(argtypes))
+        return real(pyfunc, argtypes, options)
+    monkeypatch.setattr(cj_compiler, "compile_kernel", counting)
+    return calls
+
+
+def ptx_of(kernel, sig):
+    """The kernel's PTX, or None where NVRTC is missing (then inspect_asm must say so clearly)."""
+    if not _core.nvrtc_available()[0]:
+        with pytest.raises(CudaSupportError, match="NVRTC"):
+            kernel.inspect_asm(sig)
+        return None
+    return kernel.inspect_asm(sig)
+
+
+def randn(rng, n, dtype=np.float64):
+    return (rng.random(n) + 0.5).astype(dtype)
+
+
+# ---- lazy compilation: one specialization per argument types ---------------------------------------
+
+def test_lazy_one_specialization_per_scalar_type(backend, rng, compiles):
+    k = cuda.jit(axpy.py_func)
+    assert k.signatures == [] and k.overloads == {}
+    n = 40
+    x = randn(rng, n, np.complex128) + 1j * randn(rng, n)
+    out0 = randn(rng, n, np.complex128)
+    c1 = complex128[::1]
+    cases = [(int(rng.integers(2, 9)), int64), (float(rng.uniform(1, 2)), float64), (True, boolean),
+             (complex(rng.uniform(1, 2), -rng.uniform(1, 2)), complex128),
+             (np.float32(rng.uniform(1, 2)), float32), (np.int16(rng.integers(2, 9)), int16)]
+    for rnd in range(2):                  # the second round finds every specialization compiled
+        for a, t in cases:
+            out = out0.copy()
+            k[1, 64](out, a, x)
+            np.testing.assert_allclose(out, a * x + out0, rtol=1e-12)
+        assert k.signatures == [(c1, t, c1) for _, t in cases]
+        assert set(k.overloads) == set(k.signatures)
+        assert compiles == k.signatures
+    # np.int64 and a Python int are one type: a new dispatch key, but no new compile
+    out = out0.copy()
+    k[1, 64](out, np.int64(3), x)
+    np.testing.assert_allclose(out, 3 * x + out0, rtol=1e-12)
+    assert len(compiles) == len(cases) == len(k.signatures)
+
+
+def test_lazy_one_specialization_per_array_type(backend, rng, compiles):
+    k = cuda.jit(scale2d.py_func)
+    base = rng.random((10, 14)) + 0.5
+    a = float(rng.uniform(1, 3))
+    views = [("C", base[:5, :7].copy()), ("F", np.asfortranarray(base[:5, :7])),
+             ("A", cuda.to_device(base)[::2, ::2])]          # a strided device view has layout A
+    for rnd in range(2):
+        for layout, x in views:
+            out = cuda.device_array((5, 7))
+            k[(2, 2), (4, 4)](out, x, a)
+            host = x.copy_to_host() if hasattr(x, "copy_to_host") else x
+            np.testing.assert_array_equal(out.copy_to_host(), host * a)
+    assert k.signatures == [(float64[:, ::1], float64[:, ::1], float64), (float64[:, ::1], float64[::1, :], float64),
+                            (float64[:, ::1], float64[:, :], float64)]
+    assert len(compiles) == 3
+    # dtype and ndim are part of the type too
+    k1 = cuda.jit(axpy.py_func)
+    for dt in (np.float32, np.float64):
+        x, out = randn(rng, 30, dt), randn(rng, 30, dt)
+        ref = np.float32(2) * x + out if dt == np.float32 else 2.0 * x + out
+        k1[1, 32](out, dt(2), x)
+        np.testing.assert_allclose(out, ref, rtol=1e-6)
+    assert [s[0] for s in k1.signatures] == [float32[::1], float64[::1]]
+
+
+# ---- eager signatures ------------------------------------------------------------------------------
+
+def test_eager_string_signature(backend, rng, compiles):
+    assert fill.signatures == [(float32[:], int32)]
+    a = randn(rng, 50, np.float32)
+    for v in (int(rng.integers(2, 99)), np.int32(rng.integers(2, 99)), np.int64(rng.integers(2, 99))):
+        fill[1, 64](a, v)                 # a Python int converts to the declared int32
+        np.testing.assert_array_equal(a, np.float32(int(v) * np.arange(1, 51)))
+    assert fill.signatures == [(float32[:], int32)]
+    assert set(compiles) <= {(float32[:], int32)}   # at most the declared one (for another backend)
+    for bad in [(randn(rng, 50), 3), (randn(rng, (5, 10), np.float32), 3), (a, 2.5), (a, 1 + 2j)]:
+        with pytest.raises(TypeError, match=r"fill.*no matching definition"):
+            fill[1, 64](*bad)
+    assert fill.signatures == [(float32[:], int32)]
+
+
+def test_eager_tuple_of_argument_types(backend, rng):
+    k = cuda.jit((float32[:], int32))(fill.py_func)   # one signature, no return type (Numba's form)
+    assert k.signatures == [(float32[:], int32)] and k.specialized
+    a = randn(rng, 12, np.float32)
+    v = int(rng.integers(2, 99))
+    k[1, 16](a, v)
+    np.testing.assert_array_equal(a, np.float32(v * np.arange(1, 13)))
+
+
+def test_eager_single_signature_is_specialized(backend, rng):
+    # Numba: one signature (not a list) makes a specialized dispatcher: it has one kernel, its get_*
+    # methods answer for it without a signature, and it cannot be specialized again.
+    assert fill.specialized and fill2d.specialized and not fill_multi.specialized
+    assert fill.get_max_threads_per_block() == fill.get_max_threads_per_block(fill.signatures[0]) > 0
+    assert isinstance(fill_multi.get_max_threads_per_block(), dict)
+    with pytest.raises(RuntimeError):
+        fill.specialize(randn(rng, 4, np.float32), 1)
+
+
+def test_eager_signature_list_picks_the_matching_one(backend, rng):
+    assert fill_multi.signatures == [(float32[:], int32), (float64[:], float64)]
+    a32, a64 = randn(rng, 30, np.float32), randn(rng, 30)
+    v = int(rng.integers(2, 99))
+    fill_multi[1, 32](a32, v)
+    np.testing.assert_array_equal(a32, np.float32(v * np.arange(1, 31)))
+    w = float(rng.uniform(1, 2))           # not an int: the float64 overload must run
+    fill_multi[1, 32](a64, w)
+    np.testing.assert_array_equal(a64, w * np.arange(1, 31))
+    with pytest.raises(TypeError, match="no matching definition"):
+        fill_multi[1, 32](a32.astype(np.int64), v)
+    assert len(fill_multi.signatures) == 2
+
+
+def test_eager_prefers_exact_match_over_narrowing(backend, rng):
+    # The float32 overload comes first, but a Python float is float64: Numba picks the exact match.
+    k = cuda.jit(["void(float64[:], float32)", "void(float64[:], float64)"])(fill.py_func)
+    a = randn(rng, 20)
+    w = float(rng.uniform(0.1, 0.2))
+    k[1, 32](a, w)
+    np.testing.assert_array_equal(a, w * np.arange(1, 21))
+    k[1, 32](a, np.float32(w))
+    np.testing.assert_array_equal(a, np.float64(np.float32(w)) * np.arange(1, 21))
+
+
+def test_eager_type_objects(backend, rng):
+    assert fill2d.signatures == [(float32[:, ::1], int64)]
+    a = rng.random((6, 9)).astype(np.float32) + 0.5
+    v = int(rng.integers(2, 99))
+    fill2d[(1, 2), (8, 8)](a, v)
+    np.testing.assert_array_equal(a, (v + np.arange(54)).reshape(6, 9).astype(np.float32))
+    with pytest.raises(TypeError, match="fill2d"):
+        fill2d[(1, 2), (8, 8)](np.asfortranarray(a), v)          # declared C-contiguous
+    with pytest.raises(TypeError, match="fill2d"):
+        fill2d[(1, 2), (8, 8)](cuda.to_device(a)[:, ::2], v)     # layout A
+
+
+def test_kernel_signature_must_return_void():
+    with pytest.raises(TypeError, match="void"):
+        cuda.jit("int32(float32[:])")(fill.py_func)
+
+
+# ---- options ---------------------------------------------------------------------------------------
+
+def _run_opt(k, rng, block=64, n=100):
+    x = randn(rng, n, np.float32)
+    out = np.zeros(n, np.float32)
+    k[(n + block - 1) // block, block](out, x)
+    return out, opt_ref(x)
+
+
+def test_fastmath(backend, rng):
+    k = cuda.jit(fastmath=True)(opt_body)
+    out, ref = _run_opt(k, rng)
+    np.testing.assert_allclose(out, ref, rtol=2e-6)
+    ptx = ptx_of(k, k.signatures[0])
+    if ptx is not None:
+        assert re.search(r"sqrt\.approx", ptx)                   # --use_fast_math reached NVRTC
+        plain = cuda.jit(opt_body)
+        _run_opt(plain, rng)
+        assert not re.search(r"sqrt\.approx", plain.inspect_asm(plain.signatures[0]))
+
+
+def test_fastmath_keeps_nan_checks(backend, rng):
+    # numba-cuda's fastmath is flush-to-zero, approximate division and sqrt, and FMA contraction: NaN checks stay.
+    k = cuda.jit(fastmath=True)(_nan_to_neg)
+    x = randn(rng, 16)
+    x[::3] = np.nan
+    out = np.zeros(16)
+    k[1, 16](out, x)
+    np.testing.assert_array_equal(out, np.where(np.isnan(x), -1.0, x))
+    # Loading a fastmath kernel must leave this process's floating point alone (no flush-to-zero of subnormals).
+    assert np.float64(1e-310) * np.float64(0.5) != 0.0
+
+
+def _nan_to_neg(out, x):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = -1.0 if math.isnan(x[i]) else x[i]
+
+
+def test_lineinfo(backend, rng):
+    k = cuda.jit(lineinfo=True)(opt_body)
+    out, ref = _run_opt(k, rng)
+    np.testing.assert_array_equal(out, ref)
+    sig = k.signatures[0]
+    assert f'"{__file__}"' in k.inspect_source(sig)          # #line directives point at this file
+    ptx = ptx_of(k, sig)
+    if ptx is not None:
+        assert re.search(r"\.loc\s", ptx) and os.path.basename(__file__) in ptx
+
+
+def test_debug_without_opt(backend, rng):
+    k = cuda.jit(debug=True, opt=False)(opt_body)
+    out, ref = _run_opt(k, rng)
+    np.testing.assert_array_equal(out, ref)
+    ptx = ptx_of(k, k.signatures[0])
+    if ptx is not None:
+        assert ".debug_info" in ptx
+
+
+def test_max_registers(backend, rng):
+    k = cuda.jit(max_registers=32)(opt_body)
+    out, ref = _run_opt(k, rng)
+    np.testing.assert_array_equal(out, ref)
+    if backend == "gpu":
+        assert 0 < k.get_regs_usage(k.signatures[0]) <= 32
+        assert k.get_regs_per_thread() == {k.signatures[0]: k.get_regs_usage(k.signatures[0])}
+
+
+def _cached_body(out, x):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = x[i] * 3.0 - 1.0
+
+
+def test_cache(backend, rng, tmp_path, monkeypatch):
+    monkeypatch.setenv("CUDAJIT_CACHE_DIR", str(tmp_path))
+    x = randn(rng, 50)
+    k = cuda.jit(cache=True)(_cached_body)
+    out = np.zeros(50)
+    k[1, 64](out, x)
+    np.testing.assert_allclose(out, x * 3.0 - 1.0, rtol=1e-15)    # the GPU may contract to an FMA
+    stored = sorted(os.listdir(tmp_path))
+    assert stored, "a cache=True kernel left nothing in the disk cache"
+    k2 = cuda.jit(cache=True)(_cached_body)          # a new dispatcher loads the same code from disk
+    out2 = np.zeros(50)
+    k2[1, 64](out2, x)
+    np.testing.assert_array_equal(out2, out)
+    assert sorted(os.listdir(tmp_path)) == stored
+
+
+@pytest.mark.parametrize("bounds, text, ptx_pats", [
+    (128, "CJ_LAUNCH_BOUNDS(128, 0)", [r"\.maxntid 128, 1, 1"]),
+    ((256, 2), "CJ_LAUNCH_BOUNDS(256, 2)", [r"\.maxntid 256, 1, 1", r"\.minnctapersm 2"]),
+])
+def test_launch_bounds(backend, rng, bounds, text, ptx_pats):
+    k = cuda.jit(launch_bounds=bounds)(opt_body)
+    block = bounds if isinstance(bounds, int) else bounds[0]
+    out, ref = _run_opt(k, rng, block=block, n=3 * block + 5)
+    np.testing.assert_array_equal(out, ref)
+    sig = k.signatures[0]
+    assert text in k.inspect_source(sig)
+    ptx = ptx_of(k, sig)
+    if ptx is not None:
+        for pat in ptx_pats:
+            assert re.search(pat, ptx), pat
+    assert k.get_max_threads_per_block(sig) <= block
+    with pytest.raises(LaunchError, match=r"kernel 'opt_body': \d+ threads per block exceed"):
+        k[1, 2 * block](np.zeros(8, np.float32), randn(rng, 8, np.float32))   # over the bound, on both backends
+
+
+def test_device_functions_and_inline(backend, rng):
+    x = randn(rng, 70)
+    out = np.zeros(70)
+    dev_calls[2, 64](out, x)
+    np.testing.assert_allclose(out, (x * x + 1.0) + (2.0 * x) * (x - 0.5) + x / 4.0, rtol=1e-15)
+    src = dev_calls.inspect_source(dev_calls.signatures[0])
+    for name, qual in [("dev_inline", "CJ_FORCEINLINE_DEVICE"), ("dev_always", "CJ_FORCEINLINE_DEVICE"),
+                       ("dev_plain", "CJ_DEVICE"), ("dev_eager", "CJ_DEVICE")]:
+        assert re.search(rf"^{qual} double cj_dev_{name}_\d+\(", src, re.M), name
+    with pytest.raises(TypeError, match="dev_plain"):
+        dev_plain(1.5)                    # device functions run only inside kernels
+    assert dev_eager.py_func(2.0) == 0.5
+
+
+# ---- kernel-object methods -------------------------------------------------------------------------
+
+def test_specialize(backend, rng):
+    n = 50
+    x, out0 = randn(rng, n), randn(rng, n)
+    a = float(rng.uniform(1, 2))
+    sk = axpy.specialize(out0, a, x)
+    assert sk.specialized and not axpy.specialized
+    assert sk.signatures == [(float64[::1], float64, float64[::1])]
+    assert axpy.specialize(out0, a, x) is sk
+    out = out0.copy()
+    sk[1, 64](out, a, x)
+    np.testing.assert_allclose(out, a * x + out0, rtol=1e-15)
+    dout = cuda.to_device(out0)
+    sk[1, 64](dout, a, cuda.to_device(x))                   # device arrays of the same type
+    np.testing.assert_allclose(dout.copy_to_host(), a * x + out0, rtol=1e-15)
+    assert len(sk.signatures) == 1
+    with pytest.raises(TypeError, match="axpy"):
+        sk[1, 64](out.astype(np.float32), a, x.astype(np.float32))
+    with pytest.raises(RuntimeError):
+        sk.specialize(out0, a, x)
+
+
+def test_inspect_types_and_source(backend, rng, capsys):
+    x, out = randn(rng, 8), randn(rng, 8)
+    axpy[1, 8](out, 2.0, x)
+    sig = (float64[::1], float64, float64[::1])
+    assert sig in axpy.signatures
+    buf = io.StringIO()
+    axpy.inspect_types(file=buf, signature=sig)
+    text = buf.getvalue()
+    assert "axpy" in text and "array(float64, 1d, C)" in text and "i :: int64" in text
+    axpy.inspect_types()                                    # every signature, to stdout
+    assert "array(float64, 1d, C)" in capsys.readouterr().out
+
+    sources = axpy.inspect_source()
+    assert isinstance(sources, dict) and set(sources) == set(axpy.signatures)
+    src = sources[sig]
+    assert "#include <cudajit/runtime.h>" in src and re.search(r"CJ_GLOBAL void cj_k_axpy_\d+\(", src)
+    assert "cj::Array<double, 1, cj::C>" in src
+    assert axpy.inspect_source(sig) == src
+    assert axpy.inspect_source(void(*sig)) == src
+    assert axpy.inspect_source("void(float64[::1], float64, float64[::1])") == src
+    with pytest.raises(KeyError):
+        axpy.inspect_source((int16[::1], int16, int16[::1]))
+
+
+def test_inspect_asm(backend, rng):
+    x, out = randn(rng, 8), randn(rng, 8)
+    axpy[1, 8](out, 2.0, x)
+    sig = (float64[::1], float64, float64[::1])
+    if backend == "cpu" and not _core.nvrtc_available()[0]:
+        with pytest.raises(CudaSupportError, match="NVRTC"):
+            axpy.inspect_asm(sig)
+        return
+    ptx = axpy.inspect_asm(sig)           # on the CPU backend: PTX for sm_90, as documented
+    assert re.search(r"\.visible \.entry cj_k_axpy_\d+\(", ptx)
+    if backend == "cpu":
+        assert re.search(r"\.target sm_90", ptx)
+    everything = axpy.inspect_asm()
+    assert set(everything) == set(axpy.signatures) and everything[sig] == ptx
+
+
+def test_forall(backend, rng):
+    n = 1000                                      # not a multiple of any block size
+    x, out0 = randn(rng, n), randn(rng, n)
+    a = float(rng.uniform(1, 2))
+    for launcher in (axpy.forall(n), axpy.forall(n, tpb=64), axpy.forall(n, 96, 0, 0)):
+        out = out0.copy()
+        launcher(out, a, x)
+        np.testing.assert_allclose(out, a * x + out0, rtol=1e-15)
+    out = out0.copy()
+    axpy.forall(0)(out, a, x)                     # nothing to do
+    np.testing.assert_array_equal(out, out0)
+
+
+def test_stream_and_dynamic_shared_memory(backend, rng):
+    tpb, blocks = 64, 5
+    n = tpb * blocks
+    x = randn(rng, n)
+    s = cuda.stream()
+    dx = cuda.to_device(x, stream=s)
+    dout = cuda.device_array(n, stream=s)
+    reverse_blocks[blocks, tpb, s, tpb * x.itemsize](dout, dx)
+    s.synchronize()
+    np.testing.assert_array_equal(dout.copy_to_host(), x.reshape(blocks, tpb)[:, ::-1].ravel())
+
+
+def test_tuple_grid_and_block(backend, rng):
+    x = rng.random((19, 23)) + 0.5
+    a = float(rng.uniform(1, 3))
+    for grid, block in [((3, 4), (8, 8)), ((2, 2, 1), (16, 16, 1)), ([10, 12], [2, 2])]:
+        out = np.zeros_like(x)
+        scale2d[grid, block](out, x, a)
+        np.testing.assert_array_equal(out, x * a)
+
+
+# ---- launch errors ---------------------------------------------------------------------------------
+
+def test_call_without_launch_configuration(backend, rng):
+    x = randn(rng, 4)
+    with pytest.raises(ValueError, match=r"axpy.*launch configuration"):
+        axpy(x, 1.0, x)
+    with pytest.raises(ValueError, match="launch configuration"):
+        fill(x.astype(np.float32), 1)
+    for bad in ((1,), (1, 2, 3, 4, 5)):
+        with pytest.raises(ValueError):
+            axpy[bad]
+
+
+def test_wrong_number_of_arguments(backend, rng):
+    x = randn(rng, 4)
+    with pytest.raises(TypeError, match=r"'axpy' takes 3 arguments"):
+        axpy[1, 4](x, 1.0)
+    with pytest.raises(TypeError, match=r"'axpy' takes 3 arguments"):
+        axpy[1, 4](x, 1.0, x, x)
+    with pytest.raises(TypeError, match=r"'fill' takes 2 arguments"):
+        fill[1, 4](x.astype(np.float32))
+    with pytest.raises(TypeError, match=r"'tup_affine' takes 2 arguments"):
+        tup_affine[1, 4]((1, 2), x, x)
+
+
+# ---- argument kinds --------------------------------------------------------------------------------
+
+def test_device_and_numpy_arrays(backend, rng):
+    n = 33
+    x, out0 = randn(rng, n), randn(rng, n)
+    a = float(rng.uniform(1, 2))
+    dx, dout = cuda.to_device(x), cuda.to_device(out0)
+    axpy[1, 64](dout, a, dx)
+    np.testing.assert_allclose(dout.copy_to_host(), a * x + out0, rtol=1e-15)
+    out, x_before = out0.copy(), x.copy()
+    axpy[1, 64](out, a, x)                         # copied in before and back after, in place
+    np.testing.assert_allclose(out, a * x + out0, rtol=1e-15)
+    np.testing.assert_array_equal(x, x_before)
+    mixed = out0.copy()
+    axpy[1, 64](mixed, a, dx)                      # NumPy and device arrays together
+    np.testing.assert_allclose(mixed, a * x + out0, rtol=1e-15)
+
+
+def test_in_out_inout(backend, rng):
+    n = 40
+    a0, b0 = randn(rng, n), randn(rng, n)
+    a, b = a0.copy(), b0.copy()
+    bump[1, 64](cuda.In(a), cuda.Out(b))
+    np.testing.assert_array_equal(a, a0)           # In: the kernel's write to a is not copied back
+    np.testing.assert_array_equal(b, a0 * 2.0 + 1.0)   # Out: the result is copied back
+    b = b0.copy()
+    bump[1, 64](cuda.InOut(a), b)
+    np.testing.assert_array_equal(a, -a0)
+    np.testing.assert_array_equal(b, a0 * 2.0 + 1.0)
+    b = b0.copy()
+    bump[1, 64](cuda.InOut(a), cuda.In(b))         # b's new values stay on the device
+    np.testing.assert_array_equal(a, a0)
+    np.testing.assert_array_equal(b, b0)
+
+
+class Foreign:
+    """A minimal foreign array: only ``__cuda_array_interface__`` (as CuPy or PyTorch offer)."""
+
+    def __init__(self, dev):
+        self._dev = dev
+
+    @property
+    def __cuda_array_interface__(self):
+        return self._dev.__cuda_array_interface__
+
+
+def test_cuda_array_interface_objects(backend, rng):
+    n = 25
+    a0 = randn(rng, n)
+    da, db = cuda.to_device(a0), cuda.to_device(randn(rng, n))
+    bump[1, 32](da, db)
+    np.testing.assert_array_equal(db.copy_to_host(), a0 * 2.0 + 1.0)
+    sigs = list(bump.signatures)
+    da2, db2 = cuda.to_device(a0), cuda.to_device(randn(rng, n))
+    bump[1, 32](Foreign(da2), Foreign(db2))        # viewed without a copy: writes land in da2, db2
+    np.testing.assert_array_equal(da2.copy_to_host(), -a0)
+    np.testing.assert_array_equal(db2.copy_to_host(), a0 * 2.0 + 1.0)
+    assert bump.signatures == sigs                 # typed like the device arrays they wrap
+
+
+# ---- tuple arguments -------------------------------------------------------------------------------
+
+def test_tuple_of_ints(backend, rng):
+    t = (int(rng.integers(2, 20)), int(rng.integers(2, 20)))
+    out = randn(rng, 20)
+    tup_affine[1, 32](t, out)
+    np.testing.assert_array_equal(out, t[0] * np.arange(20) + t[1])
+    assert (UniTuple(int64, 2), float64[::1]) in tup_affine.signatures
+
+
+def test_nested_tuple(backend, rng):
+    t = (float(rng.uniform(1, 2)), (int(rng.integers(2, 9)), float(rng.uniform(0.1, 1))))
+    out = randn(rng, 17)
+    tup_nested[1, 32](t, out)
+    np.testing.assert_allclose(out, t[0] + t[1][0] * t[1][1] * np.arange(17), rtol=1e-15)
+    assert tup_nested.signatures == [(Tuple([float64, Tuple([int64, float64])]), float64[::1])]
+
+
+def test_tuple_of_arrays(backend, rng):
+    n = 30
+    x, y0 = randn(rng, n), randn(rng, n)
+    x0, y, out = x.copy(), y0.copy(), np.zeros(n)
+    tup_arrays[1, 32]((x, y), out)                 # NumPy arrays in a tuple: copied in and back
+    np.testing.assert_array_equal(out, x0 + y0)
+    np.testing.assert_array_equal(y, x0 * 3.0)
+    np.testing.assert_array_equal(x, x0)
+    dx, dy = cuda.to_device(x0), cuda.to_device(y0)
+    dout = cuda.device_array(n)
+    tup_arrays[1, 32]((dx, dy), dout)
+    np.testing.assert_array_equal(dout.copy_to_host(), x0 + y0)
+    np.testing.assert_array_equal(dy.copy_to_host(), x0 * 3.0)
+    assert tup_arrays.signatures == [(UniTuple(float64[::1], 2), float64[::1])]
+
+
+def test_tuple_indexed_by_loop_variable(backend, rng):
+    coef = tuple(float(c) for c in rng.uniform(-2, 2, 4))
+    x = randn(rng, 45)
+    out = np.zeros(45)
+    tup_horner[1, 64](coef, x, out)
+    np.testing.assert_allclose(out, np.polyval(coef, x), rtol=1e-13)
+
+
+def test_eager_tuple_signature(backend, rng):
+    k = cuda.jit("void(UniTuple(int64, 2), float64[:])")(tup_affine.py_func)
+    assert k.signatures == [(UniTuple(int64, 2), float64[:])]
+    t = (int(rng.integers(2, 20)), int(rng.integers(2, 20)))
+    out = randn(rng, 20)
+    k[1, 32](t, out)
+    np.testing.assert_array_equal(out, t[0] * np.arange(20) + t[1])
+    k[1, 32]((np.int32(t[0]), True), out)          # elements convert like scalars
+    np.testing.assert_array_equal(out, t[0] * np.arange(20) + 1)
+    for bad in [(1, 2, 3), 4, (1.5, 2), ((1, 2), 3)]:
+        with pytest.raises(TypeError, match="tup_affine.*no matching definition"):
+            k[1, 32](bad, out)
+    assert len(k.signatures) == 1

@@ -57,10 +57,12 @@ void bind_launch(py::module_& m) {
 
     py::class_<Kernel, std::shared_ptr<Kernel>>(m, "Kernel")
         .def(py::init([](std::string name, py::list params, std::shared_ptr<GpuModule> module,
-                         std::shared_ptr<cpu::CpuKernel> cpu) {
-                 return std::make_shared<Kernel>(std::move(name), parse_params(params), std::move(module), std::move(cpu));
+                         std::shared_ptr<cpu::CpuKernel> cpu, py::object error_handler, int max_threads) {
+                 return std::make_shared<Kernel>(std::move(name), parse_params(params), std::move(module), std::move(cpu),
+                                                 std::move(error_handler), max_threads);
              }),
-             py::arg("name"), py::arg("params"), py::arg("module") = nullptr, py::arg("cpu") = nullptr)
+             py::arg("name"), py::arg("params"), py::arg("module") = nullptr, py::arg("cpu") = nullptr,
+             py::arg("error_handler") = py::none(), py::arg("max_threads") = 0)
         .def_property_readonly("name", &Kernel::name)
         .def_property_readonly("is_cpu", &Kernel::is_cpu)
         .def_property_readonly("regs", [](const Kernel& k) { return k.attribute(CU_FUNC_ATTRIBUTE_NUM_REGS); })
@@ -68,7 +70,7 @@ void bind_launch(py::module_& m) {
         .def_property_readonly("local_bytes", [](const Kernel& k) { return k.attribute(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES); })
         .def_property_readonly("const_bytes", [](const Kernel& k) { return k.attribute(CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES); })
         .def_property_readonly("max_threads_per_block", [](const Kernel& k) {
-            return k.is_cpu() ? 1024 : k.attribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+            return k.max_threads();
         })
         .def("max_potential_block_size", &Kernel::max_potential_block_size, py::arg("dynamic_shared") = 0)
         .def("launch", [](const Kernel& k, py::handle grid, py::handle block, py::handle stream, py::handle shmem,

@@ -562,16 +562,6 @@ std::shared_ptr<void> open_library(const std::string& path) {
     return h;
 }
 
-// "cj_k_saxpy_3" -> "saxpy": the Python name, for messages.
-std::string kernel_name(const std::string& entry) {
-    std::string name = entry;
-    if (name.rfind("cj_k_", 0) == 0) name = name.substr(5);
-    size_t us = name.find_last_of('_');
-    if (us != std::string::npos && us + 1 < name.size() &&
-        name.find_first_not_of("0123456789", us + 1) == std::string::npos)
-        name.resize(us);
-    return name.empty() ? entry : name;
-}
 
 void check_config(Dim3 grid, Dim3 block) {
     auto text = [](Dim3 d) {
@@ -588,6 +578,17 @@ void check_config(Dim3 grid, Dim3 block) {
 
 }  // namespace
 
+// "cj_k_saxpy_3" -> "saxpy": the Python name, for messages.
+std::string python_kernel_name(const std::string& entry) {
+    std::string name = entry;
+    if (name.rfind("cj_k_", 0) == 0) name = name.substr(5);
+    size_t us = name.find_last_of('_');
+    if (us != std::string::npos && us + 1 < name.size() &&
+        name.find_first_not_of("0123456789", us + 1) == std::string::npos)
+        name.resize(us);
+    return name.empty() ? entry : name;
+}
+
 unsigned num_threads() {
     static const unsigned n = [] {
         if (const char* s = std::getenv("CUDAJIT_NUM_THREADS")) {
@@ -600,11 +601,13 @@ unsigned num_threads() {
 }
 
 CpuKernel::CpuKernel(const std::string& so_path, const std::string& entry, bool uses_barriers)
-    : library_(open_library(so_path)), entry_(entry), name_(kernel_name(entry)), uses_barriers_(uses_barriers) {
+    : library_(open_library(so_path)), entry_(entry), name_(python_kernel_name(entry)), uses_barriers_(uses_barriers) {
     std::string symbol = entry + "_cpu";
     fn_ = reinterpret_cast<void (*)(cj_cpu_state*)>(dlsym(library_.get(), symbol.c_str()));
     if (!fn_) throw CompileError("kernel library " + so_path + " has no entry point " + symbol + " (CJ_ENTRY missing?)");
 }
+
+void* CpuKernel::symbol(const std::string& name) const { return dlsym(library_.get(), name.c_str()); }
 
 void CpuKernel::launch(Dim3 grid, Dim3 block, size_t dynamic_shared_bytes, void** params) const {
     check_config(grid, block);

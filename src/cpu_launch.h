@@ -29,6 +29,7 @@ public:
     void launch(Dim3 grid, Dim3 block, size_t dynamic_shared_bytes, void** params) const;
 
     const std::string& entry() const { return entry_; }
+    void* symbol(const std::string& name) const;  // an exported symbol of the library, or null
     bool uses_barriers() const { return uses_barriers_; }
 
 private:
@@ -38,6 +39,9 @@ private:
     std::string name_;  // for messages: the kernel's Python name where the entry reveals it
     bool uses_barriers_;
 };
+
+// "cj_k_saxpy_3" -> "saxpy": a kernel's Python name from its entry point, for messages.
+std::string python_kernel_name(const std::string& entry);
 
 // The number of OS threads that run blocks: $CUDAJIT_NUM_THREADS, else every core.
 unsigned num_threads();

@@ -1,5 +1,6 @@
 #include "launch.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "array_core.h"
@@ -15,6 +16,16 @@ namespace {
 
 constexpr size_t kSlot = 16;                 // every parameter starts 16-byte aligned
 constexpr size_t kMaxParamBytes = 32 * 1024;  // CUDA 12.1+ allows 32 KB of kernel parameters
+
+// The head of cj::ErrorRecord (kernels/cudajit/debug.h): where the first thread that raised was.
+struct DebugRecord {
+    int32_t code;  // 1 + the raise site; 0: none
+    int32_t tid[3];
+    int32_t ctaid[3];
+    int32_t unused;
+    int64_t value[3];
+};
+static_assert(sizeof(DebugRecord) == 56, "layout shared with kernels/cudajit/debug.h");
 
 // NumPy scalar types registered from Python (np.float32 → kF4, …) for the dispatch key.
 std::vector<std::pair<PyTypeObject*, DtypeId>> g_scalar_types;
@@ -169,6 +180,12 @@ GpuModule::~GpuModule() {
     if (mod_ && drv::available(nullptr)) drv::api().cuModuleUnload(mod_);
 }
 
+CUdeviceptr GpuModule::global(const std::string& name, size_t* bytes) const {
+    CUdeviceptr p = 0;
+    CJ_CU(cuModuleGetGlobal, &p, bytes, mod_, name.c_str());
+    return p;
+}
+
 CUfunction GpuModule::function(const std::string& name) const {
     CUfunction f = nullptr;
     CJ_CU(cuModuleGetFunction, &f, mod_, name.c_str());
@@ -176,8 +193,10 @@ CUfunction GpuModule::function(const std::string& name) const {
 }
 
 Kernel::Kernel(std::string name, std::vector<ParamSlot> params, std::shared_ptr<GpuModule> module,
-               std::shared_ptr<cpu::CpuKernel> cpu)
-    : name_(std::move(name)), params_(std::move(params)), module_(std::move(module)), cpu_(std::move(cpu)) {
+               std::shared_ptr<cpu::CpuKernel> cpu, py::object error_handler, int max_threads)
+    : name_(std::move(name)), display_(cpu::python_kernel_name(name_)), params_(std::move(params)),
+      module_(std::move(module)), cpu_(std::move(cpu)), error_handler_(std::move(error_handler)) {
+    if (max_threads > 0 && max_threads < max_threads_) max_threads_ = max_threads;
     if (module_) {
         fn_ = module_->function(name_);
         max_threads_ = attribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
@@ -185,6 +204,39 @@ Kernel::Kernel(std::string name, std::vector<ParamSlot> params, std::shared_ptr<
     } else if (!cpu_) {
         throw std::invalid_argument("Kernel needs a GPU module or a CPU kernel");
     }
+    if (!error_handler_.is_none()) {
+        if (module_) {
+            size_t bytes = 0;
+            error_record_gpu_ = module_->global("cj_error_record", &bytes);
+            if (bytes < sizeof(DebugRecord)) throw CompileError("kernel '" + display_ + "': malformed error record");
+        } else {
+            auto get = reinterpret_cast<void* (*)()>(cpu_->symbol("cj_error_record_cpu"));
+            if (!get) throw CompileError("kernel '" + display_ + "': the debug build has no error record");
+            error_record_cpu_ = get();
+        }
+    }
+}
+
+// debug=True: wait for the kernel, and when a thread raised, clear the record and let Python raise.
+void Kernel::check_raised(const LaunchConfig& cfg) const {
+    DebugRecord r;
+    if (error_record_cpu_) {
+        std::memcpy(&r, error_record_cpu_, sizeof r);
+        if (r.code) std::memset(error_record_cpu_, 0, sizeof r);
+    } else {
+        CUstream s = reinterpret_cast<CUstream>(cfg.stream);
+        CJ_CU(cuMemcpyDtoHAsync, &r, error_record_gpu_, sizeof r, s);
+        CJ_CU(cuStreamSynchronize, s);
+        if (r.code) {
+            CJ_CU(cuMemsetD8Async, error_record_gpu_, 0, sizeof r, s);
+            CJ_CU(cuStreamSynchronize, s);
+        }
+    }
+    if (!r.code) return;
+    error_handler_(r.code - 1, py::make_tuple(r.tid[0], r.tid[1], r.tid[2]),
+                   py::make_tuple(r.ctaid[0], r.ctaid[1], r.ctaid[2]),
+                   py::make_tuple(r.value[0], r.value[1], r.value[2]));
+    throw KernelRuntimeError("kernel '" + display_ + "' raised, but its error handler did not");
 }
 
 int Kernel::attribute(CUfunction_attribute a) const {
@@ -195,7 +247,7 @@ int Kernel::attribute(CUfunction_attribute a) const {
 }
 
 int Kernel::max_potential_block_size(size_t dynamic_shared) const {
-    if (!fn_) return 256;  // the CPU backend has no occupancy; a block of 256 runs well there
+    if (!fn_) return std::min(256, max_threads_);  // the CPU backend has no occupancy; 256 runs well there
     int min_grid = 0, block = 0;
     CJ_CU(cuOccupancyMaxPotentialBlockSize, &min_grid, &block, fn_, nullptr, dynamic_shared, 0);
     return block;
@@ -207,27 +259,27 @@ void Kernel::check_config(const LaunchConfig& cfg) const {
     unsigned long long threads = 1;
     for (int i = 0; i < 3; ++i) {
         if (cfg.grid[i] > static_cast<unsigned>(L.max_grid[i]))
-            throw LaunchError("kernel '" + name_ + "': griddim." + axis[i] + " = " + std::to_string(cfg.grid[i]) +
+            throw LaunchError("kernel '" + display_ + "': griddim." + axis[i] + " = " + std::to_string(cfg.grid[i]) +
                               " exceeds the device's limit of " + std::to_string(L.max_grid[i]));
         if (cfg.block[i] > static_cast<unsigned>(L.max_block[i]))
-            throw LaunchError("kernel '" + name_ + "': blockdim." + axis[i] + " = " + std::to_string(cfg.block[i]) +
+            throw LaunchError("kernel '" + display_ + "': blockdim." + axis[i] + " = " + std::to_string(cfg.block[i]) +
                               " exceeds the device's limit of " + std::to_string(L.max_block[i]));
         threads *= cfg.block[i];
     }
     if (threads > static_cast<unsigned long long>(max_threads_))
-        throw LaunchError("kernel '" + name_ + "': " + std::to_string(threads) +
+        throw LaunchError("kernel '" + display_ + "': " + std::to_string(threads) +
                           " threads per block exceed this kernel's limit of " + std::to_string(max_threads_) +
                           " on this device");
     size_t shared_total = cfg.shared_mem + static_cast<size_t>(static_shared_);
     if (shared_total > static_cast<size_t>(L.max_shared_optin))
-        throw LaunchError("kernel '" + name_ + "': " + std::to_string(shared_total) +
+        throw LaunchError("kernel '" + display_ + "': " + std::to_string(shared_total) +
                           " bytes of shared memory per block exceed the device's limit of " +
                           std::to_string(L.max_shared_optin));
 }
 
 void Kernel::launch(const LaunchConfig& cfg, PyObject* const* args, size_t nargs) const {
     if (nargs != params_.size())
-        throw py::type_error("kernel '" + name_ + "' takes " + std::to_string(params_.size()) + " arguments, " +
+        throw py::type_error("kernel '" + display_ + "' takes " + std::to_string(params_.size()) + " arguments, " +
                              std::to_string(nargs) + " given");
     check_config(cfg);
     alignas(16) unsigned char buffer[kMaxParamBytes];
@@ -237,7 +289,7 @@ void Kernel::launch(const LaunchConfig& cfg, PyObject* const* args, size_t nargs
     for (size_t i = 0; i < nargs; ++i) {
         const ParamSlot& s = params_[i];
         size_t need = s.kind == ParamSlot::Array ? 8 + 16 * s.ndim : 16;
-        if (off + need > kMaxParamBytes) throw LaunchError("kernel '" + name_ + "': parameters exceed 32 KB");
+        if (off + need > kMaxParamBytes) throw LaunchError("kernel '" + display_ + "': parameters exceed 32 KB");
         unsigned char* p = buffer + off;
         ptrs[i] = p;
         size_t used;
@@ -245,9 +297,9 @@ void Kernel::launch(const LaunchConfig& cfg, PyObject* const* args, size_t nargs
             used = pack_scalar(p, static_cast<DtypeId>(s.code), args[i]);
         } else {
             ArrayCore* a = as_array(args[i]);
-            if (!a) throw py::type_error("kernel '" + name_ + "': argument " + std::to_string(i) + " must be an array");
+            if (!a) throw py::type_error("kernel '" + display_ + "': argument " + std::to_string(i) + " must be an array");
             if (a->backend != mine)
-                throw py::type_error("kernel '" + name_ + "': argument " + std::to_string(i) + " is an array of the " +
+                throw py::type_error("kernel '" + display_ + "': argument " + std::to_string(i) + " is an array of the " +
                                      backend_name(a->backend) + " backend, but the kernel runs on the " +
                                      backend_name(mine) + " backend");
             used = put<uint64_t>(p, a->ptr);
@@ -260,9 +312,12 @@ void Kernel::launch(const LaunchConfig& cfg, PyObject* const* args, size_t nargs
         off += (used + kSlot - 1) / kSlot * kSlot;
     }
     if (cpu_) {
-        py::gil_scoped_release nogil;
-        cpu_->launch({cfg.grid[0], cfg.grid[1], cfg.grid[2]}, {cfg.block[0], cfg.block[1], cfg.block[2]},
-                     cfg.shared_mem, ptrs);
+        {
+            py::gil_scoped_release nogil;
+            cpu_->launch({cfg.grid[0], cfg.grid[1], cfg.grid[2]}, {cfg.block[0], cfg.block[1], cfg.block[2]},
+                         cfg.shared_mem, ptrs);
+        }
+        if (error_record_cpu_) check_raised(cfg);
         return;
     }
     ctx::ensure();
@@ -272,41 +327,82 @@ void Kernel::launch(const LaunchConfig& cfg, PyObject* const* args, size_t nargs
     }
     CJ_CU(cuLaunchKernel, fn_, cfg.grid[0], cfg.grid[1], cfg.grid[2], cfg.block[0], cfg.block[1], cfg.block[2],
           static_cast<unsigned>(cfg.shared_mem), reinterpret_cast<CUstream>(cfg.stream), ptrs, nullptr);
+    if (error_record_gpu_) check_raised(cfg);
 }
 
 Dispatcher::Dispatcher(py::object compile, py::object prepare)
     : compile_(std::move(compile)), prepare_(std::move(prepare)) {}
 
-bool Dispatcher::make_key(py::tuple args, std::string* key) const {
-    size_t n = PyTuple_GET_SIZE(args.ptr());
-    key->resize(1 + 8 * n);
-    char* k = key->data();
-    k[0] = static_cast<char>(current_backend());
-    for (size_t i = 0; i < n; ++i) {
-        PyObject* o = PyTuple_GET_ITEM(args.ptr(), i);
-        PyTypeObject* t = Py_TYPE(o);
-        uint64_t code;
-        if (t == &PyFloat_Type) code = uint64_t{4} << 56;
-        else if (t == &PyLong_Type) code = uint64_t{3} << 56;
-        else if (t == &PyBool_Type) code = uint64_t{2} << 56;
-        else if (t == &PyComplex_Type) code = uint64_t{5} << 56;
-        else if (ArrayCore* a = as_array(o)) code = a->type_code();
-        else if (DtypeId d = numpy_scalar_dtype(o); d != kOther) code = (uint64_t{6} << 56) | d;
-        else return false;
-        std::memcpy(k + 1 + 8 * i, &code, 8);
+namespace {
+
+// The type code of one argument; a tuple contributes its length and then its elements' codes.
+// Returns false for anything Python must convert first (NumPy arrays, foreign CUDA arrays, ...).
+bool append_key(PyObject* o, std::string* key, bool* has_tuple) {
+    PyTypeObject* t = Py_TYPE(o);
+    uint64_t code;
+    if (t == &PyFloat_Type) code = uint64_t{4} << 56;
+    else if (t == &PyLong_Type) code = uint64_t{3} << 56;
+    else if (t == &PyBool_Type) code = uint64_t{2} << 56;
+    else if (t == &PyComplex_Type) code = uint64_t{5} << 56;
+    else if (ArrayCore* a = as_array(o)) code = a->type_code();
+    else if (DtypeId d = numpy_scalar_dtype(o); d != kOther) code = (uint64_t{6} << 56) | d;
+    else if (t == &PyTuple_Type) {
+        *has_tuple = true;
+        size_t n = PyTuple_GET_SIZE(o);
+        code = (uint64_t{7} << 56) | n;
+        key->append(reinterpret_cast<const char*>(&code), 8);
+        for (size_t i = 0; i < n; ++i)
+            if (!append_key(PyTuple_GET_ITEM(o, i), key, has_tuple)) return false;
+        return true;
+    } else {
+        return false;
     }
+    key->append(reinterpret_cast<const char*>(&code), 8);
+    return true;
+}
+
+// A tuple argument is passed as its elements, one kernel parameter each (docs/INTERNALS.md).
+void flatten(PyObject* o, std::vector<PyObject*>* out) {
+    if (Py_TYPE(o) == &PyTuple_Type) {
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(o); ++i) flatten(PyTuple_GET_ITEM(o, i), out);
+    } else {
+        out->push_back(o);
+    }
+}
+
+}  // namespace
+
+bool Dispatcher::make_key(py::tuple args, std::string* key, bool* has_tuple) const {
+    size_t n = PyTuple_GET_SIZE(args.ptr());
+    key->clear();
+    key->reserve(1 + 8 * n);
+    key->push_back(static_cast<char>(current_backend()));
+    *has_tuple = false;
+    for (size_t i = 0; i < n; ++i)
+        if (!append_key(PyTuple_GET_ITEM(args.ptr(), i), key, has_tuple)) return false;
     return true;
 }
 
 void Dispatcher::call(const LaunchConfig& cfg, py::tuple args) {
     std::string key;
-    if (!make_key(args, &key)) {
+    bool has_tuple;
+    if (!make_key(args, &key, &has_tuple)) {
         // NumPy arrays (copied in and back, as Numba does) and foreign CUDA arrays.
         py::tuple prepared = prepare_(args);
         py::tuple converted = prepared[0];
-        if (!make_key(converted, &key)) throw py::type_error("kernel arguments could not be converted");
-        call(cfg, converted);
-        if (!prepared[1].is_none()) prepared[1]();
+        if (!make_key(converted, &key, &has_tuple)) throw py::type_error("kernel arguments could not be converted");
+        py::object write_back = prepared[1];
+        try {
+            call(cfg, converted);
+        } catch (py::error_already_set&) {
+            // A kernel that raised (debug=True) still hands back what it wrote, unlike Numba.
+            if (!write_back.is_none()) {
+                py::error_scope keep;  // the pending Python exception survives the copy
+                write_back();
+            }
+            throw;
+        }
+        if (!write_back.is_none()) write_back();
         return;
     }
     std::shared_ptr<Kernel> k;
@@ -322,6 +418,12 @@ void Dispatcher::call(const LaunchConfig& cfg, py::tuple args) {
         }
         last_key_ = key;
         last_kernel_ = k;
+    }
+    if (has_tuple) {
+        std::vector<PyObject*> flat;
+        flatten(args.ptr(), &flat);
+        k->launch(cfg, flat.data(), flat.size());
+        return;
     }
     size_t n = PyTuple_GET_SIZE(args.ptr());
     k->launch(cfg, n ? &PyTuple_GET_ITEM(args.ptr(), 0) : nullptr, n);

@@ -20,6 +20,7 @@ class GpuModule {
     explicit GpuModule(const std::string& image);
     ~GpuModule();
     CUfunction function(const std::string& name) const;
+    CUdeviceptr global(const std::string& name, size_t* bytes) const;  // a __device__ variable of the module
 
  private:
     CUmodule mod_ = nullptr;
@@ -42,18 +43,25 @@ struct LaunchConfig {
 // One compiled specialization: the code (GPU function or CPU entry) and its parameter plan.
 class Kernel {
  public:
+    // error_handler: None, or (for kernels compiled with debug=True) a Python callable that the launch calls
+    // with (site, tid, ctaid, values) when a thread raised (kernels/cudajit/debug.h); it raises the exception.
+    // max_threads: the kernel's launch bound (0: none); the GPU knows it from the module, the CPU from here.
     Kernel(std::string name, std::vector<ParamSlot> params, std::shared_ptr<GpuModule> module,
-           std::shared_ptr<cpu::CpuKernel> cpu);
+           std::shared_ptr<cpu::CpuKernel> cpu, pybind11::object error_handler = pybind11::none(),
+           int max_threads = 0);
     // args: exactly one Python object per parameter, already of the kinds the plan expects.
     void launch(const LaunchConfig& cfg, PyObject* const* args, size_t nargs) const;
     int attribute(CUfunction_attribute a) const;
     int max_potential_block_size(size_t dynamic_shared) const;
     const std::string& name() const { return name_; }
     bool is_cpu() const { return cpu_ != nullptr; }
+    int max_threads() const { return max_threads_; }
 
  private:
     void check_config(const LaunchConfig& cfg) const;
+    void check_raised(const LaunchConfig& cfg) const;
     std::string name_;
+    std::string display_;  // the Python name, for messages
     std::vector<ParamSlot> params_;
     std::shared_ptr<GpuModule> module_;
     CUfunction fn_ = nullptr;
@@ -61,10 +69,13 @@ class Kernel {
     int static_shared_ = 0;
     mutable size_t dynamic_limit_set_ = 48 * 1024;
     std::shared_ptr<cpu::CpuKernel> cpu_;
+    pybind11::object error_handler_;
+    CUdeviceptr error_record_gpu_ = 0;
+    void* error_record_cpu_ = nullptr;
 };
 
 // Maps argument types to compiled kernels. A call classifies each argument in C++ (our arrays,
-// Python and NumPy scalars) into a key; a hit launches at once. Other arguments (NumPy arrays,
+// Python and NumPy scalars, tuples of them) into a key; a hit launches at once. Other arguments (NumPy arrays,
 // foreign CUDA arrays) go through Python's `prepare` first; a miss calls Python's `compile`.
 class Dispatcher {
  public:
@@ -74,7 +85,7 @@ class Dispatcher {
     size_t size() const { return cache_.size(); }
 
  private:
-    bool make_key(pybind11::tuple args, std::string* key) const;
+    bool make_key(pybind11::tuple args, std::string* key, bool* has_tuple) const;
     pybind11::object compile_, prepare_;
     std::unordered_map<std::string, std::shared_ptr<Kernel>> cache_;
     std::string last_key_;

@@ -212,3 +212,21 @@ def test_device_function_return_types_must_unify():
     with pytest.raises(TypingError) as info:
         compile_device(f, (types.int32,))
     assert "cannot unify return types" in str(info.value)
+
+
+@cuda.jit(device=True)
+def endless(n):
+    return endless(n - 1) + 1
+
+
+def calls_endless(a):
+    a[0] = endless(3)
+
+
+def test_recursion_without_base_case():
+    with pytest.raises(TypingError) as info:
+        compile_kernel(calls_endless, (types.int64[::1],))
+    msg = str(info.value)
+    assert "cannot infer the return type of recursive function 'endless'" in msg
+    assert f"{HERE}:{_line_of(endless, 'def endless')}:" in msg, msg
+    assert "base case" in msg

@@ -299,3 +299,45 @@ def test_accumulator_unified_to_float64(backend, rng):
     for k in range(3):
         expect += a.astype(np.float64) * k
     np.testing.assert_array_equal(out, expect)
+
+
+@cuda.jit
+def min_max_nan(a, b, c, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i, 0] = max(a[i], b[i])                   # two floats: fmax, as numba-cuda (a NaN is ignored)
+        out[i, 1] = min(a[i], b[i])
+        out[i, 2] = max(a[i], b[i], c[i])             # three operands: Python's comparisons
+        out[i, 3] = min(a[i], b[i], c[i])
+        out[i, 4] = max(a[i], np.float32(c[i]))       # float64 and float32: fmax in float64
+        out[i, 5] = max(i, a[i])                      # int and float: Python's comparison
+
+
+def _py_max(*xs):
+    m = xs[0]
+    for x in xs[1:]:
+        m = x if x > m else m
+    return m
+
+
+def _py_min(*xs):
+    m = xs[0]
+    for x in xs[1:]:
+        m = x if x < m else m
+    return m
+
+
+def test_min_max_with_nan_follow_numba_cuda(backend, rng):
+    n = 64
+    a, b, c = rng.normal(size=(3, n))
+    a[::5] = np.nan
+    b[::7] = np.nan
+    c[::3] = np.nan
+    out = np.zeros((n, 6))
+    min_max_nan[1, 64](a, b, c, out)
+    np.testing.assert_array_equal(out[:, 0], np.fmax(a, b))
+    np.testing.assert_array_equal(out[:, 1], np.fmin(a, b))
+    np.testing.assert_array_equal(out[:, 2], [_py_max(*t) for t in zip(a, b, c)])
+    np.testing.assert_array_equal(out[:, 3], [_py_min(*t) for t in zip(a, b, c)])
+    np.testing.assert_array_equal(out[:, 4], np.fmax(a, c.astype(np.float32).astype(np.float64)))
+    np.testing.assert_array_equal(out[:, 5], [_py_max(float(i), x) for i, x in enumerate(a)])

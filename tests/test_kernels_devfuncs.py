@@ -128,3 +128,76 @@ def test_device_function_eager_signature():
                          (types.float32, types.float32, types.float32))
     assert str(res.return_type) == "float32"
     assert "CJ_DEVICE float" in res.source
+
+
+@cuda.jit(device=True)
+def fib(n):
+    if n >= 2:
+        return fib(n - 1) + fib(n - 2)        # self-recursion: the type comes from the base case below
+    return n
+
+
+@cuda.jit(device=True)
+def collatz_steps(n):
+    if n == 1:
+        return 0
+    if n % 2 == 0:
+        return 1 + collatz_steps(n // 2)
+    return 1 + collatz_steps(3 * n + 1)
+
+
+@cuda.jit(device=True)
+def is_even(n):
+    if n == 0:
+        return True
+    return is_odd(n - 1)                      # mutual recursion: is_odd is declared before is_even's body
+
+
+@cuda.jit(device=True)
+def is_odd(n):
+    if n == 0:
+        return False
+    return is_even(n - 1)
+
+
+@cuda.jit("float64(float64, int64)", device=True)
+def power_rec(x, n):                         # eager: compiled before the name 'power_rec' is bound
+    if n == 0:
+        return 1.0
+    if n % 2 == 1:
+        return x * power_rec(x, n - 1)
+    h = power_rec(x, n // 2)
+    return h * h
+
+
+@cuda.jit
+def use_recursion(n, x, out_i, out_f):
+    i = cuda.grid(1)
+    if i < n.size:
+        out_i[i, 0] = fib(n[i])
+        out_i[i, 1] = collatz_steps(n[i] + 1)
+        out_i[i, 2] = is_even(n[i])
+        out_f[i] = power_rec(x[i], n[i])
+
+
+def _collatz(n):
+    steps = 0
+    while n != 1:
+        n = n // 2 if n % 2 == 0 else 3 * n + 1
+        steps += 1
+    return steps
+
+
+def test_recursive_device_functions(backend, rng):
+    n = rng.integers(0, 16, 40)
+    x = rng.uniform(0.5, 1.5, 40)
+    out_i = np.zeros((40, 3), np.int64)
+    out_f = np.zeros(40)
+    use_recursion[1, 64](n, x, out_i, out_f)
+    fibs = [0, 1]
+    while len(fibs) < 16:
+        fibs.append(fibs[-1] + fibs[-2])
+    np.testing.assert_array_equal(out_i[:, 0], [fibs[v] for v in n])
+    np.testing.assert_array_equal(out_i[:, 1], [_collatz(int(v) + 1) for v in n])
+    np.testing.assert_array_equal(out_i[:, 2], n % 2 == 0)
+    np.testing.assert_allclose(out_f, x ** n, rtol=1e-13)

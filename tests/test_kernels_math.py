@@ -145,3 +145,97 @@ def test_math_on_integers(backend):
     out = np.zeros(4)
     int_args_to_math[1, 4](n, out)
     np.testing.assert_array_equal(out, np.sqrt(n.astype(np.float64)) + n)
+
+
+@cuda.jit
+def complex_pow(z, w, out):
+    i = cuda.grid(1)
+    if i < z.size:
+        out[i, 0] = z[i] ** w[i]
+        out[i, 1] = pow(z[i], w[i])
+        out[i, 2] = z[i] ** 3                          # int exponent: complex ** complex (Numba's typing)
+        out[i, 3] = z[i] ** 0.5
+        acc = z[i]
+        acc **= w[i]
+        out[i, 4] = acc
+
+
+def _numba_cpow(a, b):
+    """numba-cuda's complex power (its translation of CPython's _Py_c_pow, no integer shortcut)."""
+    if b == 0:
+        return 1 + 0j
+    if a.real == 0 and b.real == 0:
+        return 0j
+    vabs = math.hypot(a.real, a.imag)
+    length = vabs ** b.real
+    at = math.atan2(a.imag, a.real)
+    phase = at * b.real
+    if b.imag != 0:
+        length /= math.exp(at * b.imag)
+        phase += b.imag * math.log(vabs)
+    return complex(length * math.cos(phase), length * math.sin(phase))
+
+
+@pytest.mark.parametrize("dtype,rtol", [(np.complex128, 1e-13), (np.complex64, 2e-5)])
+def test_complex_power(backend, rng, dtype, rtol):
+    n = 40
+    z = (rng.normal(size=n) + 1j * rng.normal(size=n)).astype(dtype)
+    w = (rng.normal(size=n) + 1j * rng.normal(size=n)).astype(dtype)
+    w[:3] = [0, 2, -1.5]                              # w == 0 gives 1; real exponents
+    z[3], w[3] = 0, 2.5                               # 0 ** w with Re w > 0
+    out = np.zeros((n, 5), dtype)
+    complex_pow[1, 64](z, w, out)
+    for k in range(n):
+        a, b = complex(z[k]), complex(w[k])
+        ref = [_numba_cpow(a, b), _numba_cpow(a, b), _numba_cpow(a, 3), _numba_cpow(a, 0.5), _numba_cpow(a, b)]
+        if a != 0:
+            # and the formula is Python's power, up to rounding
+            np.testing.assert_allclose(ref[0], a ** b, rtol=1e-12)
+        np.testing.assert_allclose(out[k], np.array(ref, dtype), rtol=rtol, atol=rtol * 1e-3, err_msg=str(k))
+
+
+CMATH_ALL = ["acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "exp", "log", "log10", "sin", "sinh",
+             "sqrt", "tan", "tanh"]
+
+
+@cuda.jit
+def cmath_all(z, out, flags):
+    i = cuda.grid(1)
+    if i < z.size:
+        v = z[i]
+        out[i, 0] = cmath.acos(v)
+        out[i, 1] = cmath.acosh(v)
+        out[i, 2] = cmath.asin(v)
+        out[i, 3] = cmath.asinh(v)
+        out[i, 4] = cmath.atan(v)
+        out[i, 5] = cmath.atanh(v)
+        out[i, 6] = cmath.cos(v)
+        out[i, 7] = cmath.cosh(v)
+        out[i, 8] = cmath.exp(v)
+        out[i, 9] = cmath.log(v)
+        out[i, 10] = cmath.log10(v)
+        out[i, 11] = cmath.sin(v)
+        out[i, 12] = cmath.sinh(v)
+        out[i, 13] = cmath.sqrt(v)
+        out[i, 14] = cmath.tan(v)
+        out[i, 15] = cmath.tanh(v)
+        flags[i, 0] = cmath.isnan(v)
+        flags[i, 1] = cmath.isinf(v)
+        flags[i, 2] = cmath.isfinite(v)
+
+
+@pytest.mark.parametrize("dtype,rtol", [(np.complex128, 1e-12), (np.complex64, 1e-5)])
+def test_every_cmath_function(backend, rng, dtype, rtol):
+    n = 48
+    z = (rng.normal(0, 2, n) + 1j * rng.normal(0, 2, n)).astype(dtype)
+    z[-3:] = [complex(np.nan, 1), complex(np.inf, 0), complex(1, -np.inf)]
+    out = np.zeros((n, len(CMATH_ALL)), dtype)
+    flags = np.zeros((n, 3), np.bool_)
+    cmath_all[1, 64](z, out, flags)
+    for k in range(n - 3):
+        v = complex(z[k])
+        ref = np.array([getattr(cmath, f)(v) for f in CMATH_ALL], np.complex128)
+        np.testing.assert_allclose(out[k], ref, rtol=rtol, atol=rtol * 1e-2, err_msg=f"z = {v}")
+    for k in range(n):
+        v = complex(z[k])
+        assert list(flags[k]) == [cmath.isnan(v), cmath.isinf(v), cmath.isfinite(v)]

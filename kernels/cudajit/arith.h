@@ -106,7 +106,9 @@ template <class T, class N> CJ_INLINE T shr(T a, N n) {
 }
 
 // Python's two-argument min/max: the first argument unless the second compares strictly less/greater, so
-// max(nan, 1.0) is nan and max(1.0, nan) is 1.0, and max(0.0, -0.0) is 0.0.
+// max(nan, 1.0) is nan and max(1.0, nan) is 1.0, and max(0.0, -0.0) is 0.0. The compiler uses these for
+// integers, mixed int/float operands and three or more operands; min/max of exactly two floats is
+// m::fmin/m::fmax, as numba-cuda lowers it.
 template <class T> CJ_INLINE T pymax(T a, T b) { return b > a ? b : a; }
 template <class T> CJ_INLINE T pymin(T a, T b) { return b < a ? b : a; }
 

@@ -6,6 +6,7 @@
 // byte strides. Views (slicing) keep the same struct with an adjusted pointer, shape and strides.
 #pragma once
 #include "config.h"
+#include "debug.h"
 
 namespace cj {
 
@@ -30,6 +31,26 @@ template <class T, int ND, class L> struct Array {
     template <class... I> CJ_INLINE T& operator()(I... idx) const {
         static_assert(sizeof...(I) == ND, "array indexed with the wrong number of indices");
         const int64_t ix[ND] = {static_cast<int64_t>(idx)...};
+        return at(ix);
+    }
+#if defined(CJ_DEBUG)
+    // debug=True: Python's indices (negative ones wrap), checked; out of bounds records the raise site and
+    // touches scratch memory instead, so the kernel finishes and the host raises IndexError.
+    template <class... I> CJ_INLINE T& checked(int32_t site, I... idx) const {
+        static_assert(sizeof...(I) == ND, "array indexed with the wrong number of indices");
+        int64_t ix[ND] = {static_cast<int64_t>(idx)...};
+        for (int k = 0; k < ND; ++k) {
+            int64_t i = ix[k] < 0 ? ix[k] + shape[k] : ix[k];
+            if (i < 0 || i >= shape[k]) {
+                debug_raise(site, ix[k], k, shape[k]);
+                return debug_scratch<T>();
+            }
+            ix[k] = i;
+        }
+        return at(ix);
+    }
+#endif
+    CJ_INLINE T& at(const int64_t* ix) const {
         if constexpr (is_same_layout<L, C>::value) {
             int64_t off = ix[0];
             for (int k = 1; k < ND; ++k) off = off * shape[k] + ix[k];

@@ -66,6 +66,8 @@ CJ_MATH2(copysign, copysignf, copysign)
 CJ_MATH2(hypot, hypotf, hypot)
 CJ_MATH2(pow, powf, pow)
 CJ_MATH2(nextafter, nextafterf, nextafter)
+CJ_MATH2(fmin, fminf, fmin)  // builtin min/max of two floats in numba-cuda: a NaN operand is ignored
+CJ_MATH2(fmax, fmaxf, fmax)
 
 CJ_INLINE float fma(float x, float y, float z) { return CJ_CALL_F(fmaf, fma, x, y, z); }
 CJ_INLINE double fma(double x, double y, double z) { return CJ_CALL_D(fmaf, fma, x, y, z); }
@@ -255,6 +257,24 @@ template <class T> CJ_INLINE complex<T> atanh(complex<T> z) {
 template <class T> CJ_INLINE complex<T> atan(complex<T> z) {  // atan z = -i atanh(iz)
     complex<T> r = atanh(complex<T>{-z.im, z.re});
     return complex<T>{r.im, -r.re};
+}
+
+// z ** w as numba-cuda computes it (its translation of CPython's _Py_c_pow, in the operands' precision):
+// w == 0 gives 1, 0 ** w with Re w == 0 gives 0, otherwise |z|**w by polar form. No integer-exponent shortcut.
+template <class T> CJ_INLINE complex<T> cpow(complex<T> a, complex<T> b) {
+    if (b.re == T(0) && b.im == T(0)) return complex<T>{T(1), T(0)};
+    if (a.re == T(0) && b.re == T(0)) return complex<T>{T(0), T(0)};
+    T vabs = hypot(a.re, a.im);
+    T len = pow(vabs, b.re);
+    T at = atan2(a.im, a.re);
+    T phase = at * b.re;
+    if (b.im != T(0)) {
+        len /= exp(at * b.im);
+        phase += b.im * log(vabs);
+    }
+    // len * (cos(phase) + sin(phase) * 1j), with complex arithmetic as Numba's so that inf/nan agree.
+    complex<T> unit = complex<T>{cos(phase), T(0)} + complex<T>{sin(phase), T(0)} * complex<T>{T(0), T(1)};
+    return complex<T>{len, T(0)} * unit;
 }
 
 }  // namespace m

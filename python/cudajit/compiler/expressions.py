@@ -57,6 +57,9 @@ class ExpressionMixin(IndexingMixin):
         if node.id in self.locals:
             return self.load_var(node, node.id)
         found, obj = self.parsed.lookup(node.id)
+        if not found and node.id == self.parsed.name and not self.is_kernel:
+            # A device function compiled eagerly names itself before its decorator has bound the name.
+            found, obj = True, _SelfReference(self.parsed.pyfunc, self.options)
         if not found:
             self.error(node, f"name '{node.id}' is not defined",
                        "define it at module level before the kernel is first launched, or pass it as an argument")
@@ -438,14 +441,26 @@ class ExpressionMixin(IndexingMixin):
             vals = [self.convert(node, v, t) if T.is_scalar(t) else v for v, t in zip(vals, found[1])]
         declared_ret = found[0] if sigs else None
         argtypes = tuple(v.type for v in vals)
-        res = self.program.device_function(self, node, obj, argtypes)
-        if res is None:                        # being compiled further up: recursion
+        res = self.program.device_function(self, node, obj, argtypes, declared_ret)
+        if res.return_type == T.undefined:     # recursion whose return type is not known yet
             return Value(T.undefined, "?")
+        if res.translator.may_raise:
+            self.calls_raiser = True
+            self.may_raise = True
         if res.uses_barriers:
             self.uses_barriers = True
         if res.uses_dynamic_shared:
             self.uses_dynamic_shared = True
-        call = Value(res.return_type, f"{res.cname}({', '.join(v.code for v in vals)})")
+        call = f"{res.cname}({', '.join(v.code for v in vals)})"
+        call = Value(res.return_type, f"{res.return_type.cpp}({call})" if res.cast_result else call)
         if declared_ret is not None and T.is_scalar(declared_ret) and res.return_type != declared_ret:
             call = self.convert(node, call, declared_ret)
         return call
+
+
+class _SelfReference:
+    """Stands for the device function being compiled when its own name is not bound yet (recursion)."""
+    def __init__(self, pyfunc, options):
+        import dataclasses
+        self.__cudajit_pyfunc__ = pyfunc
+        self.__cudajit_options__ = dataclasses.asdict(options)

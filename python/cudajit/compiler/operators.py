@@ -126,7 +126,7 @@ def binary(cx, node, op, a, b):
         return Value(ret, f"cj::{fn}({typed(a, ret).code}, {typed(b, fb).code})", nonneg=a.nonneg and op == ">>")
     if op == "**":
         if isinstance(ret, T.Complex):
-            cx.unsupported(node, "complex ** is not supported in CUDA kernels")
+            return Value(ret, f"cj::m::cpow({typed(a, ret).code}, {typed(b, ret).code})")
         if T.is_int(fb):
             return Value(ret, f"cj::ipow({typed(a, ret).code}, {cast(b, T.int64).code})", nonneg=a.nonneg)
         return Value(ret, f"cj::m::pow({cast(a, fa).code}, {cast(b, fb).code})")

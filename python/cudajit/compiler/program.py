@@ -42,12 +42,43 @@ class FunctionResult:
         self.cname, self.return_type = cname, return_type
         self.uses_barriers, self.uses_dynamic_shared = uses_barriers, uses_dynamic_shared
         self.translator = translator
+        self.cast_result = False
+
+
+@dataclasses.dataclass
+class ErrorSite:
+    """A raise, assert or checked array index of a debug kernel, as the host reports it."""
+    cls: type
+    args: Optional[tuple]           # the exception's constant arguments; None: an out-of-bounds index
+    filename: str
+    lineno: int
+
+    def exception(self, kernel, tid, ctaid, values):
+        """The exception to raise on the host, Numba's way (``tid=[..] ctaid=[..]: message``) plus the line."""
+        if self.args is None:
+            index, axis, size = values
+            msg = f"index {index} is out of bounds for axis {axis} with size {size}"
+        else:
+            msg = str(self.cls(*self.args))
+        where = f"tid={list(tid)} ctaid={list(ctaid)}"
+        text = f"{where}: {msg}" if msg else where
+        return self.cls(f"{text} (kernel '{kernel}', {self.filename}:{self.lineno})")
+
+
+class _Pending:
+    """A device function specialization whose translation is under way (recursion reaches it)."""
+    def __init__(self, declared_ret):
+        self.declared_ret = declared_ret
+        self.translator = None
+        self.outside_calls = []      # (node, caller translator, return type used) from mutually recursive callers
 
 
 class KernelSource:
     """What ``compile_kernel`` returns: the whole compilation unit and what the launcher needs to know."""
-    def __init__(self, source, entry, params, uses_barriers, uses_dynamic_shared, signature, listing):
+    def __init__(self, source, entry, params, uses_barriers, uses_dynamic_shared, signature, listing,
+                 error_sites=()):
         self.source, self.entry, self.params = source, entry, params
+        self.error_sites = list(error_sites)      # debug=True: what the kernel can raise (ErrorSite)
         self.uses_barriers, self.uses_dynamic_shared, self.signature = uses_barriers, uses_dynamic_shared, signature
         self._listing = listing
 
@@ -89,7 +120,10 @@ class Program:
     def __init__(self, options):
         self.options = options
         self.functions = []          # rendered device functions, callees first
-        self.specs = {}              # (pyfunc, argtypes) -> FunctionResult, or None while being translated
+        self.specs = {}              # (pyfunc, argtypes) -> FunctionResult, or _Pending while being translated
+        self.prototypes = {}         # (pyfunc, argtypes) -> translator: declared first (mutual recursion)
+        self.error_sites = []        # debug=True: ErrorSite per raise/assert/checked index; the kernel records one
+        self._site_index = {}
         self.constants = []          # file-scope CJ_CONSTANT arrays
         self.frozen = {}             # id(ndarray) -> (array kept alive, Value)
         self.names = set()
@@ -104,32 +138,69 @@ class Program:
         self.names.add(name)
         return name
 
-    def translate(self, pyfunc, argtypes, is_kernel, options):
+    def translate(self, pyfunc, argtypes, is_kernel, options, on_start=None):
         parsed = parse_function(pyfunc)
         prefix = "cj_k_" if is_kernel else "cj_dev_"
         cname = self.unique(f"{prefix}{_ident(parsed.name)}_0")
         tr = FunctionTranslator(self, parsed, argtypes, is_kernel, options, cname)
+        if on_start is not None:
+            on_start(tr)
         lines = tr.translate()
         self.listings.append(_listing(tr))
         return tr, lines
 
-    def device_function(self, cx, node, obj, argtypes):
+    def error_site(self, cls, args, loc, node):
+        """The index of a place that can raise (debug=True): the kernel records it, the host raises from it."""
+        site = ErrorSite(cls, args, loc.filename, loc.lineno(node))
+        key = (cls, repr(args), site.filename, site.lineno)
+        if key not in self._site_index:
+            self._site_index[key] = len(self.error_sites)
+            self.error_sites.append(site)
+        return self._site_index[key]
+
+    def device_function(self, cx, node, obj, argtypes, declared_ret=None):
         pyfunc = obj.__cudajit_pyfunc__
         key = (pyfunc, argtypes)
         if key in self.specs:
             res = self.specs[key]
-            if res is None:
-                cx.unsupported(node, f"recursive call of device function '{pyfunc.__name__}' is not supported")
+            if isinstance(res, _Pending):
+                return self._recursive_call(cx, node, key, res, declared_ret)
             return res
-        self.specs[key] = None
         opts = dict(getattr(obj, "__cudajit_options__", None) or {})
         options = CompileOptions(**{k: v for k, v in opts.items() if k in CompileOptions.__dataclass_fields__})
         if options.inline == "always":
             options.inline = True
-        tr, lines = self.translate(pyfunc, argtypes, False, options)
+        pending = _Pending(declared_ret)
+        self.specs[key] = pending
+        tr, lines = self.translate(pyfunc, argtypes, False, options,
+                                   on_start=lambda t: setattr(pending, "translator", t))
+        for call_node, caller, seen in pending.outside_calls:
+            if seen != tr.return_type:
+                caller.error(call_node, f"the return type of recursive function '{pyfunc.__name__}' was taken as "
+                                        f"{seen} here but is {tr.return_type}",
+                             "declare its signature: @cuda.jit('<return type>(<argument types>)', device=True)")
         self.functions.append(lines)
         res = FunctionResult(tr.cname, tr.return_type, tr.uses_barriers, tr.uses_dynamic_shared, tr)
         self.specs[key] = res
+        return res
+
+    def _recursive_call(self, cx, node, key, pending, declared_ret):
+        """A call to a device function whose translation is under way: self-recursion, or mutual recursion
+        through other functions. Its return type is the one declared, else what its typing has found so far
+        (its non-recursive returns); the fixed point of the typing passes settles it."""
+        tr = pending.translator
+        tr.recursive = True
+        ret = declared_ret or pending.declared_ret or tr.return_type
+        if cx is not tr:
+            # Mutual recursion: the function is defined after this caller, so the unit needs its prototype.
+            self.prototypes[key] = tr
+            if cx.final:
+                if ret == T.undefined:
+                    cx.error(node, f"cannot infer the return type of recursive function '{tr.parsed.name}' here",
+                             "give it a return that does not recurse before this call, or declare its signature")
+                pending.outside_calls.append((node, cx, ret))
+        res = FunctionResult(tr.cname, ret, tr.uses_barriers, tr.uses_dynamic_shared, tr)
+        res.cast_result = ret is not tr.return_type     # a declared type: the C++ function's may differ
         return res
 
     def frozen_array(self, cx, node, name, arr):
@@ -210,13 +281,25 @@ def _listing(tr):
     return "\n".join(out)
 
 
+def param_leaves(t):
+    """The launch parameters a kernel argument of type ``t`` takes: itself, or a tuple's elements in order
+    (nested tuples flattened), as the launcher flattens a tuple argument."""
+    if isinstance(t, T.BaseTuple):
+        return [leaf for e in t.types for leaf in param_leaves(e)]
+    return [t]
+
+
+def _param_specs(t, name, parsed):
+    return [_param_spec(leaf, name, parsed) for leaf in param_leaves(t)]
+
+
 def _param_spec(t, name, parsed):
     if isinstance(t, T.Array):
         return ParamSpec("array", t.dtype.code, t.ndim, t.layout)
     if T.is_scalar(t):
         return ParamSpec("scalar", t.code, 0, "")
     raise UnsupportedError(f"{parsed.loc.filename}:{parsed.loc.lineno(parsed.tree)}: kernel argument '{name}' of "
-                           f"type {t} is not supported (pass arrays and scalars)")
+                           f"type {t} is not supported (pass arrays, scalars and tuples of them)")
 
 
 def compile_kernel(pyfunc, argtypes, options=None):
@@ -228,25 +311,35 @@ def compile_kernel(pyfunc, argtypes, options=None):
     if len(argtypes) != len(parsed.params):
         raise typing_error(parsed.loc, parsed.tree, f"kernel takes {len(parsed.params)} arguments, "
                                                     f"{len(argtypes)} given")
-    params = [_param_spec(t, n, parsed) for t, n in zip(argtypes, parsed.params)]
+    params = [spec for t, n in zip(argtypes, parsed.params) for spec in _param_specs(t, n, parsed)]
     tr, lines = prog.translate(pyfunc, argtypes, True, options)
     entry = tr.cname
-    uses_barriers = tr.uses_barriers or any(r.uses_barriers for r in prog.specs.values() if r)
-    dyn = tr.uses_dynamic_shared or any(r.uses_dynamic_shared for r in prog.specs.values() if r)
+    uses_barriers = tr.uses_barriers or any(r.uses_barriers for r in prog.specs.values())
+    dyn = tr.uses_dynamic_shared or any(r.uses_dynamic_shared for r in prog.specs.values())
     filename = parsed.loc.filename
     head = [(0, f"// cudajit: kernel '{parsed.name}' from {filename}:{parsed.loc.firstlineno}", None),
             (0, f"// argument types: ({', '.join(map(str, argtypes))})", None),
             (0, "#include <cudajit/runtime.h>", None), (0, "", None)]
+    if options.debug:
+        head.insert(2, (0, "#define CJ_DEBUG 1  // debug=True: raises and out-of-bounds indices reach the host", None))
     body = [(0, c, None) for c in prog.constants] + ([(0, "", None)] if prog.constants else [])
+    body += _prototypes(prog)
     for f in prog.functions:
         body += f + [(0, "", None)]
     body += lines
-    ptypes = ", ".join(t.cpp for t in argtypes)
-    tail = [(0, f"CJ_ENTRY({entry}, {ptypes})" if argtypes else f"CJ_ENTRY0({entry})", None)]
+    leaves = [leaf for t in argtypes for leaf in param_leaves(t)]
+    ptypes = ", ".join(t.cpp for t in leaves)
+    tail = [(0, f"CJ_ENTRY({entry}, {ptypes})" if leaves else f"CJ_ENTRY0({entry})", None)]
     source = render(head, filename) + "\n" + render(body, filename) + "\n" + _reset_line(body, head) \
         + render(tail, filename) + "\n"
     listing = "\n\n".join(reversed(prog.listings))
-    return KernelSource(source, entry, params, uses_barriers, dyn, T.Signature(T.none, argtypes), listing)
+    return KernelSource(source, entry, params, uses_barriers, dyn, T.Signature(T.none, argtypes), listing,
+                        prog.error_sites if options.debug else ())
+
+
+def _prototypes(prog):
+    return [(0, f"{tr.qualifier()} {tr.return_type.cpp} {tr.cname}({', '.join(t.cpp for t in tr.argtypes)});", None)
+            for tr in prog.prototypes.values()] + ([(0, "", None)] if prog.prototypes else [])
 
 
 def _reset_line(body, head):
@@ -261,7 +354,7 @@ def compile_device(pyfunc, argtypes, options=None):
     prog = Program(options)
     tr, lines = prog.translate(pyfunc, tuple(argtypes), False, options)
     filename = tr.loc.filename
-    body = []
+    body = _prototypes(prog)
     for f in prog.functions:
         body += f + [(0, "", None)]
     body += lines

@@ -45,6 +45,11 @@ def _minmax(fn):
         if not all(isinstance(a, Value) and T.is_scalar(a.type) and not isinstance(a.type, T.Complex) for a in args):
             cx.error(node, f"{fn}() takes real numbers")
         t = unify_all([a.type for a in args])
+        if len(args) == 2 and all(T.is_float(a.type) for a in args):
+            # numba-cuda lowers min/max of two floats to fmin/fmax (a NaN operand is ignored); more operands,
+            # or ints mixed in, take Python's comparisons.
+            return Value(t, f"cj::m::f{fn}({typed(args[0], t).code}, {typed(args[1], t).code})",
+                         nonneg=args[0].nonneg or args[1].nonneg if fn == "max" else args[0].nonneg and args[1].nonneg)
         out = typed(args[0], t)
         for a in args[1:]:
             out = Value(t, f"cj::py{fn}({out.code}, {typed(a, t).code})", nonneg=out.nonneg and a.nonneg)

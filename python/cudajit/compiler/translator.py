@@ -34,6 +34,9 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
         self.uses_barriers = False
         self.uses_dynamic_shared = False
         self.callees = set()
+        self.recursive = False                # reached again while being translated (program.py)
+        self.may_raise = False                # has raise/assert: callers check for a raise (debug=True)
+        self.calls_raiser = False
         self.locals = self._assigned_names(parsed.tree)
         self.typed_vars = {}                  # (lineno, name) -> type, for typed_listing
 
@@ -57,6 +60,9 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
         else:
             self.error(tree, f"type inference of '{self.parsed.name}' did not settle")
         if self.return_type == T.undefined:
+            if self.recursive and self.returns_value:
+                self.error(tree, f"cannot infer the return type of recursive function '{self.parsed.name}': "
+                                 f"every return recurses", "add a base case that returns a value without recursing")
             self.return_type = T.none
         assign_storage(self)
         self._choose_direct_loops()
@@ -236,7 +242,72 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
         method = getattr(self, "stmt_" + type(node).__name__, None)
         if method is None:
             self.unsupported(node, f"{_describe(node)} is not supported in CUDA kernels", _HINTS.get(type(node)))
+        self.calls_raiser = False
         method(node)
+        if self.calls_raiser and self.program.options.debug and self.final and self.env is not None:
+            # A device function this statement called may have raised: stop here, as Numba's exception status.
+            self.emit(f"if (cj::debug_raised()) {self._bail()}", node)
+        self.calls_raiser = False
+
+    def _bail(self):
+        """The statement that ends this thread's work after a raise: return (a default value from a function)."""
+        if self.is_kernel or self.return_type in (T.none, T.undefined):
+            return "return;"
+        return f"return {self.return_type.cpp}{{}};"
+
+    # ---- raise and assert (exceptions reach the host when the kernel is compiled with debug=True) ----------
+    def stmt_Raise(self, node):
+        if node.cause is not None:
+            self.unsupported(node, "raise ... from ... is not supported in CUDA kernels")
+        if node.exc is None:
+            self.unsupported(node, "a bare raise is not supported in CUDA kernels", "raise an exception class")
+        cls, args = self._exception(node.exc)
+        self.may_raise = True
+        if self.final:
+            self._emit_raise(node, cls, args)
+        self.env = None
+
+    def stmt_Assert(self, node):
+        if not self.program.options.debug:
+            return                      # checked only with debug=True (Numba's exception checking)
+        test = self.condition(node.test)
+        args = ()
+        if node.msg is not None:
+            msg = self.visit_expr(node.msg)
+            if not (isinstance(msg, Value) and msg.is_const):
+                self.unsupported(node.msg, "an assert message must be a constant")
+            args = (msg.const,)
+        self.may_raise = True
+        if self.final:
+            self.emit(f"if (!({test.code})) {{", node)
+            self._emit_raise(node, AssertionError, args, indent=len(self.chain) + 1)
+            self.emit("}", node)
+
+    def _emit_raise(self, node, cls, args, indent=None):
+        if self.program.options.debug:
+            site = self.program.error_site(cls, args, self.loc, node)
+            self.emit(f"cj::debug_raise({site});", node, indent)
+        self.emit(self._bail(), node, indent)
+
+    def _exception(self, exc):
+        """``raise E`` / ``raise E(constant args)`` -> (exception class, args), as Numba accepts them."""
+        target, args = exc, ()
+        if isinstance(exc, ast.Call):
+            if exc.keywords:
+                self.unsupported(exc, "keyword arguments of an exception are not supported in CUDA kernels")
+            target = exc.func
+            vals = [self.visit_expr(a) for a in exc.args]
+            if not all(isinstance(v, Value) and v.is_const for v in vals):
+                self.unsupported(exc, "exception arguments must be constants in CUDA kernels")
+            args = tuple(v.const for v in vals)
+        cls = None
+        if isinstance(target, ast.Name) and target.id not in self.locals:
+            found, obj = self.parsed.lookup(target.id)
+            cls = obj if found else None
+        if not (isinstance(cls, type) and issubclass(cls, BaseException)):
+            self.unsupported(exc, "only an exception class, or one called with constant arguments, can be raised "
+                                  "in CUDA kernels")
+        return cls, args
 
     # ---- statements --------------------------------------------------------------------------------------
     def stmt_Pass(self, node):
@@ -465,6 +536,11 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
             self.changed = True
 
     # ---- the function ------------------------------------------------------------------------------------
+    def qualifier(self):
+        """A device function's C++ qualifier: forced inline on request, unless it recurses."""
+        return "CJ_FORCEINLINE_DEVICE" if self.options.inline in (True, "always") and not self.recursive \
+            else "CJ_DEVICE"
+
     def _finish(self):
         excluded = {self.web_of[k] for k in self.direct_loops}     # declared by their for statement
         param_vars = {}
@@ -475,6 +551,16 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
         params_cpp, prologue = [], []
         for name, t in zip(self.parsed.params, self.argtypes):
             var = param_vars[name]
+            if self.is_kernel and isinstance(t, T.BaseTuple):
+                # The launcher passes a tuple's elements as separate parameters; the kernel rebuilds the tuple.
+                base = var.cname if var is not None else cpp_identifier(name)
+                leaves = []
+                ctor = _tuple_from_leaves(t, base, leaves)
+                params_cpp += [f"{lt.cpp} {lname}" for lt, lname in leaves]
+                if var is not None:
+                    prologue.append(f"{var.type.cpp} {var.cname} = {cast(Value(t, ctor), var.type).code};")
+                    var.declared_by = "param"
+                continue
             if var is None:                       # an unused parameter
                 params_cpp.append(f"{t.cpp} {cpp_identifier(name)}")
                 continue
@@ -510,14 +596,28 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
                 bounds = f" CJ_LAUNCH_BOUNDS({mx}, {mn})"
             head = f"CJ_GLOBAL void{bounds} {self.cname}({', '.join(params_cpp)}) {{"
         else:
-            qual = "CJ_FORCEINLINE_DEVICE" if self.options.inline in (True, "always") else "CJ_DEVICE"
-            head = f"{qual} {self.return_type.cpp} {self.cname}({', '.join(params_cpp)}) {{"
+            head = f"{self.qualifier()} {self.return_type.cpp} {self.cname}({', '.join(params_cpp)}) {{"
         out = [(0, f"// {self.parsed.name} ({', '.join(map(str, self.argtypes))})"
                    + ("" if self.is_kernel else f" -> {self.return_type}"), None),
                (0, head, self.loc.lineno(self.parsed.tree))]
         out += body
         out.append((0, "}", None))
         return out
+
+
+def _tuple_from_leaves(t, base, leaves):
+    """C++ that builds a tuple of type ``t`` from its flattened kernel parameters (appended to ``leaves``)."""
+    parts = []
+    for e in t.types:
+        if isinstance(e, T.BaseTuple):
+            parts.append(_tuple_from_leaves(e, base, leaves))
+        else:
+            name = f"{base}_{len(leaves)}"
+            leaves.append((e, name))
+            parts.append(name)
+    if isinstance(t, T.UniTuple):
+        return f"{t.cpp}{{{{{', '.join(parts)}}}}}"
+    return f"cj::make_tuple({', '.join(parts)})" if parts else "cj::Tuple<>{}"
 
 
 def a_node(call, args, a):
@@ -553,7 +653,6 @@ if hasattr(ast, "Match"):
 _HINTS = {ast.FunctionDef: "define it at module level with @cuda.jit(device=True)",
           ast.List: "use a tuple, or cuda.local.array for a per-thread scratch array",
           ast.ListComp: "use a for loop over range()", ast.Try: "check conditions with if instead",
-          ast.Raise: "check conditions with if and return instead",
           ast.JoinedStr: "print the values as separate print() arguments"}
 
 

@@ -43,12 +43,28 @@ _register_scalar_types()
 
 def prepare_args(args):
     """Returns (converted args, write-back callable or None)."""
+    writebacks = []
+    out = _convert_all(args, writebacks)
+    if not writebacks:
+        return out, None
+
+    def write_back():
+        for dev, host in writebacks:
+            dev.copy_to_host(host)
+    return out, write_back
+
+
+def _convert_all(args, writebacks):
+    """Converts each argument; a tuple argument is converted element by element (Numba does the same)."""
     from .arrays import device_array
     from .interop import as_cuda_array
-    out, writebacks = [], []
+    out = []
     for a in args:
         if isinstance(a, DeviceNDArray):
             out.append(a)
+            continue
+        if isinstance(a, tuple):                  # a namedtuple is passed as a plain tuple
+            out.append(_convert_all(a, writebacks))
             continue
         direction = None
         if isinstance(a, _Direction):
@@ -70,13 +86,7 @@ def prepare_args(args):
                 writebacks.append((dev, host))
             continue
         out.append(a)
-    if not writebacks:
-        return tuple(out), None
-
-    def write_back():
-        for dev, host in writebacks:
-            dev.copy_to_host(host)
-    return tuple(out), write_back
+    return tuple(out)
 
 
 def _f_only(a):

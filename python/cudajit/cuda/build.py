@@ -42,7 +42,11 @@ def host_options(options):
     # -fwrapv: Numba's integers wrap on overflow (as LLVM's and the GPU's do); plain C++ leaves it undefined.
     flags = ["-fwrapv"]
     if options.get("fastmath"):
-        flags.append("-ffast-math")
+        # numba-cuda's fastmath is flush-to-zero, approximate division/sqrt and contraction; it keeps NaN and inf,
+        # so math.isnan still works. Not -ffast-math itself: it assumes finite values, and g++ then links
+        # crtfastmath.o into the kernel library, which sets flush-to-zero for the whole Python process on load.
+        flags += ["-fno-signed-zeros", "-fno-trapping-math", "-fassociative-math", "-freciprocal-math",
+                  "-ffp-contract=fast"]
     if options.get("debug"):
         flags += ["-g", "-O0"]
     return flags
@@ -65,15 +69,34 @@ def gpu_image(source, options, arch=None, cubin=True, name="kernel.cu"):
 
 def build(ks, options):
     """A ``_core.Kernel`` for KernelSource ``ks`` on the current backend."""
+    handler = _error_handler(ks) if ks.error_sites else None
     if _backend.name() == "gpu":
         image = gpu_image(ks.source, options, cubin=True)
         module = _core.GpuModule(image)
-        return _core.Kernel(ks.entry, _params(ks), module, None)
+        return _core.Kernel(ks.entry, _params(ks), module, None, handler)
     if os.environ.get("CUDAJIT_CHECK_NVRTC") == "1":
         check_nvrtc(ks.source, options)
     path = _core.compile_host(ks.source, host_options(options), _paths.include_dir())
     cpu = _core.CpuKernel(path, ks.entry, bool(ks.uses_barriers))
-    return _core.Kernel(ks.entry, _params(ks), None, cpu)
+    return _core.Kernel(ks.entry, _params(ks), None, cpu, handler, _max_threads(options))
+
+
+def _max_threads(options):
+    """The launch bound's maximum threads per block (the GPU reads it from the cubin; the CPU is told)."""
+    lb = options.get("launch_bounds")
+    if not lb:
+        return 0
+    return int(lb if isinstance(lb, int) else tuple(lb)[0])
+
+
+def _error_handler(ks):
+    """debug=True: the launcher calls this with the record of the first thread that raised; it raises."""
+    sites = ks.error_sites
+    kernel = ks.entry[5:].rsplit("_", 1)[0] if ks.entry.startswith("cj_k_") else ks.entry
+
+    def raise_from(site, tid, ctaid, values):
+        raise sites[site].exception(kernel, tid, ctaid, values)
+    return raise_from
 
 
 def check_nvrtc(source, options, arch=90):

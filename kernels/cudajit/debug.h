@@ -1,0 +1,64 @@
+// cudajit: what a kernel compiled with debug=True reports to the host (owned by the compiler and the launcher).
+//
+// A debug compilation unit defines CJ_DEBUG before including runtime.h. It then has one error record: the first
+// thread that raises (a `raise`/`assert` in the kernel, or an out-of-bounds index) claims it with a CAS and writes
+// where it was; the launcher reads it after the kernel and raises the Python exception of that site
+// (src/launch.cpp, struct DebugRecord: the layout below is shared with it).
+#pragma once
+#include "config.h"
+#include "thread.h"
+
+namespace cj {
+
+struct ErrorRecord {
+    int32_t code;       // 0: no error; else 1 + the index of the raise site (the compiler's table)
+    int32_t tid[3];
+    int32_t ctaid[3];
+    int32_t unused;
+    int64_t value[3];   // out-of-bounds: the index, the axis, the extent
+    alignas(16) unsigned char scratch[16];  // what an out-of-bounds access reads or writes instead of memory
+};
+
+}  // namespace cj
+
+#if defined(CJ_DEBUG)
+#if defined(CJ_GPU)
+extern "C" {
+__device__ cj::ErrorRecord cj_error_record;
+}
+#else
+static cj::ErrorRecord cj_error_record;
+extern "C" __attribute__((visibility("default"), used)) cj::ErrorRecord* cj_error_record_cpu() {
+    return &cj_error_record;
+}
+#endif
+
+namespace cj {
+
+CJ_INLINE void debug_raise(int32_t site, int64_t v0 = 0, int64_t v1 = 0, int64_t v2 = 0) {
+#if defined(CJ_GPU)
+    bool first = atomicCAS(&cj_error_record.code, 0, site + 1) == 0;
+#else
+    int32_t expected = 0;
+    bool first = __atomic_compare_exchange_n(&cj_error_record.code, &expected, site + 1, false, __ATOMIC_SEQ_CST,
+                                             __ATOMIC_SEQ_CST);
+#endif
+    if (!first) return;
+    cj_error_record.tid[0] = tid_x();
+    cj_error_record.tid[1] = tid_y();
+    cj_error_record.tid[2] = tid_z();
+    cj_error_record.ctaid[0] = ctaid_x();
+    cj_error_record.ctaid[1] = ctaid_y();
+    cj_error_record.ctaid[2] = ctaid_z();
+    cj_error_record.value[0] = v0;
+    cj_error_record.value[1] = v1;
+    cj_error_record.value[2] = v2;
+}
+
+// Some thread has raised: callers of a device function that may raise stop there (Numba's exception status).
+CJ_INLINE bool debug_raised() { return *static_cast<volatile int32_t*>(&cj_error_record.code) != 0; }
+
+template <class T> CJ_INLINE T& debug_scratch() { return *reinterpret_cast<T*>(cj_error_record.scratch); }
+
+}  // namespace cj
+#endif

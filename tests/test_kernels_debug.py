@@ -1,0 +1,96 @@
+"""debug=True: exceptions raised in kernels reach the host (Numba's exception checking): ``raise``, ``assert``,
+and, beyond Numba, out-of-bounds array indices, which raise IndexError naming the kernel's file and line instead
+of touching memory they do not own. Without debug, a raise ends the raising thread silently, as in Numba."""
+import inspect
+
+import numpy as np
+import pytest
+
+from cudajit import cuda
+
+
+def _line(fn, text):
+    lines, first = inspect.getsourcelines(fn.py_func)
+    return first + next(k for k, line in enumerate(lines) if text in line)
+
+
+@cuda.jit(device=True)
+def checked_sqrt(x):
+    if x < 0:
+        raise ValueError("negative input")
+    return x ** 0.5
+
+
+@cuda.jit(debug=True, opt=False)
+def roots_debug(a, out, shift):
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i + shift] = checked_sqrt(a[i])
+
+
+@cuda.jit
+def roots_plain(a, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        if a[i] > 100:
+            raise ValueError("too big")
+        out[i] = checked_sqrt(a[i])
+
+
+@cuda.jit(debug=True, opt=False)
+def assert_kernel(a, limit):
+    i = cuda.grid(1)
+    assert i < limit, "more threads than allowed"
+    a[i, 0] = i
+    a[-1, -1] = 7.0                       # negative indices still wrap
+
+
+def test_debug_kernel_runs_clean(backend, rng):
+    a = rng.uniform(0, 4, 64)
+    out = np.zeros(64)
+    roots_debug[2, 32](a, out, 0)
+    np.testing.assert_allclose(out, np.sqrt(a), rtol=1e-15)
+
+
+def test_out_of_bounds_index_raises_index_error(backend, rng):
+    a = rng.uniform(0, 4, 64)
+    out = np.zeros(64)
+    with pytest.raises(IndexError) as info:
+        roots_debug[2, 32](a, out, 1)      # thread 63 writes out[64]
+    msg = str(info.value)
+    assert "index 64 is out of bounds for axis 0 with size 64" in msg
+    assert f"test_kernels_debug.py:{_line(roots_debug, 'out[i + shift] =')}" in msg, msg
+    assert "tid=[31, 0, 0] ctaid=[1, 0, 0]" in msg
+    np.testing.assert_allclose(out[1:], np.sqrt(a[:-1]), rtol=1e-15)   # the other threads' work is there
+    roots_debug[2, 32](a, out, 0)          # the error was cleared: the next launch is clean
+    np.testing.assert_allclose(out, np.sqrt(a), rtol=1e-15)
+
+
+def test_raise_in_device_function_reaches_host(backend, rng):
+    a = rng.uniform(0, 4, 64)
+    a[17] = -1.0
+    out = np.zeros(64)
+    with pytest.raises(ValueError) as info:
+        roots_debug[2, 32](a, out, 0)
+    msg = str(info.value)
+    assert "tid=[17, 0, 0] ctaid=[0, 0, 0]: negative input" in msg
+    assert f"test_kernels_debug.py:{_line(checked_sqrt, 'raise ValueError')}" in msg, msg
+
+
+def test_assert_in_debug_kernel(backend):
+    a = np.zeros((8, 8))
+    assert_kernel[1, 8](a, 8)
+    np.testing.assert_array_equal(a[:, 0], np.arange(8))
+    assert a[-1, -1] == 7.0
+    with pytest.raises(AssertionError, match="more threads than allowed"):
+        assert_kernel[1, 8](a, 5)
+
+
+def test_raise_without_debug_ends_the_thread_silently(backend, rng):
+    a = rng.uniform(0, 4, 64)
+    a[5] = 1000.0
+    out = np.full(64, -3.0)
+    roots_plain[2, 32](a, out)            # no exception: Numba checks only with debug=True
+    expect = np.sqrt(a)
+    expect[5] = -3.0                       # the raising thread stopped before its store
+    np.testing.assert_allclose(out, expect, rtol=1e-15)

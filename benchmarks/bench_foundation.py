@@ -104,6 +104,9 @@ res = dict(h2d_pageable=bw(lambda: d.copy_to_device(h)), d2h_pageable=bw(lambda:
 emit(what="transfer_GBps", lib="cudajit", **res)
 ok = np.array_equal(p, h)
 emit(what="pinned_round_trip_ok", ok=bool(ok))
+with cuda.pinned(h, out):          # existing NumPy arrays page-locked for a block (cuMemHostRegister)
+    res = dict(h2d_in_pinned_block=bw(lambda: d.copy_to_device(h)), d2h_in_pinned_block=bw(lambda: d.copy_to_host(out)))
+emit(what="transfer_GBps", lib="cudajit cuda.pinned(h, out)", **res)
 nd = ncuda.device_array(N, np.float32)
 np_ = ncuda.pinned_array(N, np.float32)
 np_[:] = h
@@ -123,6 +126,9 @@ def nbw(fn, reps=3):
 emit(what="transfer_GBps", lib="numba-cuda", h2d_pageable=nbw(lambda: nd.copy_to_device(h)),
      d2h_pageable=nbw(lambda: nd.copy_to_host(out)), h2d_pinned=nbw(lambda: nd.copy_to_device(np_)),
      d2h_pinned=nbw(lambda: nd.copy_to_host(np_)))
+with ncuda.pinned(h, out):
+    emit(what="transfer_GBps", lib="numba-cuda cuda.pinned(h, out)",
+         h2d_in_pinned_block=nbw(lambda: nd.copy_to_device(h)), d2h_in_pinned_block=nbw(lambda: nd.copy_to_host(out)))
 del d, p, nd, np_
 
 # --- allocation --------------------------------------------------------------------------

@@ -48,6 +48,12 @@ void bind_memory(py::module_& m) {
                                    {static_cast<py::ssize_t>(b.nbytes())}, {1});
         });
 
+    py::class_<HostRegistration, std::shared_ptr<HostRegistration>>(m, "HostRegistration")
+        .def(py::init<uintptr_t, size_t, bool>(), py::arg("ptr"), py::arg("nbytes"), py::arg("mapped") = false)
+        .def_property_readonly("device_ptr", &HostRegistration::device_ptr)
+        .def_property_readonly("registered", &HostRegistration::registered)
+        .def("release", &HostRegistration::release);
+
     bind_array_core(m);
     bind_dlpack(m);
 

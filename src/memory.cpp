@@ -102,6 +102,34 @@ HostBuffer::HostBuffer(size_t nbytes, HostKind kind) : nbytes_(nbytes), kind_(ki
     }
 }
 
+HostRegistration::HostRegistration(uintptr_t ptr, size_t nbytes, bool mapped)
+    : host_(reinterpret_cast<void*>(ptr)), device_(ptr) {
+    if (g_backend == Backend::Cpu || nbytes == 0) return;
+    ctx::ensure();
+    unsigned flags = CU_MEMHOSTREGISTER_PORTABLE | (mapped ? CU_MEMHOSTREGISTER_DEVICEMAP : 0);
+    CUresult r = drv::api().cuMemHostRegister(host_, nbytes, flags);
+    if (r == CUDA_SUCCESS) {
+        registered_ = true;
+    } else if (r != CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED) {
+        drv::check(r, "cuMemHostRegister");
+    }
+    if (mapped) {
+        CUdeviceptr p = 0;
+        CUresult g = drv::api().cuMemHostGetDevicePointer(&p, host_, 0);
+        if (g != CUDA_SUCCESS) {
+            release();
+            drv::check(g, "cuMemHostGetDevicePointer (memory pinned without mapping?)");
+        }
+        device_ = static_cast<uintptr_t>(p);
+    }
+}
+
+void HostRegistration::release() {
+    if (!registered_) return;
+    registered_ = false;
+    if (drv::available(nullptr)) drv::api().cuMemHostUnregister(host_);
+}
+
 HostBuffer::~HostBuffer() {
     if (!host_) return;
     if (backend_ == Backend::Cpu) {

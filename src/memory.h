@@ -55,6 +55,25 @@ class HostBuffer {
     Backend backend_;
 };
 
+// Existing host memory page-locked for a while (cuda.pinned / cuda.mapped): cuMemHostRegister on construction,
+// cuMemHostUnregister on release() or destruction. mapped: kernels may address it (device_ptr). Memory already
+// registered (another array on the same pages) is left as it is. CPU backend: nothing to do.
+class HostRegistration {
+ public:
+    HostRegistration(uintptr_t ptr, size_t nbytes, bool mapped);
+    ~HostRegistration() { release(); }
+    HostRegistration(const HostRegistration&) = delete;
+    HostRegistration& operator=(const HostRegistration&) = delete;
+    uintptr_t device_ptr() const { return device_; }
+    bool registered() const { return registered_; }
+    void release();
+
+ private:
+    void* host_ = nullptr;
+    uintptr_t device_ = 0;
+    bool registered_ = false;
+};
+
 // Copies; stream 0 is the legacy default stream. A copy to pageable host memory returns when
 // the data is there (as cuMemcpyDtoHAsync does for pageable memory); pinned copies are async.
 void copy_htod(uintptr_t dst, const void* src, size_t n, uintptr_t stream, Backend b);

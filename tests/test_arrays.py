@@ -165,3 +165,46 @@ def test_backend_mismatch_is_an_error(backend):
     with _backend.use(other):
         with pytest.raises(CudaJitError):
             d.copy_to_host()
+
+
+@cuda.jit
+def _scale_into(src, dst, factor):
+    i, j = cuda.grid(2)
+    if i < dst.shape[0] and j < dst.shape[1]:
+        dst[i, j] = src[i, j] * factor
+
+
+def test_pinned_context_page_locks_for_the_block(backend, rng):
+    from cudajit import _core
+    a = rng.standard_normal((64, 48))
+    out = np.zeros((64, 24))
+    view = a[:, ::2]                                   # a strided view: its whole span is locked
+    with cuda.pinned(a, out, view):
+        if backend == "gpu":
+            # Already page-locked by the block: registering again is refused as 'already registered'.
+            assert not _core.HostRegistration(a.ctypes.data, a.nbytes).registered
+        s = cuda.stream()
+        d = cuda.to_device(view, stream=s)
+        r = cuda.device_array_like(out, stream=s)
+        _scale_into[(8, 4), (8, 8), s](d, r, 3.0)
+        r.copy_to_host(out, stream=s)
+        s.synchronize()
+    np.testing.assert_array_equal(out, view * 3.0)
+    reg = _core.HostRegistration(a.ctypes.data, a.nbytes)   # unlocked again after the block
+    assert reg.registered == (backend == "gpu")
+    reg.release()
+
+
+def test_mapped_context_is_zero_copy(backend, rng):
+    a = rng.standard_normal((32, 16))
+    out = np.zeros((32, 16))
+    with cuda.mapped(a, out) as (da, dout):
+        # Mapped memory is addressed in place (unified addressing: the same pointer as the host's).
+        assert dout.__cuda_array_interface__["data"][0] == out.ctypes.data
+        _scale_into[(4, 2), (8, 8)](da, dout, -2.0)
+        cuda.synchronize()
+        np.testing.assert_array_equal(out, a * -2.0)     # written by the kernel, no copy
+    strided = np.zeros((32, 32))[:, 1::2]
+    with cuda.mapped(strided) as ds:
+        _scale_into[(4, 2), (8, 8)](cuda.to_device(a), ds, 0.5)
+    np.testing.assert_array_equal(strided, a * 0.5)

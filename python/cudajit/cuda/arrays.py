@@ -124,20 +124,59 @@ def managed_array(shape, dtype=np.float64, strides=None, order="C", stream=0, at
     return _typed_host_array("managed", ManagedNDArray, shape, dtype, strides, order)
 
 
+def _span(ary):
+    """(first byte, byte count) of the memory a host array's elements occupy."""
+    ary = np.asarray(ary)
+    if ary.size == 0:
+        return ary.__array_interface__["data"][0], 0
+    start = ary.__array_interface__["data"][0]
+    lo = start + sum(min(0, (n - 1) * st) for n, st in zip(ary.shape, ary.strides))
+    hi = start + sum(max(0, (n - 1) * st) for n, st in zip(ary.shape, ary.strides)) + ary.itemsize
+    return lo, hi - lo
+
+
+def _register(arrays, mapped):
+    _backend_id()
+    regs = []
+    try:
+        for a in arrays:
+            regs.append(_core.HostRegistration(*_span(a), mapped))
+    except BaseException:
+        for r in regs:
+            r.release()
+        raise
+    return regs
+
+
 @contextlib.contextmanager
 def pinned(*arrays):
-    """Numba's ``cuda.pinned(*arrays)``: page-lock host arrays for a block of code. Copies stay
-    correct without it; cudajit currently leaves the arrays pageable."""
-    yield
+    """Numba's ``cuda.pinned(*arrays)``: page-lock host arrays for a block of code, so copies to and from them
+    run at pinned speed and can overlap with kernels."""
+    regs = _register(arrays, mapped=False)
+    try:
+        yield
+    finally:
+        if any(r.registered for r in regs):
+            _core.synchronize()          # no copy in flight may outlive the page-locking
+        for r in regs:
+            r.release()
 
 
 @contextlib.contextmanager
-def mapped(*arrays, **kws):
-    """Numba's ``cuda.mapped(*arrays)``: device views of host arrays for a block of code. Here the
-    arrays are copied in and back (the result is the same; the copy is not zero-copy)."""
-    devs = [to_device(a) for a in arrays]
+def mapped(*arrays, stream=0, portable=False, wc=False):
+    """Numba's ``cuda.mapped(*arrays)``: page-lock host arrays and map them into the device's address space for a
+    block of code; yields device arrays (one, or a list) that kernels read and write in place (zero-copy)."""
+    regs = _register(arrays, mapped=True)
     try:
+        devs = []
+        for a, r in zip(arrays, regs):
+            a = np.asarray(a)
+            lo, _ = _span(a)
+            ptr = r.device_ptr + (a.__array_interface__["data"][0] - lo)
+            devs.append(DeviceNDArray._view_of(ptr, a.shape, a.strides, a.dtype, r, _backend_id(), stream))
         yield devs[0] if len(devs) == 1 else devs
     finally:
-        for host, dev in zip(arrays, devs):
-            dev.copy_to_host(host)
+        if any(r.registered for r in regs):
+            _core.synchronize()          # kernels still writing must finish before the memory is unmapped
+        for r in regs:
+            r.release()

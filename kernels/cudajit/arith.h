@@ -105,6 +105,9 @@ template <class T, class N> CJ_INLINE T shr(T a, N n) {
     return T(a >> unsigned(n));
 }
 
+// Numba's integer negation: in the operand's own type (wrapping: -int8(-128) is -128), widened afterwards.
+template <class T> CJ_INLINE T wrap_neg(T x) { return T(uint_like_t<T>(0) - uint_like_t<T>(x)); }
+
 // Python's two-argument min/max: the first argument unless the second compares strictly less/greater, so
 // max(nan, 1.0) is nan and max(1.0, nan) is 1.0, and max(0.0, -0.0) is 0.0. The compiler uses these for
 // integers, mixed int/float operands and three or more operands; min/max of exactly two floats is

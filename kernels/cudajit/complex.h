@@ -24,6 +24,7 @@ template <class T> CJ_INLINE T fabs(T x) {
 
 template <class T> CJ_INLINE complex<T> make_complex(T re, T im) { return complex<T>{re, im}; }
 template <class T> CJ_INLINE complex<T> conj(complex<T> z) { return complex<T>{z.re, -z.im}; }
+template <class U, class T> CJ_INLINE complex<U> complex_cast(complex<T> z) { return complex<U>{U(z.re), U(z.im)}; }
 
 template <class T> CJ_INLINE complex<T> operator+(complex<T> a) { return a; }
 template <class T> CJ_INLINE complex<T> operator-(complex<T> a) { return complex<T>{-a.re, -a.im}; }
@@ -33,6 +34,8 @@ template <class T> CJ_INLINE complex<T> operator+(complex<T> a, complex<T> b) {
 template <class T> CJ_INLINE complex<T> operator-(complex<T> a, complex<T> b) {
     return complex<T>{a.re - b.re, a.im - b.im};
 }
+// On the GPU NVRTC contracts these into FMAs as NVVM does for numba-cuda; which product gets fused depends on the
+// surrounding code in both compilers, so the last bit of a product may differ from numba-cuda's.
 template <class T> CJ_INLINE complex<T> operator*(complex<T> a, complex<T> b) {
     return complex<T>{a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
 }

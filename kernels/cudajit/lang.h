@@ -3,6 +3,7 @@
 #pragma once
 #include "config.h"
 #include "thread.h"
+#include "arith.h"
 
 namespace cj {
 
@@ -59,7 +60,8 @@ template <class T> CJ_INLINE T brev(T x) {
 #include "mathfuncs.h"
 namespace cj {
 // abs() of a signed integer keeps its type (Numba); abs(INT_MIN) wraps as in two's complement.
-template <class T> CJ_INLINE T iabs(T x) { return x < T(0) ? T(T(0) - x) : x; }
+// (negated through the unsigned type: 0 - INT_MIN in the signed type is undefined, and NVRTC exploits that)
+template <class T> CJ_INLINE T iabs(T x) { return x < T(0) ? wrap_neg(x) : x; }
 // math.frexp / math.modf / cmath.polar return tuples in Python.
 template <class T> CJ_INLINE Tuple<T, int32_t> frexp_tuple(T x) {
     int32_t e;

@@ -154,21 +154,15 @@ template <class T> CJ_INLINE complex<T> exp(complex<T> z) {
     return complex<T>{e * cos(z.im), e * sin(z.im)};
 }
 
-template <class T> CJ_INLINE complex<T> log(complex<T> z) {
-    T ax = fabs(z.re), ay = fabs(z.im);
-    T big = ax > ay ? ax : ay, small = ax > ay ? ay : ax;
-    T h = hypot(ax, ay);
-    T re;
-    if (h > T(0.71) && h < T(1.73))
-        re = log1p((big - T(1)) * (big + T(1)) + small * small) / T(2);  // |z| near 1: log(h) would cancel
-    else
-        re = log(h);
-    return complex<T>{re, atan2(z.im, z.re)};
-}
+// cmath.log as numba-cuda computes it: log|z| + i arg z (|z| by hypot). Near |z| = 1 CPython's log1p form is
+// more accurate, but results must match numba-cuda's (checked bit for bit on an H100).
+template <class T> CJ_INLINE complex<T> log(complex<T> z) { return complex<T>{log(hypot(z.re, z.im)), atan2(z.im, z.re)}; }
 
-template <class T> CJ_INLINE complex<T> log10(complex<T> z) {
+// numba-cuda types cmath.log10, tanh and acosh by their Python implementations, whose float64 constants make the
+// result complex128 also for a complex64 argument; these follow that arithmetic step by step.
+template <class T> CJ_INLINE complex<double> log10(complex<T> z) {
     complex<T> l = log(z);
-    return complex<T>{l.re / cdetail::ln10<T>(), l.im / cdetail::ln10<T>()};
+    return complex<double>{double(l.re) / cdetail::ln10<double>(), double(l.im) / cdetail::ln10<double>()};
 }
 
 template <class T> CJ_INLINE complex<T> sqrt(complex<T> z) {
@@ -194,15 +188,20 @@ template <class T> CJ_INLINE complex<T> sinh(complex<T> z) {
 template <class T> CJ_INLINE complex<T> cosh(complex<T> z) {
     return complex<T>{cosh(z.re) * cos(z.im), sinh(z.re) * sin(z.im)};
 }
-template <class T> CJ_INLINE complex<T> tanh(complex<T> z) {
-    // tanh(x+iy) = (tanh x (1 + tan^2 y) + i tan y sech^2 x) / (1 + tanh^2 x tan^2 y): no overflow for large |x|.
-    T tx = tanh(z.re), ty = tan(z.im), cx = T(1) / cosh(z.re);
-    T txty = tx * ty, denom = T(1) + txty * txty;
-    return complex<T>{tx * (T(1) + ty * ty) / denom, ((ty / denom) * cx) * cx};
+template <class T> CJ_INLINE complex<double> tanh(complex<T> z) {
+    // CPython's c_tanh as numba-cuda writes it: tanh x (1 + tan^2 y) + i tan y sech^2 x over 1 + tanh^2 x tan^2 y,
+    // the products of two T values in T, everything after a float64 constant in double.
+    T x = z.re, y = z.im;
+    if (isinf(x)) return complex<double>{copysign(1.0, double(x)), isinf(y) ? 0.0 : copysign(0.0, sin(2.0 * double(y)))};
+    T tx = tanh(x), ty = tan(y);
+    double cx = 1.0 / double(cosh(x));
+    T txty = tx * ty;
+    double denom = 1.0 + double(txty * txty);
+    return complex<double>{double(tx) * (1.0 + double(ty * ty)) / denom, ((double(ty) / denom) * cx) * cx};
 }
-template <class T> CJ_INLINE complex<T> tan(complex<T> z) {  // tan(z) = -i tanh(iz)
-    complex<T> t = tanh(complex<T>{-z.im, z.re});
-    return complex<T>{t.im, -t.re};
+template <class T> CJ_INLINE complex<T> tan(complex<T> z) {  // tan(z) = -i tanh(iz), rounded back to T
+    complex<double> t = tanh(complex<T>{-z.im, z.re});
+    return complex<T>{T(t.im), T(-t.re)};
 }
 
 template <class T> CJ_INLINE complex<T> asinh(complex<T> z) {
@@ -229,15 +228,17 @@ template <class T> CJ_INLINE complex<T> acos(complex<T> z) {
     complex<T> s2 = sqrt(complex<T>{T(1) + z.re, z.im});
     return complex<T>{T(2) * atan2(s1.re, s2.re), asinh(s2.re * s1.im - s2.im * s1.re)};
 }
-template <class T> CJ_INLINE complex<T> acosh(complex<T> z) {
-    if (fabs(z.re) > cdetail::large<T>() || fabs(z.im) > cdetail::large<T>()) {  // acosh z ~ log(2z)
-        T l = log(hypot(z.re / T(2), z.im / T(2))) + T(2) * cdetail::ln2<T>();
-        return complex<T>{l, atan2(z.im, z.re)};
+template <class T> CJ_INLINE complex<double> acosh(complex<T> z) {
+    // numba-cuda's c_acosh subtracts the float64 1.0 first, so a complex64 argument is worked on in double.
+    double x = z.re, y = z.im;
+    if (fabs(x) > cdetail::large<double>() || fabs(y) > cdetail::large<double>()) {  // acosh z ~ log(2z)
+        double l = log(hypot(x / 2.0, y / 2.0)) + 2.0 * cdetail::ln2<double>();
+        return complex<double>{l, atan2(y, x)};
     }
     // Kahan: s1 = sqrt(z - 1), s2 = sqrt(z + 1); acosh z = asinh(Re(conj(s1) s2)) + 2i atan2(Im s1, Re s2).
-    complex<T> s1 = sqrt(complex<T>{z.re - T(1), z.im});
-    complex<T> s2 = sqrt(complex<T>{z.re + T(1), z.im});
-    return complex<T>{asinh(s1.re * s2.re + s1.im * s2.im), T(2) * atan2(s1.im, s2.re)};
+    complex<double> s1 = sqrt(complex<double>{x - 1.0, y});
+    complex<double> s2 = sqrt(complex<double>{x + 1.0, y});
+    return complex<double>{asinh(s1.re * s2.re + s1.im * s2.im), 2.0 * atan2(s1.im, s2.re)};
 }
 template <class T> CJ_INLINE complex<T> atanh(complex<T> z) {
     if (z.re < T(0) || (z.re == T(0) && signbit(z.re))) {  // atanh is odd: work with Re z >= +0

@@ -17,6 +17,7 @@ LDEXP = [(f32, (f32, i32)), (f64, (f64, i32))]
 FREXP = [(T.Tuple([f32, i32]), (f32,)), (T.Tuple([f64, i32]), (f64,))]
 MODF = [(T.UniTuple(f32, 2), (f32,)), (T.UniTuple(f64, 2), (f64,))]
 C_UNARY = [(c8, (c8,)), (c16, (c16,))]
+C_UNARY_WIDE = [(c16, (c8,)), (c16, (c16,))]     # numba-cuda: complex128 also for complex64 (float64 constants)
 C_TO_REAL = [(f32, (c8,)), (f64, (c16,))]
 C_CLASSIFY = [(T.boolean, (c8,)), (T.boolean, (c16,))]
 C_POLAR = [(T.UniTuple(f32, 2), (c8,)), (T.UniTuple(f64, 2), (c16,))]
@@ -35,8 +36,8 @@ MATH = {
     "math.isnan": (CLASSIFY, "isnan"), "math.isinf": (CLASSIFY, "isinf"), "math.isfinite": (CLASSIFY, "isfinite"),
     "math.ldexp": (LDEXP, "ldexp"), "math.frexp": (FREXP, "frexp_tuple"), "math.modf": (MODF, "modf_tuple"),
     **{f"cmath.{n}": (C_UNARY, n) for n in (
-        "exp", "log", "log10", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
-        "asinh", "acosh", "atanh")},
+        "exp", "log", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "atanh")},
+    **{f"cmath.{n}": (C_UNARY_WIDE, n) for n in ("log10", "tanh", "acosh")},
     "cmath.phase": (C_TO_REAL, "phase"),
     "cmath.isnan": (C_CLASSIFY, "isnan"), "cmath.isinf": (C_CLASSIFY, "isinf"), "cmath.isfinite": (C_CLASSIFY, "isfinite"),
     "cmath.polar": (C_POLAR, "polar_tuple"), "cmath.rect": (C_RECT, "rect"),

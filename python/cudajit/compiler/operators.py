@@ -116,6 +116,8 @@ def binary(cx, node, op, a, b):
     if found is None:
         cx.error(node, f"unsupported operand types for {op}: {a.type} and {b.type}")
     ret, (fa, fb) = found
+    if T.is_int(ret) and fa != fb and op not in ("<<", ">>"):
+        fa = fb = ret                 # int64 op uint64: Numba converts both operands to the result type
     if (a.is_const and b.is_const and T.is_int(ret) and isinstance(a.const, int) and isinstance(b.const, int)
             and not isinstance(a.const, bool) and not isinstance(b.const, bool)):
         r = _fold(op, a.const, b.const)
@@ -135,6 +137,8 @@ def binary(cx, node, op, a, b):
         fn = "floordiv" if op == "//" else "pymod"
         return Value(ret, f"cj::{fn}({typed(a, fa).code}, {typed(b, fb).code})", nonneg=a.nonneg and b.nonneg)
     if op == "/" and T.is_int(fa):
+        if fa != fb:                  # int64 / uint64: each operand becomes a float64 on its own (Numba)
+            return Value(ret, f"cj::truediv({typed(a, T.float64).code}, {typed(b, T.float64).code})")
         return Value(ret, f"cj::truediv({typed(a, fa).code}, {typed(b, fb).code})")
     prec = _INFIX_PREC[op]
     code = f"{ca.at(prec)} {op} {cb.at(prec + 1)}"
@@ -196,6 +200,12 @@ def unary(cx, node, op, a):
         return cast(v, ret) if v.type != ret else v
     if op == "~" and ret == T.boolean:
         return Value(T.boolean, f"!{a.at(UNARY)}", UNARY)
+    if op in ("-", "~") and T.is_int(fa) and T.is_int(ret) and (fa != ret or op == "-"):
+        # Numba negates and inverts in the operand's type, then widens: -int8(-128) is -128, ~uint8(0) is 255.
+        # Negation goes through the unsigned type: -INT64_MIN wraps as in Numba instead of being undefined C++.
+        x = typed(a, fa)
+        inner = f"cj::wrap_neg({x.code})" if op == "-" else f"{fa.cpp}(~{x.at(UNARY)})"
+        return cast(Value(fa, inner), ret)
     x = cast(a, ret)
     if op == "+":
         return x

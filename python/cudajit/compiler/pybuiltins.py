@@ -61,6 +61,9 @@ _minmax("min")
 _minmax("max")
 
 
+_ROUND_NDIGITS = [(T.float32, (T.float32, T.int64)), (T.float64, (T.float64, T.int64))]
+
+
 @intrinsic("round", params=["number", "ndigits"])
 def _round(cx, node, args, kwargs):
     expect_args(cx, node, "round", args, 1, 2)
@@ -73,9 +76,11 @@ def _round(cx, node, args, kwargs):
         if T.is_int(x.type) or x.type == T.boolean:
             return cast(x, T.int64)
         cx.error(node, f"round() does not accept {x.type}")
-    if not T.is_float(x.type):
-        cx.error(node, f"round(x, ndigits) takes a float x, not {x.type}")
-    return Value(x.type, f"cj::round_ndigits({x.code}, {cast(args[1], T.int64).code})")
+    found = resolve(_ROUND_NDIGITS, [x.type, args[1].type], [x.literal, args[1].literal])
+    if found is None:
+        cx.error(node, f"round(x, ndigits) does not accept ({x.type}, {args[1].type})")
+    ret, (fx, _) = found                  # an integer x is rounded as a float, as Numba's signatures say
+    return Value(ret, f"cj::round_ndigits({typed(x, fx).code}, {cast(args[1], T.int64).code})")
 
 
 @intrinsic("pow")

@@ -108,8 +108,7 @@ def cast(v, t):
                 return Value(t, cpp_float_literal(fc, t), PRIMARY if fc >= 0 else UNARY, const=fc, nonneg=fc >= 0)
     if isinstance(t, T.Complex):
         if isinstance(v.type, T.Complex):
-            return Value(t, f"cj::complex<{t.underlying.cpp}>{{{t.underlying.cpp}({v.code}.re), "
-                            f"{t.underlying.cpp}({v.code}.im)}}")
+            return Value(t, f"cj::complex_cast<{t.underlying.cpp}>({v.code})")
         return Value(t, f"cj::make_complex({t.underlying.cpp}({v.code}), {t.underlying.cpp}(0))")
     if t == T.boolean:
         if isinstance(v.type, T.Complex):

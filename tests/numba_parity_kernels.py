@@ -1,0 +1,204 @@
+"""Kernels compiled by both cudajit and numba-cuda in tests/test_vs_numba_cuda.py: ``load(lib)`` executes this
+file as a fresh module whose ``cuda`` is that library's, so one Python source is typed by both compilers."""
+import cmath
+import importlib.util
+import math
+import os
+
+import numpy as np
+
+LIB = globals().get("LIB", "cudajit")
+if LIB == "numba":
+    from numba import cuda
+else:
+    from cudajit import cuda
+
+INT_OPS = ["+", "-", "*", "//", "%", "&", "|", "^", "<<", ">>", "neg", "abs", "min", "max", "**3", "/", "~",
+           "+1", "*3-7", "//2", "cmp"]
+FLOAT_OPS = ["+", "-", "*", "/", "//", "%", "**2", "**b", "neg", "abs", "min", "max", "min3", "sqrt", "exp", "log",
+             "sin", "atan2", "hypot", "floor", "ceil", "round", "round2", "fmod", "trunc", "isnan", "*2+1", "f32",
+             "pow", "copysign"]
+COMPLEX_OPS = ["+", "-", "*", "/", "**", "abs", "exp", "log", "sqrt", "conj", "real", "imag", "*2", "+1j", "log10",
+               "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "phase",
+               "polar.r", "polar.phi", "rect", "*x", "x/", "**2", "**i"]
+ZERO_DIV_OPS = ["//", "%", "/"]
+MIXED_EXPRS = ["x * 2", "x * 2.5", "x / 3", "x // 3", "x % 3", "x + True", "x * 0.1", "np.float32(x) * 3",
+               "np.float32(x) / 3", "np.int32(i) * x", "np.int16(i) * np.int16(300)", "np.uint8(i) + np.uint8(250)",
+               "x if i % 2 else i", "float(i) / 7", "int(abs(x) % 1000) * 3", "math.floor(x)", "x ** 0.5",
+               "np.float32(x) ** 2", "x > 1 and x < 100", "-x // 4", "acc", "np.float32(i) + 0.1",
+               "np.float32(i) + np.float64(0.1)", "max(i, x)", "abs(np.float32(x))", "x ** -2", "i ** 2",
+               "(i - 10) ** 3", "i / 4", "np.int8(i) * np.int8(i)"]
+
+
+def load(lib):
+    spec = importlib.util.spec_from_file_location(f"numba_parity_kernels_{lib}", os.path.abspath(__file__))
+    mod = importlib.util.module_from_spec(spec)
+    mod.LIB = lib
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@cuda.jit(device=True)
+def store(outf, outi, i, k, r):
+    outf[i, k] = r
+    outi[i, k] = r
+
+
+@cuda.jit
+def int_ops(a, b, outf, outi):
+    i = cuda.grid(1)
+    if i < a.size:
+        x = a[i]
+        y = b[i]
+        store(outf, outi, i, 0, x + y)
+        store(outf, outi, i, 1, x - y)
+        store(outf, outi, i, 2, x * y)
+        store(outf, outi, i, 3, x // y)
+        store(outf, outi, i, 4, x % y)
+        store(outf, outi, i, 5, x & y)
+        store(outf, outi, i, 6, x | y)
+        store(outf, outi, i, 7, x ^ y)
+        store(outf, outi, i, 8, x << (y & 7))
+        store(outf, outi, i, 9, x >> (y & 7))
+        store(outf, outi, i, 10, -x)
+        store(outf, outi, i, 11, abs(x))
+        store(outf, outi, i, 12, min(x, y))
+        store(outf, outi, i, 13, max(x, y))
+        store(outf, outi, i, 14, x ** 3)
+        store(outf, outi, i, 16, ~x)
+        store(outf, outi, i, 17, x + 1)
+        store(outf, outi, i, 18, x * 3 - 7)
+        store(outf, outi, i, 19, x // 2)
+        store(outf, outi, i, 20, (x < y) + (x == y))
+        outf[i, 15] = x / y
+
+
+@cuda.jit
+def float_ops(x, y, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        a = x[i]
+        b = y[i]
+        out[i, 0] = a + b
+        out[i, 1] = a - b
+        out[i, 2] = a * b
+        out[i, 3] = a / b
+        out[i, 4] = a // b
+        out[i, 5] = a % b
+        out[i, 6] = a ** 2
+        out[i, 7] = abs(a) ** b
+        out[i, 8] = -a
+        out[i, 9] = abs(a)
+        out[i, 10] = min(a, b)
+        out[i, 11] = max(a, b)
+        out[i, 12] = min(a, b, 0.5)
+        out[i, 13] = math.sqrt(abs(a))
+        out[i, 14] = math.exp(b)
+        out[i, 15] = math.log(abs(a) + 1)
+        out[i, 16] = math.sin(a)
+        out[i, 17] = math.atan2(a, b)
+        out[i, 18] = math.hypot(a, b)
+        out[i, 19] = math.floor(a)
+        out[i, 20] = math.ceil(a)
+        out[i, 21] = round(a) if abs(a) < 1e15 else 0
+        out[i, 22] = round(a, 2)
+        out[i, 23] = math.fmod(a, b)
+        out[i, 24] = math.trunc(a) if abs(a) < 1e15 else 0
+        out[i, 25] = math.isnan(a)
+        out[i, 26] = a * 2 + 1
+        out[i, 27] = np.float32(a) * b
+        out[i, 28] = pow(abs(a), 0.5)
+        out[i, 29] = math.copysign(a, b)
+
+
+@cuda.jit
+def complex_ops(z, w, out):
+    i = cuda.grid(1)
+    if i < z.size:
+        a = z[i]
+        b = w[i]
+        out[i, 0] = a + b
+        out[i, 1] = a - b
+        out[i, 2] = a * b
+        out[i, 3] = a / b
+        out[i, 4] = a ** b
+        out[i, 5] = abs(a)
+        out[i, 6] = cmath.exp(a)
+        out[i, 7] = cmath.log(a)
+        out[i, 8] = cmath.sqrt(a)
+        out[i, 9] = a.conjugate()
+        out[i, 10] = a.real
+        out[i, 11] = a.imag
+        out[i, 12] = a * 2
+        out[i, 13] = a + 1j
+        out[i, 14] = cmath.log10(a)
+        out[i, 15] = cmath.sin(a)
+        out[i, 16] = cmath.cos(a)
+        out[i, 17] = cmath.tan(a)
+        out[i, 18] = cmath.asin(a)
+        out[i, 19] = cmath.acos(a)
+        out[i, 20] = cmath.atan(a)
+        out[i, 21] = cmath.sinh(a)
+        out[i, 22] = cmath.cosh(a)
+        out[i, 23] = cmath.tanh(a)
+        out[i, 24] = cmath.asinh(a)
+        out[i, 25] = cmath.acosh(a)
+        out[i, 26] = cmath.atanh(a)
+        out[i, 27] = cmath.phase(a)
+        r, phi = cmath.polar(a)
+        out[i, 28] = r
+        out[i, 29] = phi
+        out[i, 30] = cmath.rect(r, phi)
+        out[i, 31] = a * b.real
+        out[i, 32] = b.imag / a
+        out[i, 33] = a ** 2
+        out[i, 34] = a ** 3
+
+
+@cuda.jit
+def zero_div(a, b, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i, 0] = a[i] // b[i]
+        out[i, 1] = a[i] % b[i]
+        out[i, 2] = a[i] / b[i]
+
+
+@cuda.jit
+def mixed_typing(a, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        x = a[i]
+        acc = 0
+        for k in range(3):
+            acc += x * k
+        out[i, 0] = x * 2
+        out[i, 1] = x * 2.5
+        out[i, 2] = x / 3
+        out[i, 3] = x // 3
+        out[i, 4] = x % 3
+        out[i, 5] = x + True
+        out[i, 6] = x * 0.1
+        out[i, 7] = np.float32(x) * 3
+        out[i, 8] = np.float32(x) / 3
+        out[i, 9] = np.int32(i) * x
+        out[i, 10] = np.int16(i) * np.int16(300)
+        out[i, 11] = np.uint8(i) + np.uint8(250)
+        out[i, 12] = x if i % 2 else i
+        out[i, 13] = float(i) / 7
+        out[i, 14] = int(abs(x) % 1000) * 3
+        out[i, 15] = math.floor(x)
+        out[i, 16] = x ** 0.5
+        out[i, 17] = np.float32(x) ** 2
+        out[i, 18] = x > 1 and x < 100
+        out[i, 19] = -x // 4
+        out[i, 20] = acc
+        out[i, 21] = np.float32(i) + 0.1
+        out[i, 22] = np.float32(i) + np.float64(0.1)
+        out[i, 23] = max(i, x)
+        out[i, 24] = abs(np.float32(x))
+        out[i, 25] = x ** -2
+        out[i, 26] = i ** 2
+        out[i, 27] = (i - 10) ** 3
+        out[i, 28] = i / 4
+        out[i, 29] = np.int8(i) * np.int8(i)

@@ -94,3 +94,26 @@ def test_raise_without_debug_ends_the_thread_silently(backend, rng):
     expect = np.sqrt(a)
     expect[5] = -3.0                       # the raising thread stopped before its store
     np.testing.assert_allclose(out, expect, rtol=1e-15)
+
+
+TABLE = np.arange(8.0)
+
+
+@cuda.jit(debug=True, opt=False)
+def staged(a, out, k):
+    sm = cuda.shared.array(16, np.float64)
+    i = cuda.grid(1)
+    sm[cuda.threadIdx.x] = a[i]               # a block of more than 16 threads overruns the shared array
+    cuda.syncthreads()
+    out[i] = sm[cuda.threadIdx.x] + TABLE[i % 8 + k]   # a frozen global array is checked too
+
+
+def test_shared_and_constant_arrays_are_checked(backend, rng):
+    a = rng.standard_normal(32)
+    out = np.zeros(32)
+    staged[2, 16](a, out, 0)
+    np.testing.assert_allclose(out, a + np.arange(32) % 8, rtol=1e-15)
+    with pytest.raises(IndexError, match=r"index 16 is out of bounds for axis 0 with size 16"):
+        staged[1, 32](a, out, 0)
+    with pytest.raises(IndexError, match=r"for axis 0 with size 8 .*test_kernels_debug.py:"):
+        staged[2, 16](a, out, 1)

@@ -67,7 +67,7 @@ class IndexingMixin:
         t = base.type
         if len(idx) != t.ndim:
             self.error(node, f"{t} needs {t.ndim} indices, got {len(idx)}")
-        if self.program.options.debug and t.ndim and not t.readonly:
+        if self.program.options.debug and t.ndim:
             # debug=True: every index is checked; out of bounds raises IndexError on the host (debug.h).
             site = self.program.error_site(IndexError, None, self.loc, node)
             codes = [cast(i, T.int64).code if T.is_int(i.type) else i.code for i in idx]

@@ -49,6 +49,24 @@ def _run_both(both, name, args, outs):
     return res
 
 
+def _same_bits(c, nb):
+    return (c == nb) | (np.isnan(c) & np.isnan(nb))
+
+
+def _assert_columns_agree(title, labels, agree, c, nb, inputs):
+    """Fail listing, per column whose rows do not all agree, the first disagreeing row's inputs and outputs."""
+    bad = []
+    for k, label in enumerate(labels):
+        ok = agree(k)
+        if isinstance(ok, str):
+            bad.append(f"{label}: {ok}")
+        elif not ok.all():
+            j = int(np.argmin(ok))
+            args = " ".join(f"{name}={v[j]!r}" for name, v in inputs.items())
+            bad.append(f"{label}: {args} cudajit={c[j, k]!r} numba={nb[j, k]!r} ({(~ok).sum()} rows)")
+    assert not bad, f"{title}:\n" + "\n".join(bad)
+
+
 def _random_ints(rng, dt, n):
     info = np.iinfo(dt)
     lo, hi = max(info.min, -2**62), min(info.max, 2**62)
@@ -72,14 +90,8 @@ def test_integer_arithmetic_matches_numba_cuda(both, rng, ta, tb):
     b[b == 0] = 3                                         # division by zero is checked separately
     outf, outi = np.zeros((n, len(INT_OPS))), np.zeros((n, len(INT_OPS)), np.int64)
     (cf, ci), (nf, ni) = _run_both(both, "int_ops", (a, b), (outf, outi))
-    bad = []
-    for k, op in enumerate(INT_OPS):
-        same = (ci[:, k] == ni[:, k]) & ((cf[:, k] == nf[:, k]) | (np.isnan(cf[:, k]) & np.isnan(nf[:, k])))
-        if not same.all():
-            j = int(np.argmin(same))
-            bad.append(f"{op}: x={a[j]!r} y={b[j]!r} cudajit={ci[j, k]!r}/{cf[j, k]!r} "
-                       f"numba={ni[j, k]!r}/{nf[j, k]!r} ({(~same).sum()} rows)")
-    assert not bad, f"{ta} op {tb}:\n" + "\n".join(bad)
+    _assert_columns_agree(f"{ta} op {tb}", INT_OPS,
+                          lambda k: (ci[:, k] == ni[:, k]) & _same_bits(cf[:, k], nf[:, k]), cf, nf, {"x": a, "y": b})
 
 
 @pytest.mark.parametrize("ta,tb", [("i8", "i8"), ("u4", "u4"), ("f8", "f8"), ("f4", "f4"), ("i4", "f8")])
@@ -90,13 +102,7 @@ def test_division_by_zero_matches_numba_cuda(both, rng, ta, tb):
     b = np.zeros(n, tb)
     out = np.full((n, len(ZERO_DIV_OPS)), -777.0)          # what a thread leaves unwritten stays -777
     (c,), (nb,) = _run_both(both, "zero_div", (a, b), (out,))
-    bad = []
-    for k, op in enumerate(ZERO_DIV_OPS):
-        same = (c[:, k] == nb[:, k]) | (np.isnan(c[:, k]) & np.isnan(nb[:, k]))
-        if not same.all():
-            j = int(np.argmin(same))
-            bad.append(f"{op}: x={a[j]!r} cudajit={c[j, k]!r} numba={nb[j, k]!r} ({(~same).sum()} rows)")
-    assert not bad, f"{ta} op {tb} zero:\n" + "\n".join(bad)
+    _assert_columns_agree(f"{ta} op {tb} zero", ZERO_DIV_OPS, lambda k: _same_bits(c[:, k], nb[:, k]), c, nb, {"x": a})
 
 
 FLOAT_PAIRS = [("f4", "f4"), ("f8", "f8"), ("f4", "f8"), ("i4", "f4"), ("i8", "f8"), ("f4", "i8"), ("u8", "f4"),
@@ -125,7 +131,6 @@ def test_float_arithmetic_matches_numba_cuda(both, rng, ta, tb):
         python_divmod = np.isinf(yf) | (np.abs(xf / yf) > 2.0 ** 20)        # see the module's docstring
         python_round = np.abs(xf * 100.0) >= 2.0 ** 63
     overflow_pow = (y == np.iinfo(np.int64).min) if y.dtype.kind == "i" else np.zeros(n, bool)
-    bad = []
     for k, op in enumerate(FLOAT_OPS):
         if op in ("//", "%"):
             rows = python_divmod & np.isfinite(xf) & (yf != 0)
@@ -138,11 +143,7 @@ def test_float_arithmetic_matches_numba_cuda(both, rng, ta, tb):
             np.testing.assert_array_equal(c[rows, k], np.rint(xf[rows] * 100.0) / 100.0)
             nb[rows, k] = c[rows, k]
         nb[overflow_pow, k] = c[overflow_pow, k]
-        same = (c[:, k] == nb[:, k]) | (np.isnan(c[:, k]) & np.isnan(nb[:, k]))
-        if not same.all():
-            j = int(np.argmin(same))
-            bad.append(f"{op}: x={x[j]!r} y={y[j]!r} cudajit={c[j, k]!r} numba={nb[j, k]!r} ({(~same).sum()} rows)")
-    assert not bad, f"{ta} op {tb}:\n" + "\n".join(bad)
+    _assert_columns_agree(f"{ta} op {tb}", FLOAT_OPS, lambda k: _same_bits(c[:, k], nb[:, k]), c, nb, {"x": x, "y": y})
 
 
 @pytest.mark.parametrize("dt", ["c8", "c16"])
@@ -154,22 +155,16 @@ def test_complex_arithmetic_matches_numba_cuda(both, rng, dt):
     out = np.zeros((n, len(COMPLEX_OPS)), np.complex128)
     (c,), (nb,) = _run_both(both, "complex_ops", (z, w), (out,))
     eps = np.finfo(np.float32 if dt == "c8" else np.float64).eps
-    bad = []
-    for k, op in enumerate(COMPLEX_OPS):
-        scale = np.maximum(np.abs(nb[:, k]), 1e-30)
-        close = np.abs(c[:, k] - nb[:, k]) <= 8 * eps * scale
-        if dt == "c8":
-            # the same precision: a complex64 result is exact in complex64, a complex128 one (log10, tanh, acosh)
-            # almost never is
-            def narrow(v):
-                return (v.astype(np.complex64).astype(np.complex128) == v).all()
-            if narrow(c[:, k]) != narrow(nb[:, k]):
-                bad.append(f"{op}: result precision differs (cudajit complex64: {narrow(c[:, k])})")
-                continue
-        if not close.all():
-            j = int(np.argmin(close))
-            bad.append(f"{op}: z={z[j]!r} w={w[j]!r} cudajit={c[j, k]!r} numba={nb[j, k]!r} ({(~close).sum()} rows)")
-    assert not bad, f"{dt}:\n" + "\n".join(bad)
+
+    def narrow(v):
+        # a complex64 result is exact in complex64; a complex128 one (log10, tanh, acosh) almost never is
+        return (v.astype(np.complex64).astype(np.complex128) == v).all()
+
+    def agree(k):
+        if dt == "c8" and narrow(c[:, k]) != narrow(nb[:, k]):
+            return f"result precision differs (cudajit complex64: {narrow(c[:, k])})"
+        return np.abs(c[:, k] - nb[:, k]) <= 8 * eps * np.maximum(np.abs(nb[:, k]), 1e-30)
+    _assert_columns_agree(dt, COMPLEX_OPS, agree, c, nb, {"z": z, "w": w})
 
 
 @pytest.mark.parametrize("dt", ["i1", "i4", "i8", "u8", "f4", "f8"])
@@ -183,10 +178,4 @@ def test_mixed_typing_matches_numba_cuda(both, rng, dt):
         a[:10] = np.array([0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 7.0, -7.0, 3.0, 3.0]).astype(a.dtype)  # no inf/nan
     out = np.zeros((n, len(MIXED_EXPRS)))
     (c,), (nb,) = _run_both(both, "mixed_typing", (a,), (out,))
-    bad = []
-    for k, e in enumerate(MIXED_EXPRS):
-        same = (c[:, k] == nb[:, k]) | (np.isnan(c[:, k]) & np.isnan(nb[:, k]))
-        if not same.all():
-            j = int(np.argmin(same))
-            bad.append(f"{e}: x={a[j]!r} i={j} cudajit={c[j, k]!r} numba={nb[j, k]!r} ({(~same).sum()} rows)")
-    assert not bad, f"{dt}:\n" + "\n".join(bad)
+    _assert_columns_agree(dt, MIXED_EXPRS, lambda k: _same_bits(c[:, k], nb[:, k]), c, nb, {"x": a, "i": np.arange(n)})

@@ -202,3 +202,27 @@ def mixed_typing(a, out):
         out[i, 27] = (i - 10) ** 3
         out[i, 28] = i / 4
         out[i, 29] = np.int8(i) * np.int8(i)
+
+
+WARP_OPS = ["shfl", "shfl_up", "shfl_down", "shfl_xor", "all", "any", "eq", "ballot", "match_any", "match_all.mask",
+            "match_all.pred", "activemask", "lanemask_lt"]
+
+
+@cuda.jit
+def warp_ops(x, outf, outi):
+    i = cuda.grid(1)
+    v = x[i]
+    outf[i, 0] = cuda.shfl_sync(0xffffffff, v, 5)
+    outf[i, 1] = cuda.shfl_up_sync(0xffffffff, v, 3)
+    outf[i, 2] = cuda.shfl_down_sync(0xffffffff, v, 7)
+    outf[i, 3] = cuda.shfl_xor_sync(0xffffffff, v, 6)
+    outi[i, 4] = cuda.all_sync(0xffffffff, v > -1)
+    outi[i, 5] = cuda.any_sync(0xffffffff, v > 1)
+    outi[i, 6] = cuda.eq_sync(0xffffffff, v > 0)
+    outi[i, 7] = cuda.ballot_sync(0xffffffff, v > 0)
+    outi[i, 8] = cuda.match_any_sync(0xffffffff, v > 0)
+    m, p = cuda.match_all_sync(0xffffffff, i // 64)
+    outi[i, 9] = m
+    outi[i, 10] = p
+    outi[i, 11] = cuda.activemask()
+    outi[i, 12] = cuda.lanemask_lt()

@@ -191,3 +191,27 @@ def test_recursive_device_functions(backend, rng):
     np.testing.assert_array_equal(out_i[:, 1], np.gcd(n * 6, 84))
     np.testing.assert_array_equal(out_i[:, 2], n % 2 == 0)
     np.testing.assert_allclose(out_f, x ** n, rtol=1e-13)
+
+
+@cuda.jit(device=True)
+def count_and_split(counter, x):
+    cuda.atomic.add(counter, 0, 1)            # a side effect: must happen once per call
+    return x // 10, x % 10
+
+
+@cuda.jit
+def unpack_call(a, counter, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        tens, ones = count_and_split(counter, a[i])
+        out[i, 0] = tens
+        out[i, 1] = ones
+
+
+def test_unpacking_a_call_runs_it_once(backend, rng):
+    a = rng.integers(0, 1000, 50)
+    counter = np.zeros(1, np.int64)
+    out = np.zeros((50, 2), np.int64)
+    unpack_call[1, 64](a, counter, out)
+    assert counter[0] == 50
+    np.testing.assert_array_equal(out, np.stack([a // 10, a % 10], axis=1))

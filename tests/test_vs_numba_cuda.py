@@ -179,3 +179,16 @@ def test_mixed_typing_matches_numba_cuda(both, rng, dt):
     out = np.zeros((n, len(MIXED_EXPRS)))
     (c,), (nb,) = _run_both(both, "mixed_typing", (a,), (out,))
     _assert_columns_agree(dt, MIXED_EXPRS, lambda k: _same_bits(c[:, k], nb[:, k]), c, nb, {"x": a, "i": np.arange(n)})
+
+
+@pytest.mark.parametrize("dt", ["i4", "i8", "f4", "f8"])
+def test_warp_collectives_match_numba_cuda(both, rng, dt):
+    from numba_parity_kernels import WARP_OPS
+    n = 128
+    a = _random_floats(rng, dt, n)
+    if a.dtype.kind == "f":
+        a[:10] = np.array([0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 7.0, -7.0, 3.0, 3.0]).astype(a.dtype)
+    outf, outi = np.zeros((n, len(WARP_OPS))), np.zeros((n, len(WARP_OPS)), np.int64)
+    (cf, ci), (nf, ni) = _run_both(both, "warp_ops", (a,), (outf, outi))
+    _assert_columns_agree(dt, WARP_OPS, lambda k: _same_bits(cf[:, k], nf[:, k]) & (ci[:, k] == ni[:, k]),
+                          ci, ni, {"x": a})

@@ -73,6 +73,12 @@ template <class T> CJ_INLINE UniTuple<T, 2> modf_tuple(T x) {
     T frac = m::modf(x, &ipart);
     return UniTuple<T, 2>{{frac, ipart}};
 }
+// cuda.match_all_sync(mask, value) -> (mask of equal lanes, all equal)
+template <class T> CJ_INLINE Tuple<int32_t, bool> match_all_tuple(uint32_t mask, T v) {
+    int32_t pred;
+    uint32_t m = match_all_sync(mask, v, &pred);
+    return make_tuple(int32_t(m), pred != 0);
+}
 template <class T> CJ_INLINE UniTuple<T, 2> polar_tuple(complex<T> z) {
     T phi;
     T r = m::polar(z, &phi);

@@ -213,18 +213,109 @@ def _atomic_cas(cx, node, args, kwargs):
     return Value(dt, f"cj::atomic_cas({ptr}, {typed(cx.convert(node, old, dt), dt).code}, {typed(cx.convert(node, val, dt), dt).code})")
 
 
-# Warp-level operations are one entry each once the runtime grows cj:: wrappers for them (thread.h on the CPU
-# needs fiber-aware versions); until then they fail with a clear message rather than being mistaken for globals.
-def _not_yet(name):
-    def impl(cx, node, *rest):
-        cx.unsupported(node, f"cuda.{name} is not supported yet by cudajit",
-                       "use shared memory and cuda.syncthreads() instead")
-    intrinsic(f"cuda.{name}")(impl)
+# ---- warp collectives (thread.h: CUDA's *_sync on the GPU; lanes exchanging at the barrier on the CPU) ------------
+# Numba's types: the votes return bool, ballot an int32, the shuffles the value's type among int32, int64, float32
+# and float64 (other numbers convert to one of these), match_any an int32, match_all (int32, bool).
+_WARP_VALUES = [(t, (t,)) for t in (T.int32, T.int64, T.float32, T.float64)]
 
 
-for _n in ("all_sync", "any_sync", "eq_sync", "ballot_sync", "shfl_sync", "shfl_up_sync", "shfl_down_sync",
-           "shfl_xor_sync", "match_any_sync", "match_all_sync", "activemask", "lanemask_lt", "nanosleep", "selp"):
-    _not_yet(_n)
+def _lane_arg(cx, node, name, v, what):
+    if not (isinstance(v, Value) and (T.is_int(v.type) or v.type == T.boolean)):
+        cx.error(node, f"cuda.{name}: {what} must be an integer")
+    return v.code
+
+
+def _predicate(v):
+    return f"int32_t({v.code})" if v.type == T.boolean else f"int32_t(cj::py_bool({v.code}))"
+
+
+def _warp_value(cx, node, name, v):
+    from .typeconv import resolve
+    found = resolve(_WARP_VALUES, [v.type], [v.literal]) if isinstance(v, Value) else None
+    if found is None:
+        cx.error(node, f"cuda.{name} shuffles int32, int64, float32 or float64 values, not "
+                       f"{getattr(v, 'type', v)}")
+    t = found[0]
+    return t, typed(cx.convert(node, v, t), t).code
+
+
+def _vote(name, fn):
+    def impl(cx, node, args, kwargs):
+        expect_args(cx, node, f"cuda.{name}", args, 2)
+        mask, pred = args
+        return Value(T.boolean, f"bool(cj::{fn}(uint32_t({_lane_arg(cx, node, name, mask, 'mask')}), "
+                                f"{_predicate(pred)}))")
+    intrinsic(f"cuda.{name}", barrier=True, params=["mask", "predicate"])(impl)
+
+
+for _n in ("all_sync", "any_sync", "eq_sync"):
+    _vote(_n, _n)
+
+
+@intrinsic("cuda.ballot_sync", barrier=True, params=["mask", "predicate"])
+def _ballot_sync(cx, node, args, kwargs):
+    expect_args(cx, node, "cuda.ballot_sync", args, 2)
+    mask, pred = args
+    return Value(T.int32, f"int32_t(cj::ballot_sync(uint32_t({_lane_arg(cx, node, 'ballot_sync', mask, 'mask')}), "
+                          f"{_predicate(pred)}))")
+
+
+def _shuffle(name, third, third_cpp):
+    def impl(cx, node, args, kwargs):
+        expect_args(cx, node, f"cuda.{name}", args, 3)
+        mask, value, lane = args
+        t, v = _warp_value(cx, node, name, value)
+        m = _lane_arg(cx, node, name, mask, "mask")
+        k = _lane_arg(cx, node, name, lane, third)
+        return Value(t, f"cj::{name}(uint32_t({m}), {v}, {third_cpp}({k}))")
+    intrinsic(f"cuda.{name}", barrier=True, params=["mask", "value", third])(impl)
+
+
+_shuffle("shfl_sync", "src_lane", "int32_t")
+_shuffle("shfl_up_sync", "delta", "uint32_t")
+_shuffle("shfl_down_sync", "delta", "uint32_t")
+_shuffle("shfl_xor_sync", "lane_mask", "int32_t")
+
+
+@intrinsic("cuda.match_any_sync", barrier=True, params=["mask", "value"])
+def _match_any_sync(cx, node, args, kwargs):
+    expect_args(cx, node, "cuda.match_any_sync", args, 2)
+    _, v = _warp_value(cx, node, "match_any_sync", args[1])
+    m = _lane_arg(cx, node, "match_any_sync", args[0], "mask")
+    return Value(T.int32, f"int32_t(cj::match_any_sync(uint32_t({m}), {v}))")
+
+
+@intrinsic("cuda.match_all_sync", barrier=True, params=["mask", "value"])
+def _match_all_sync(cx, node, args, kwargs):
+    expect_args(cx, node, "cuda.match_all_sync", args, 2)
+    _, v = _warp_value(cx, node, "match_all_sync", args[1])
+    m = _lane_arg(cx, node, "match_all_sync", args[0], "mask")
+    return Value(T.Tuple([T.int32, T.boolean]), f"cj::match_all_tuple(uint32_t({m}), {v})")
+
+
+intrinsic("cuda.activemask")(
+    lambda cx, node, args, kwargs: expect_args(cx, node, "cuda.activemask", args, 0)
+    or Value(T.uint32, "cj::activemask()"))
+intrinsic("cuda.lanemask_lt")(
+    lambda cx, node, args, kwargs: expect_args(cx, node, "cuda.lanemask_lt", args, 0)
+    or Value(T.uint32, "cj::lanemask_lt()"))
+
+
+@intrinsic("cuda.nanosleep", params=["ns"])
+def _nanosleep(cx, node, args, kwargs):
+    expect_args(cx, node, "cuda.nanosleep", args, 1)
+    return Value(T.none, f"cj::nanosleep(uint32_t({_lane_arg(cx, node, 'nanosleep', args[0], 'ns')}))")
+
+
+@intrinsic("cuda.selp", params=["test", "a", "b"])
+def _selp(cx, node, args, kwargs):
+    expect_args(cx, node, "cuda.selp", args, 3)
+    test, a, b = args
+    if not (isinstance(a, Value) and isinstance(b, Value) and a.type == b.type and T.is_scalar(a.type)):
+        cx.error(node, "cuda.selp(test, a, b) takes two numbers of one type",
+                 f"got {getattr(a, 'type', a)} and {getattr(b, 'type', b)}; convert one of them")
+    cond = test.code if test.type == T.boolean else f"cj::py_bool({test.code})"
+    return Value(a.type, f"({cond} ? {a.code} : {b.code})")
 
 
 def _int_bits(name, fn, result):

@@ -387,6 +387,11 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
             self.error(target, f"cannot unpack a value of type {value.type}")
         if value.type.count != len(target.elts):
             self.error(target, f"cannot unpack {value.type.count} values into {len(target.elts)} targets")
+        if self.final and value.elements is None and not _is_identifier(value.code):
+            # a call returning a tuple runs once: a, b = f(x) keeps its result, then takes the elements
+            name = self.temp()
+            self.emit(f"const {value.type.cpp} {name} = {value.code};", stmt)
+            value = Value(value.type, name)
         parts = self.tuple_elements(target, value)
         # Python evaluates the whole right side first: a, b = b, a needs temporaries.
         if self.final and self._unpack_needs_temps(target, parts, value):
@@ -401,7 +406,7 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
 
     def _unpack_needs_temps(self, target, parts, value):
         if value.elements is None:
-            return len(parts) > 1 and not _is_identifier(value.code)   # evaluate a call once
+            return False                  # a named tuple (a call's result was kept in one above)
         names = set()
         for n in ast.walk(target):
             if isinstance(n, ast.Name):

@@ -1,0 +1,119 @@
+"""Warp collectives: shuffles, votes, ballot, match, activemask and lanemask_lt, typed as numba-cuda types them
+(votes are bool, ballot and match_any int32, shuffles keep int32/int64/float32/float64), on every backend."""
+import numpy as np
+import pytest
+
+from cudajit import cuda
+
+FULL = 0xffffffff
+
+
+@cuda.jit
+def warp_sum(x, out):
+    i = cuda.grid(1)
+    s = x[i]
+    off = 16
+    while off > 0:
+        s += cuda.shfl_down_sync(FULL, s, off)        # tree reduction: lane 0 ends with the warp's sum
+        off //= 2
+    if cuda.laneid == 0:
+        out[i // 32] = s
+
+
+@cuda.jit
+def shuffles(x, out):
+    i = cuda.grid(1)
+    v = x[i]
+    out[i, 0] = cuda.shfl_sync(FULL, v, 5)            # broadcast lane 5
+    out[i, 1] = cuda.shfl_up_sync(FULL, v, 3)         # lanes below 3 keep their own value
+    out[i, 2] = cuda.shfl_down_sync(FULL, v, 7)       # lanes above 24 keep their own value
+    out[i, 3] = cuda.shfl_xor_sync(FULL, v, 6)
+
+
+@cuda.jit
+def votes(x, flags, masks):
+    i = cuda.grid(1)
+    v = x[i]
+    flags[i, 0] = cuda.all_sync(FULL, v > -3.0)
+    flags[i, 1] = cuda.any_sync(FULL, v > 1.5)
+    flags[i, 2] = cuda.eq_sync(FULL, v > 0)
+    masks[i, 0] = cuda.ballot_sync(FULL, v > 0)
+    masks[i, 1] = cuda.match_any_sync(FULL, int(v > 0))
+    m, same = cuda.match_all_sync(FULL, i // 64)      # warps of one block: every lane agrees
+    masks[i, 2] = m
+    flags[i, 3] = same
+    masks[i, 3] = cuda.lanemask_lt()
+    masks[i, 4] = cuda.selp(v > 0, 1, -1)
+
+
+@cuda.jit
+def active(out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = cuda.activemask()
+
+
+def _lanes(a):
+    return a.reshape(-1, 32)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float32, np.float64])
+def test_warp_sum_by_shuffles(backend, rng, dtype):
+    x = (rng.standard_normal(128) * 100).astype(dtype)
+    out = np.zeros(4, dtype)
+    warp_sum[2, 64](x, out)
+    ref = _lanes(x).astype(np.float64).sum(axis=1)
+    if np.dtype(dtype).kind == "i":
+        np.testing.assert_array_equal(out, ref.astype(dtype))
+    else:
+        np.testing.assert_allclose(out, ref, rtol=1e-5 if dtype == np.float32 else 1e-13)
+
+
+def test_shuffle_patterns(backend, rng):
+    x = rng.standard_normal(64)
+    out = np.zeros((64, 4))
+    shuffles[1, 64](x, out)
+    lanes = np.arange(32)
+    for w, xw in enumerate(_lanes(x)):
+        ow = out[32 * w:32 * w + 32]
+        np.testing.assert_array_equal(ow[:, 0], np.full(32, xw[5]))
+        np.testing.assert_array_equal(ow[:, 1], np.where(lanes >= 3, xw[lanes - 3], xw))
+        np.testing.assert_array_equal(ow[:, 2], np.where(lanes + 7 < 32, xw[np.minimum(lanes + 7, 31)], xw))
+        np.testing.assert_array_equal(ow[:, 3], xw[lanes ^ 6])
+
+
+def _bits(pred):
+    return int(sum(1 << k for k, p in enumerate(pred) if p))
+
+
+def _as_int32(m):
+    return m - (1 << 32) if m >= 1 << 31 else m
+
+
+def test_votes_ballot_and_match(backend, rng):
+    x = rng.standard_normal(128)
+    x[64:96] = np.abs(x[64:96]) + 0.1                 # a warp where every predicate agrees
+    flags = np.zeros((128, 4), np.bool_)
+    masks = np.zeros((128, 5), np.int64)
+    votes[2, 64](x, flags, masks)
+    lanes = np.arange(32)
+    for w, xw in enumerate(_lanes(x)):
+        f, m = flags[32 * w:32 * w + 32], masks[32 * w:32 * w + 32]
+        assert (f[:, 0] == (xw > -3.0).all()).all()
+        assert (f[:, 1] == (xw > 1.5).any()).all()
+        assert (f[:, 2] == ((xw > 0).all() or (xw <= 0).all())).all()
+        ballot = _bits(xw > 0)
+        np.testing.assert_array_equal(m[:, 0], _as_int32(ballot))          # int32, as numba-cuda types it
+        groups = np.where(xw > 0, ballot, _bits(xw <= 0))
+        np.testing.assert_array_equal(m[:, 1], [_as_int32(g) for g in groups])
+        np.testing.assert_array_equal(m[:, 2], -1)
+        assert f[:, 3].all()
+        np.testing.assert_array_equal(m[:, 3], (1 << lanes) - 1)
+        np.testing.assert_array_equal(m[:, 4], np.where(xw > 0, 1, -1))
+
+
+def test_activemask_of_a_partial_warp(backend):
+    out = np.zeros(40, np.int64)
+    active[1, 40](out)                                # the second warp has 8 lanes
+    np.testing.assert_array_equal(out[:32], 0xffffffff)
+    np.testing.assert_array_equal(out[32:], 0xff)

@@ -344,7 +344,10 @@ bool append_key(PyObject* o, std::string* key, bool* has_tuple) {
     else if (t == &PyLong_Type) code = uint64_t{3} << 56;
     else if (t == &PyBool_Type) code = uint64_t{2} << 56;
     else if (t == &PyComplex_Type) code = uint64_t{5} << 56;
-    else if (ArrayCore* a = as_array(o)) code = a->type_code();
+    else if (ArrayCore* a = as_array(o)) {
+        if (a->dtype == kOther) return false;  // records (cuda.random states) are converted in Python first
+        code = a->type_code();
+    }
     else if (DtypeId d = numpy_scalar_dtype(o); d != kOther) code = (uint64_t{6} << 56) | d;
     else if (t == &PyTuple_Type) {
         *has_tuple = true;

@@ -25,6 +25,7 @@ PYBIND11_MODULE(_core, m) {
     cj::bind_memory(m);
     cj::bind_launch(m);
     cj::bind_cpu(m);
+    cj::bind_random(m);
 
     py::register_exception_translator([](std::exception_ptr p) {
         try {

@@ -10,8 +10,10 @@ import numpy as np
 LIB = globals().get("LIB", "cudajit")
 if LIB == "numba":
     from numba import cuda
+    from numba.cuda import random as crandom
 else:
     from cudajit import cuda
+    from cudajit.cuda import random as crandom
 
 INT_OPS = ["+", "-", "*", "//", "%", "&", "|", "^", "<<", ">>", "neg", "abs", "min", "max", "**3", "/", "~",
            "+1", "*3-7", "//2", "cmp"]
@@ -226,3 +228,14 @@ def warp_ops(x, outf, outi):
     outi[i, 10] = p
     outi[i, 11] = cuda.activemask()
     outi[i, 12] = cuda.lanemask_lt()
+
+
+@cuda.jit
+def random_draws(states, u32, u64, n32, n64):
+    i = cuda.grid(1)
+    if i < u32.shape[0]:
+        for j in range(u32.shape[1]):
+            u32[i, j] = crandom.xoroshiro128p_uniform_float32(states, i)
+            u64[i, j] = crandom.xoroshiro128p_uniform_float64(states, i)
+            n32[i, j] = crandom.xoroshiro128p_normal_float32(states, i)
+            n64[i, j] = crandom.xoroshiro128p_normal_float64(states, i)

@@ -9,4 +9,5 @@
 #include "thread.h"
 #include "array.h"
 #include "lang.h"
+#include "random.h"
 #include "cpu_exec.h"

@@ -318,6 +318,27 @@ def _selp(cx, node, args, kwargs):
     return Value(a.type, f"({cond} ? {a.code} : {b.code})")
 
 
+# ---- cuda.random (random.h): a generator is row `index` of the states, seen in kernels as uint64[:, 2] ---------
+def _xoroshiro(name, ret):
+    def impl(cx, node, args, kwargs):
+        expect_args(cx, node, name, args, 2)
+        states, index = args
+        if not (isinstance(states, Value) and isinstance(states.type, T.Array) and states.type.dtype == T.uint64
+                and states.type.ndim == 2):
+            cx.error(node, f"{name}() takes the states from cuda.random.create_xoroshiro128p_states, not "
+                           f"{getattr(states, 'type', states)}")
+        if not (isinstance(index, Value) and T.is_int(index.type)):
+            cx.error(node, f"{name}(): the index must be an integer")
+        state = cx.element(node, states, [index, Value(T.int64, "0", const=0, nonneg=True)])
+        return Value(ret, f"cj::{name.rsplit('.', 1)[1]}(&{state.code})")
+    intrinsic(name, params=["states", "index"])(impl)
+
+
+for _n, _t in (("next", T.uint64), ("uniform_float32", T.float32), ("uniform_float64", T.float64),
+               ("normal_float32", T.float32), ("normal_float64", T.float64)):
+    _xoroshiro(f"cuda.random.xoroshiro128p_{_n}", _t)
+
+
 def _int_bits(name, fn, result):
     def impl(cx, node, args, kwargs):
         expect_args(cx, node, f"cuda.{name}", args, 1)

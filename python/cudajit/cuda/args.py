@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import _core
 from .devicearray import DeviceNDArray
+from .random import as_kernel_states, xoroshiro128p_dtype
 
 
 class _Direction:
@@ -61,6 +62,8 @@ def _convert_all(args, writebacks):
     out = []
     for a in args:
         if isinstance(a, DeviceNDArray):
+            if a.dtype == xoroshiro128p_dtype:            # cuda.random states: uint64[:, 2] in kernels
+                a = as_kernel_states(a)
             out.append(a)
             continue
         if isinstance(a, tuple):                  # a namedtuple is passed as a plain tuple

@@ -1,0 +1,76 @@
+// cuda.random's host side: xoroshiro128+ generator states, seeded with SplitMix64 and spaced 2**64 steps apart by
+// the generator's jump polynomial, exactly as Numba's init_xoroshiro128p_states computes them (so a seed gives the
+// same random streams as in Numba). The kernels' side is kernels/cudajit/random.h.
+#include <pybind11/pybind11.h>
+
+#include <cstdint>
+#include <stdexcept>
+
+#include "bindings.h"
+
+namespace py = pybind11;
+
+namespace cj {
+namespace {
+
+struct State {
+    uint64_t s0, s1;
+};
+
+uint64_t rotl(uint64_t x, unsigned k) { return (x << k) | (x >> (64 - k)); }
+
+void next(State& s) {
+    uint64_t s1 = s.s1 ^ s.s0;
+    s.s0 = rotl(s.s0, 55) ^ s1 ^ (s1 << 14);
+    s.s1 = rotl(s1, 36);
+}
+
+// Advance by 2**64 steps: the xor of the states at the jump polynomial's set bits.
+void jump(State& s) {
+    static const uint64_t kJump[2] = {0xbeac0467eba5facbULL, 0xd86b048b86aa9922ULL};
+    State acc{0, 0};
+    for (uint64_t word : kJump) {
+        for (unsigned b = 0; b < 64; ++b) {
+            if (word & (uint64_t{1} << b)) {
+                acc.s0 ^= s.s0;
+                acc.s1 ^= s.s1;
+            }
+            next(s);
+        }
+    }
+    s = acc;
+}
+
+State splitmix(uint64_t seed) {
+    uint64_t z = seed + 0x9E3779B97F4A7C15ULL;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    z = z ^ (z >> 31);
+    return State{z, z};  // Numba seeds both words with the same value
+}
+
+void init_states(py::buffer states, uint64_t seed, uint64_t subsequence_start) {
+    py::buffer_info info = states.request(true);
+    if (info.itemsize != 16 || info.ndim != 1 || (info.strides[0] != 16))
+        throw py::type_error("xoroshiro128p states must be a contiguous 1-d array of xoroshiro128p_dtype");
+    auto* out = static_cast<State*>(info.ptr);
+    py::ssize_t n = info.shape[0];
+    if (n == 0) return;
+    py::gil_scoped_release nogil;
+    State s = splitmix(seed);
+    for (uint64_t k = 0; k < subsequence_start; ++k) jump(s);
+    out[0] = s;
+    for (py::ssize_t i = 1; i < n; ++i) {
+        jump(s);
+        out[i] = s;
+    }
+}
+
+}  // namespace
+
+void bind_random(py::module_& m) {
+    m.def("xoroshiro128p_init", &init_states, py::arg("states"), py::arg("seed"), py::arg("subsequence_start") = 0,
+          "Fill a host array of xoroshiro128p_dtype with Numba's generator states for `seed`.");
+}
+
+}  // namespace cj

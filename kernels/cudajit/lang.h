@@ -73,6 +73,14 @@ template <class T> CJ_INLINE UniTuple<T, 2> modf_tuple(T x) {
     T frac = m::modf(x, &ipart);
     return UniTuple<T, 2>{{frac, ipart}};
 }
+// A foreign device function in Numba's ABI (int f(R* result, P... args), cuda.declare_device): its result, the
+// arguments converted to its own parameter types.
+template <class R, class... P, class... A> CJ_INLINE R call_extern(int (*f)(R*, P...), A... a) {
+    R r;
+    f(&r, P(a)...);
+    return r;
+}
+
 // cuda.match_all_sync(mask, value) -> (mask of equal lanes, all equal)
 template <class T> CJ_INLINE Tuple<int32_t, bool> match_all_tuple(uint32_t mask, T v) {
     int32_t pred;

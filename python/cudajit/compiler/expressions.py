@@ -100,6 +100,8 @@ class ExpressionMixin(IndexingMixin):
             return self.program.frozen_array(self, node, name, obj)
         if hasattr(obj, "__cudajit_pyfunc__"):
             return Symbol("devfunc", obj)
+        if getattr(obj, "__cudajit_extern__", False):
+            return Symbol("extern", obj)
         if hasattr(obj, "__cuda_array_interface__"):
             return self.captured_device_array(node, name, obj)
         canon = canonical_name(obj)
@@ -387,6 +389,8 @@ class ExpressionMixin(IndexingMixin):
             return self.explicit_cast(node, args[0], func.obj)
         if func.path == "devfunc":
             return self.call_device_function(node, func.obj, args, kwargs)
+        if func.path == "extern":
+            return self.call_extern(node, func.obj, args, kwargs)
         if func.path.startswith("method:"):
             return self.call_method(node, func, args, kwargs)
         entry = I.lookup(func.path)
@@ -406,6 +410,25 @@ class ExpressionMixin(IndexingMixin):
                 return Value(v.type, f"cj::conj({v.code})")
             return v
         self.error(node, f"'{v.type}' has no method '{name}'")
+
+    def call_extern(self, node, ext, args, kwargs):
+        """A foreign device function (cuda.declare_device): arguments converted to its declared types."""
+        sig = ext.sig
+        if kwargs or len(args) != len(sig.args):
+            self.error(node, f"{ext.name}() takes {len(sig.args)} positional arguments as declared ({sig}), "
+                             f"{len(args)} given")
+        vals = [self.as_value(node, a) for a in args]
+        if any(v.type == T.undefined for v in vals):
+            return Value(T.undefined, "?")
+        conv = [self.convert(node, v, t).code for v, t in zip(vals, sig.args)]
+        known = self.program.externs.get(ext.name)
+        if known is not None and known.sig != sig:
+            self.error(node, f"the foreign function {ext.name} is declared twice with different signatures")
+        self.program.externs[ext.name] = ext
+        for path in ext.link:
+            if path not in self.program.link:
+                self.program.link.append(path)
+        return Value(sig.return_type, f"cj_ext_{ext.name}({', '.join(conv)})")
 
     def call_device_function(self, node, obj, args, kwargs):
         pyfunc = obj.__cudajit_pyfunc__

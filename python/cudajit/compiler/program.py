@@ -25,6 +25,7 @@ class CompileOptions:
     max_registers: Optional[int] = None
     inline: Union[str, bool] = False
     launch_bounds: Union[int, tuple, None] = None
+    link: tuple = ()                 # CUDA C++ sources compiled into the unit (cuda.jit(link=...))
 
 
 @dataclasses.dataclass
@@ -122,6 +123,8 @@ class Program:
         self.functions = []          # rendered device functions, callees first
         self.specs = {}              # (pyfunc, argtypes) -> FunctionResult, or _Pending while being translated
         self.prototypes = {}         # (pyfunc, argtypes) -> translator: declared first (mutual recursion)
+        self.externs = {}            # name -> ExternalFunction (cuda.declare_device) the unit calls
+        self.link = list(options.link)   # CUDA C++ sources compiled into the unit, in order
         self.error_sites = []        # debug=True: ErrorSite per raise/assert/checked index; the kernel records one
         self._site_index = {}
         self.constants = []          # file-scope CJ_CONSTANT arrays
@@ -323,6 +326,7 @@ def compile_kernel(pyfunc, argtypes, options=None):
     if options.debug:
         head.insert(2, (0, "#define CJ_DEBUG 1  // debug=True: raises and out-of-bounds indices reach the host", None))
     body = [(0, c, None) for c in prog.constants] + ([(0, "", None)] if prog.constants else [])
+    body += _externs(prog)
     body += _prototypes(prog)
     for f in prog.functions:
         body += f + [(0, "", None)]
@@ -330,8 +334,9 @@ def compile_kernel(pyfunc, argtypes, options=None):
     leaves = [leaf for t in argtypes for leaf in param_leaves(t)]
     ptypes = ", ".join(t.cpp for t in leaves)
     tail = [(0, f"CJ_ENTRY({entry}, {ptypes})" if leaves else f"CJ_ENTRY0({entry})", None)]
-    source = render(head, filename) + "\n" + render(body, filename) + "\n" + _reset_line(body, head) \
-        + render(tail, filename) + "\n"
+    linked = _linked_sources(prog)
+    source = render(head, filename) + "\n" + linked + render(body, filename) + "\n" \
+        + _reset_line(body, head, linked) + render(tail, filename) + "\n"
     listing = "\n\n".join(reversed(prog.listings))
     return KernelSource(source, entry, params, uses_barriers, dyn, T.Signature(T.none, argtypes), listing,
                         prog.error_sites if options.debug else ())
@@ -342,9 +347,43 @@ def _prototypes(prog):
             for tr in prog.prototypes.values()] + ([(0, "", None)] if prog.prototypes else [])
 
 
-def _reset_line(body, head):
+def _reset_line(body, head, linked=""):
     # After the kernel, point the compiler back at the generated text so CJ_ENTRY errors are not blamed on Python.
-    return f'#line {len(head) + len(body) + 3} "cudajit-generated.cu"\n'
+    return f'#line {len(head) + len(body) + linked.count(chr(10)) + 3} "cudajit-generated.cu"\n'
+
+
+def _linked_sources(prog):
+    """The linked CUDA C++ files, each under #line directives naming it; on the CPU, CUDA's function qualifiers
+    are defined away so simple device code compiles with the host compiler too."""
+    if not prog.link:
+        return ""
+    out = ["#if defined(CJ_CPU)", "#define __device__", "#define __host__", "#define __forceinline__ inline",
+           "#endif"]
+    for path in dict.fromkeys(prog.link):
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        out += [f'#line 1 "{path}"', text.rstrip("\n")]
+    out.append('#line 1 "cudajit-generated.cu"')
+    return "\n".join(out) + "\n"
+
+
+def _externs(prog):
+    """One wrapper per foreign function: Numba's ABI (status, result through the first argument) to a value."""
+    lines = []
+    texts = [open(p, encoding="utf-8").read() for p in dict.fromkeys(prog.link)]
+    for name, ext in prog.externs.items():
+        if not any(re.search(rf"\b{re.escape(name)}\s*\(", t) for t in texts):
+            from ..errors import TypingError
+            raise TypingError(f"the foreign device function '{name}' (cuda.declare_device) is not defined in the "
+                              f"linked sources {list(dict.fromkeys(prog.link))}\nhint: pass its CUDA C++ file with "
+                              f"cuda.jit(link=[...]) or cuda.declare_device(..., link=[...])")
+        ret = ext.sig.return_type.cpp
+        params = ", ".join(f"{t.cpp} a{k}" for k, t in enumerate(ext.sig.args))
+        args = "".join(f", a{k}" for k in range(len(ext.sig.args)))
+        # The linked source declares it; its own parameter types (long long or int64_t) are taken from it.
+        lines.append((0, f"CJ_INLINE {ret} cj_ext_{name}({params}) {{ return {ret}(cj::call_extern({name}{args})); }}",
+                      None))
+    return lines + ([(0, "", None)] if lines else [])
 
 
 def compile_device(pyfunc, argtypes, options=None):
@@ -354,11 +393,11 @@ def compile_device(pyfunc, argtypes, options=None):
     prog = Program(options)
     tr, lines = prog.translate(pyfunc, tuple(argtypes), False, options)
     filename = tr.loc.filename
-    body = _prototypes(prog)
+    body = _externs(prog) + _prototypes(prog)
     for f in prog.functions:
         body += f + [(0, "", None)]
     body += lines
-    source = "#include <cudajit/runtime.h>\n\n" + render(body, filename) + "\n"
+    source = "#include <cudajit/runtime.h>\n\n" + _linked_sources(prog) + render(body, filename) + "\n"
     return DeviceSource(source, tr.return_type, T.Signature(tr.return_type, tuple(argtypes)))
 
 

@@ -9,6 +9,7 @@ from .devicearray import DeviceNDArray
 from .devices import (close, current_context, detect, get_current_device, gpus, list_devices, select_device,
                       synchronize)
 from .dispatcher import jit
+from .ffi import declare_device
 from .interop import as_cuda_array, from_cuda_array_interface, from_dlpack, is_cuda_array
 from .kernelapi import *  # noqa: F401,F403  (threadIdx, grid, shared, atomic, syncthreads, …)
 from .raw import RawKernel, RawModule

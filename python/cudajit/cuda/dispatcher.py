@@ -16,7 +16,7 @@ from ..errors import LaunchError, TypingError
 from . import build
 from .args import prepare_args
 
-_OPTION_NAMES = ("fastmath", "debug", "lineinfo", "opt", "max_registers", "inline", "launch_bounds")
+_OPTION_NAMES = ("fastmath", "debug", "lineinfo", "opt", "max_registers", "inline", "launch_bounds", "link")
 
 
 def _compiler():
@@ -312,10 +312,10 @@ def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=T
     argument types ``(float32[:], int32)``.
     ``cache`` is accepted for compatibility: compiled code is always cached on disk.
     """
-    if link:
-        raise NotImplementedError("cuda.jit(link=...) is not supported by cudajit yet")
+    from .ffi import check_link
     options = {"fastmath": fastmath, "debug": bool(debug), "lineinfo": lineinfo, "opt": opt,
-               "max_registers": max_registers, "inline": inline or forceinline, "launch_bounds": launch_bounds}
+               "max_registers": max_registers, "inline": inline or forceinline, "launch_bounds": launch_bounds,
+               "link": check_link(link, "cuda.jit(link=...)")}
     unknown = set(kws) - {"boundscheck", "nopython", "extensions"}
     if unknown:
         raise TypeError(f"cuda.jit got unexpected options: {', '.join(sorted(unknown))}")

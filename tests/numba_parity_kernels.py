@@ -239,3 +239,32 @@ def random_draws(states, u32, u64, n32, n64):
             u64[i, j] = crandom.xoroshiro128p_uniform_float64(states, i)
             n32[i, j] = crandom.xoroshiro128p_normal_float32(states, i)
             n64[i, j] = crandom.xoroshiro128p_normal_float64(states, i)
+
+
+HALF_OPS = ["+", "-", "*", "/", "neg", "abs", "sqrt", "exp", "log", "sin", "hfma", "hmax", "*int8", "*f32", "+i32",
+            "<", "*2.5"]
+
+
+@cuda.jit
+def half_ops(a, b, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        x = a[i]
+        y = b[i]
+        out[i, 0] = x + y
+        out[i, 1] = x - y
+        out[i, 2] = x * y
+        out[i, 3] = x / y
+        out[i, 4] = -x
+        out[i, 5] = abs(x)
+        out[i, 6] = math.sqrt(abs(x))
+        out[i, 7] = math.exp(x)
+        out[i, 8] = math.log(abs(x))
+        out[i, 9] = math.sin(x)
+        out[i, 10] = cuda.fp16.hfma(x, y, x)
+        out[i, 11] = cuda.fp16.hmax(x, y)
+        out[i, 12] = x * np.int8(3)
+        out[i, 13] = x * np.float32(1.1)
+        out[i, 14] = x + np.int32(3)
+        out[i, 15] = x < y
+        out[i, 16] = x * 2.5

@@ -212,3 +212,22 @@ def test_random_streams_match_numba_cuda(both):
         outs.append([a.copy_to_host() for a in arrays])
     for name, c, nb_ in zip(["uniform_float32", "uniform_float64", "normal_float32", "normal_float64"], *outs):
         assert np.array_equal(c, nb_), f"{name}: {np.argwhere(c != nb_)[:3].tolist()}"
+
+
+def test_float16_matches_numba_cuda(both, rng):
+    """Half arithmetic and its result types bit for bit; half math functions (numba-cuda's h* intrinsics against
+    float math rounded to half) within a half ulp or two."""
+    from numba_parity_kernels import HALF_OPS
+    n = 256
+    a = (rng.standard_normal(n) * 4).astype(np.float16)
+    b = (rng.standard_normal(n) * 4).astype(np.float16)
+    b[b == 0] = np.float16(0.5)
+    a[a == 0] = np.float16(0.25)
+    (c,), (nb,) = _run_both(both, "half_ops", (a, b), (np.zeros((n, len(HALF_OPS))),))
+    approx = {"sqrt", "exp", "log", "sin"}
+
+    def agree(k):
+        if HALF_OPS[k] in approx:
+            return np.abs(c[:, k] - nb[:, k]) <= 2e-3 * np.abs(nb[:, k]) + 6e-8
+        return _same_bits(c[:, k], nb[:, k])
+    _assert_columns_agree("float16", HALF_OPS, agree, c, nb, {"x": a, "y": b})

@@ -8,6 +8,7 @@
 #pragma once
 #include "config.h"
 #include "complex.h"
+#include "half.h"
 
 namespace cj {
 namespace m {
@@ -277,6 +278,29 @@ template <class T> CJ_INLINE complex<T> cpow(complex<T> a, complex<T> b) {
     complex<T> unit = complex<T>{cos(phase), T(0)} + complex<T>{sin(phase), T(0)} * complex<T>{T(0), T(1)};
     return complex<T>{len, T(0)} * unit;
 }
+
+// float16 (half.h): computed in float and rounded to half, as CUDA's h* functions are specified.
+#define CJ_HALF1(name) \
+    CJ_INLINE half name(half x) { return half(name(float(x))); }
+CJ_HALF1(sqrt)
+CJ_HALF1(exp)
+CJ_HALF1(exp2)
+CJ_HALF1(log)
+CJ_HALF1(log2)
+CJ_HALF1(log10)
+CJ_HALF1(sin)
+CJ_HALF1(cos)
+CJ_HALF1(floor)
+CJ_HALF1(ceil)
+CJ_HALF1(trunc)
+CJ_HALF1(rint)
+CJ_HALF1(fabs)
+#undef CJ_HALF1
+CJ_INLINE half fmin(half a, half b) { return half(fmin(float(a), float(b))); }
+CJ_INLINE half fmax(half a, half b) { return half(fmax(float(a), float(b))); }
+CJ_INLINE bool isnan(half x) { return isnan(float(x)); }
+CJ_INLINE bool isinf(half x) { return isinf(float(x)); }
+CJ_INLINE bool isfinite(half x) { return isfinite(float(x)); }
 
 }  // namespace m
 }  // namespace cj

@@ -2,6 +2,7 @@
 #pragma once
 #include "config.h"
 #include "complex.h"
+#include "half.h"
 #include "arith.h"
 #include "mathfuncs.h"
 #include "atomics.h"

@@ -339,6 +339,33 @@ for _n, _t in (("next", T.uint64), ("uniform_float32", T.float32), ("uniform_flo
     _xoroshiro(f"cuda.random.xoroshiro128p_{_n}", _t)
 
 
+# ---- cuda.fp16 (half.h): numba-cuda's half-precision functions; arguments convert to float16 -----------------
+def _fp16(name, nargs, fmt, ret=T.float16):
+    def impl(cx, node, args, kwargs):
+        expect_args(cx, node, f"cuda.fp16.{name}", args, nargs)
+        for a in args:
+            if not (isinstance(a, Value) and T.is_number(a.type) and not isinstance(a.type, T.Complex)):
+                cx.error(node, f"cuda.fp16.{name} takes float16 numbers, not {getattr(a, 'type', a)}")
+        conv = [typed(cx.convert(node, a, T.float16), T.float16).code for a in args]
+        return Value(ret, fmt.format(*conv))
+    intrinsic(f"cuda.fp16.{name}")(impl)
+
+
+for _n, _op in (("hadd", "+"), ("hsub", "-"), ("hmul", "*"), ("hdiv", "/")):
+    _fp16(_n, 2, "({0} " + _op + " {1})")
+for _n, _op in (("heq", "=="), ("hne", "!="), ("hgt", ">"), ("hge", ">="), ("hlt", "<"), ("hle", "<=")):
+    _fp16(_n, 2, "({0} " + _op + " {1})", T.boolean)
+_fp16("hneg", 1, "(-{0})")
+_fp16("habs", 1, "cj::m::fabs({0})")
+_fp16("hfma", 3, "cj::hfma({0}, {1}, {2})")
+_fp16("hmax", 2, "cj::m::fmax({0}, {1})")
+_fp16("hmin", 2, "cj::m::fmin({0}, {1})")
+for _n in ("sqrt", "exp", "exp2", "log", "log2", "log10", "sin", "cos", "floor", "ceil", "trunc", "rint"):
+    _fp16(f"h{_n}", 1, f"cj::m::{_n}({{0}})")
+_fp16("hrcp", 1, "(cj::half(1.0f) / {0})")
+_fp16("hrsqrt", 1, "(cj::half(1.0f) / cj::m::sqrt({0}))")
+
+
 def _int_bits(name, fn, result):
     def impl(cx, node, args, kwargs):
         expect_args(cx, node, f"cuda.{name}", args, 1)

@@ -9,10 +9,12 @@ f32, f64, i32, i64, u64 = T.float32, T.float64, T.int32, T.int64, T.uint64
 c8, c16 = T.complex64, T.complex128
 
 UNARY = [(f64, (i64,)), (f64, (u64,)), (f32, (f32,)), (f64, (f64,))]
+UNARY_HALF = [(T.float16, (T.float16,))] + UNARY    # numba-cuda's fp16 math: half in, half out
 BINARY_INT = [(f64, (i64, i64)), (f64, (u64, u64)), (f32, (f32, f32)), (f64, (f64, f64))]
 BINARY = [(f32, (f32, f32)), (f64, (f64, f64))]
 POW = BINARY + [(f32, (f32, i32)), (f64, (f64, i32))]
-CLASSIFY = [(T.boolean, (i64,)), (T.boolean, (u64,)), (T.boolean, (f32,)), (T.boolean, (f64,))]
+CLASSIFY = [(T.boolean, (i64,)), (T.boolean, (u64,)), (T.boolean, (T.float16,)), (T.boolean, (f32,)),
+            (T.boolean, (f64,))]
 LDEXP = [(f32, (f32, i32)), (f64, (f64, i32))]
 FREXP = [(T.Tuple([f32, i32]), (f32,)), (T.Tuple([f64, i32]), (f64,))]
 MODF = [(T.UniTuple(f32, 2), (f32,)), (T.UniTuple(f64, 2), (f64,))]
@@ -29,6 +31,8 @@ MATH = {
         "acos", "acosh", "asin", "asinh", "atan", "atanh", "cosh", "degrees", "erf", "erfc", "expm1", "lgamma",
         "log1p", "radians", "sinh", "tanh", "tan", "sin", "cos", "ceil", "floor", "sqrt", "log", "log2",
         "log10", "exp", "fabs", "trunc", "exp2")},
+    **{f"math.{n}": (UNARY_HALF, n) for n in (
+        "sin", "cos", "ceil", "floor", "sqrt", "log", "log2", "log10", "exp", "fabs", "trunc", "exp2")},
     "math.gamma": (UNARY, "tgamma"),
     "math.atan2": (BINARY_INT, "atan2"), "math.hypot": (BINARY_INT, "hypot"),
     "math.copysign": (BINARY, "copysign"), "math.fmod": (BINARY, "fmod"), "math.nextafter": (BINARY, "nextafter"),

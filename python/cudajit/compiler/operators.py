@@ -21,15 +21,18 @@ def _result_int(*ts):
 
 _INT_BINOP = [(_result_int(a, b), (a, b)) for a, b in itertools.product(_MACHINE_INTS, _MACHINE_INTS)]
 _REAL_BINOP = [(t, (t, t)) for t in T.real_domain]
+# numba-cuda's float16 arithmetic: half op half stays half; mixed with other numbers the conversion rules give
+# NumPy's result types (float16 op int8 is float16, op int16 or float32 is float32, op int32 is float64).
+_HALF_BINOP = [(T.float16, (T.float16, T.float16))]
 _COMPLEX_BINOP = [(t, (t, t)) for t in T.complex_domain]
 
 CASES = {
-    "+": _INT_BINOP + _REAL_BINOP + _COMPLEX_BINOP,
-    "-": _INT_BINOP + _REAL_BINOP + _COMPLEX_BINOP,
-    "*": _INT_BINOP + _REAL_BINOP + _COMPLEX_BINOP,
+    "+": _INT_BINOP + _HALF_BINOP + _REAL_BINOP + _COMPLEX_BINOP,
+    "-": _INT_BINOP + _HALF_BINOP + _REAL_BINOP + _COMPLEX_BINOP,
+    "*": _INT_BINOP + _HALF_BINOP + _REAL_BINOP + _COMPLEX_BINOP,
     "%": _INT_BINOP + _REAL_BINOP,
     "//": _INT_BINOP + _REAL_BINOP,
-    "/": [(T.float64, args) for _, args in _INT_BINOP] + _REAL_BINOP + _COMPLEX_BINOP,
+    "/": [(T.float64, args) for _, args in _INT_BINOP] + _HALF_BINOP + _REAL_BINOP + _COMPLEX_BINOP,
     "**": _INT_BINOP + [(f, (f, i)) for f in T.real_domain for i in (T.int32, T.int64, T.uint64)]
     + _REAL_BINOP + _COMPLEX_BINOP,
     "<<": [(max(op, T.int64, key=lambda t: t.bitwidth) if op.signed else T.uint64, (op, n))
@@ -40,13 +43,14 @@ CASES[">>"] = CASES["<<"]
 CASES["|"] = CASES["^"] = CASES["&"]
 _NO_UNSAFE = {"<<", ">>", "&", "|", "^", "~"}
 
-_ORDERED = [(T.boolean, (T.boolean, T.boolean))] + [(T.boolean, (t, t)) for t in T.integer_domain + T.real_domain]
+_ORDERED = [(T.boolean, (T.boolean, T.boolean))] + [(T.boolean, (t, t))
+                                                    for t in T.integer_domain + (T.float16,) + T.real_domain]
 CMP_CASES = {"<": _ORDERED, "<=": _ORDERED, ">": _ORDERED, ">=": _ORDERED,
              "==": _ORDERED + [(T.boolean, (t, t)) for t in T.complex_domain]}
 CMP_CASES["!="] = CMP_CASES["=="]
 
 _UNARY = ([(T.uint64, (t,)) for t in T.unsigned_domain] + [(T.int64, (t,)) for t in T.signed_domain]
-          + [(t, (t,)) for t in T.real_domain + T.complex_domain] + [(T.int64, (T.boolean,))])
+          + [(t, (t,)) for t in (T.float16,) + T.real_domain + T.complex_domain] + [(T.int64, (T.boolean,))])
 UNARY_CASES = {"-": _UNARY, "+": _UNARY,
                "~": [(T.boolean, (T.boolean,))] + [(T.uint64, (t,)) for t in T.unsigned_domain]
                + [(T.int64, (t,)) for t in T.signed_domain]}
@@ -64,6 +68,8 @@ def _implicitly_same(t_from, t_to):
     the value Numba's explicit conversion gives (so no cast needs writing)."""
     if t_from == t_to:
         return True
+    if T.float16 in (t_from, t_to):
+        return False                  # cj::half is a class: C++ never mixes it with builtin arithmetic silently
     if T.is_float(t_to):
         return T.is_int(t_from) or t_from == T.boolean or (T.is_float(t_from) and t_from.bitwidth < t_to.bitwidth)
     if T.is_int(t_to) and t_to.bitwidth == 64:

@@ -7,7 +7,7 @@ from .typeconv import resolve, unify_all
 from .values import Value, cast, const_value, typed
 
 _ABS = ([(t, (t,)) for t in T.signed_domain] + [(t, (t,)) for t in T.unsigned_domain]
-        + [(t, (t,)) for t in T.real_domain] + [(t.underlying, (t,)) for t in T.complex_domain])
+        + [(t, (t,)) for t in (T.float16,) + T.real_domain] + [(t.underlying, (t,)) for t in T.complex_domain])
 
 
 def _undefined(args):

@@ -26,7 +26,7 @@ def _layout(shape, strides, itemsize):
 
 def _array_type(dtype, shape, strides, what):
     dt = T.from_dtype(dtype)
-    if dt is None or dt is T.float16:
+    if dt is None:
         raise TypingError(f"{what}: arrays of dtype {np.dtype(dtype)} are not supported in kernels")
     return T.Array(dt, len(shape), _layout(tuple(shape), None if strides is None else tuple(strides),
                                             np.dtype(dtype).itemsize))

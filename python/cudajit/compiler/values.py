@@ -60,6 +60,8 @@ def cpp_int_literal(v, t=None):
 
 def cpp_float_literal(v, t):
     """A float literal that round-trips exactly; inf/nan through the runtime's helpers."""
+    if t == T.float16:                                  # rounded to half by cj::half's constructor
+        return f"cj::half({cpp_float_literal(v, T.float64)})"
     if v != v:
         return f"cj::nan<{t.cpp}>()"
     if v in (float("inf"), float("-inf")):

@@ -43,6 +43,10 @@ const = _group("const", ["array_like"])
 atomic = _group("atomic", ["add", "sub", "max", "min", "nanmax", "nanmin", "and_", "or_", "xor", "exch",
                            "inc", "dec", "compare_and_swap", "cas"])
 
+fp16 = _group("fp16", ["hadd", "hsub", "hmul", "hdiv", "hneg", "habs", "hfma", "hmax", "hmin", "heq", "hne",
+                       "hgt", "hge", "hlt", "hle", "hsqrt", "hrsqrt", "hrcp", "hexp", "hexp2", "hlog", "hlog2",
+                       "hlog10", "hsin", "hcos", "hfloor", "hceil", "htrunc", "hrint"])
+
 syncthreads = Intrinsic("syncthreads")
 syncthreads_count = Intrinsic("syncthreads_count")
 syncthreads_and = Intrinsic("syncthreads_and")

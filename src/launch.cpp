@@ -399,10 +399,7 @@ void Dispatcher::call(const LaunchConfig& cfg, py::tuple args) {
             call(cfg, converted);
         } catch (py::error_already_set&) {
             // A kernel that raised (debug=True) still hands back what it wrote, unlike Numba.
-            if (!write_back.is_none()) {
-                py::error_scope keep;  // the pending Python exception survives the copy
-                write_back();
-            }
+            if (!write_back.is_none()) write_back();  // error_already_set holds the exception meanwhile
             throw;
         }
         if (!write_back.is_none()) write_back();

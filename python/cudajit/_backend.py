@@ -24,7 +24,6 @@ def gpu_status():
 
 def name():
     """The backend in use: ``"gpu"`` or ``"cpu"``."""
-    global _current
     if _current is None:
         want = os.environ.get("CUDAJIT_BACKEND", "auto").strip().lower() or "auto"
         if want not in ("auto", "gpu", "cpu"):

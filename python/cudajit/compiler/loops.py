@@ -80,17 +80,10 @@ class LoopMixin:
         self.def_loop[key] = id(node)
         direct = self.final and element is None and key in self.direct_loops
         counter = self.storage[key].cname if direct else self.temp(cpp_identifier(target.id))
-        before = self.env
-        head = before
-        ctx = LoopContext(id(node))
         loop_site = self._loop_site(node)
-        for _ in range(20):
-            self.env = dict(head)
-            ctx.breaks, ctx.conts = [], []
-            self.loop_ctx.append(ctx)
-            saved_loops, saved_lines = self.loops, self.lines
-            self.loops = self.loops + (id(node),)
-            self.lines = []
+
+        def one_pass():
+            saved_lines, self.lines = self.lines, []
             counter_v = Value(itype, counter, nonneg=var_nonneg)
             value = element(counter_v) if element else counter_v
             if direct:
@@ -105,12 +98,8 @@ class LoopMixin:
                     self.lines.append((len(self.chain), code, self.loc.lineno(node)))
             self.visit_block(node.body)
             body, self.lines = self.lines, saved_lines
-            self.loops = saved_loops
-            self.loop_ctx.pop()
-            new_head = self._merge(before, self.env, *ctx.conts)
-            if new_head == head:
-                break
-            head = new_head
+            return body
+        head, ctx, body = self.loop_to_fixed_point(node, one_pass)
         self.env = self._merge(head, *ctx.breaks)
         self.loop_sites[id(node)] = loop_site
         if step.is_const:
@@ -126,6 +115,27 @@ class LoopMixin:
                     for i, b in enumerate(body)]
         self.lines.extend(body)
         self.emit("}")
+
+    def loop_to_fixed_point(self, node, one_pass):
+        """Type a loop until the variables entering its body stop changing. ``one_pass()`` visits the body once
+        (``self.env`` is the loop head) and returns its rendering; returns (head, LoopContext, last rendering)."""
+        before = self.env
+        head = before
+        ctx = LoopContext(id(node))
+        for _ in range(20):
+            self.env = dict(head)
+            ctx.breaks, ctx.conts = [], []
+            self.loop_ctx.append(ctx)
+            saved_loops = self.loops
+            self.loops = self.loops + (id(node),)
+            result = one_pass()
+            self.loops = saved_loops
+            self.loop_ctx.pop()
+            new_head = self._merge(before, self.env, *ctx.conts)
+            if new_head == head:
+                break
+            head = new_head
+        return head, ctx, result
 
     def for_each(self, node):
         """``for x in array`` (first axis) and ``for x in tuple``: a counted loop over the length."""

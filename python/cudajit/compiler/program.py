@@ -125,6 +125,7 @@ class Program:
         self.prototypes = {}         # (pyfunc, argtypes) -> translator: declared first (mutual recursion)
         self.externs = {}            # name -> ExternalFunction (cuda.declare_device) the unit calls
         self.link = list(options.link)   # CUDA C++ sources compiled into the unit, in order
+        self._link_texts = None
         self.error_sites = []        # debug=True: ErrorSite per raise/assert/checked index; the kernel records one
         self._site_index = {}
         self.constants = []          # file-scope CJ_CONSTANT arrays
@@ -151,6 +152,16 @@ class Program:
         lines = tr.translate()
         self.listings.append(_listing(tr))
         return tr, lines
+
+    def link_texts(self):
+        """path -> text of each linked CUDA C++ source, in link order (read once per unit)."""
+        if self._link_texts is None:
+            self._link_texts = {}
+            for path in self.link:
+                if path not in self._link_texts:
+                    with open(path, encoding="utf-8") as f:
+                        self._link_texts[path] = f.read()
+        return self._link_texts
 
     def error_site(self, cls, args, loc, node):
         """The index of a place that can raise (debug=True): the kernel records it, the host raises from it."""
@@ -359,9 +370,7 @@ def _linked_sources(prog):
         return ""
     out = ["#if defined(CJ_CPU)", "#define __device__", "#define __host__", "#define __forceinline__ inline",
            "#endif"]
-    for path in dict.fromkeys(prog.link):
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+    for path, text in prog.link_texts().items():
         out += [f'#line 1 "{path}"', text.rstrip("\n")]
     out.append('#line 1 "cudajit-generated.cu"')
     return "\n".join(out) + "\n"
@@ -370,12 +379,12 @@ def _linked_sources(prog):
 def _externs(prog):
     """One wrapper per foreign function: Numba's ABI (status, result through the first argument) to a value."""
     lines = []
-    texts = [open(p, encoding="utf-8").read() for p in dict.fromkeys(prog.link)]
+    texts = prog.link_texts()
     for name, ext in prog.externs.items():
-        if not any(re.search(rf"\b{re.escape(name)}\s*\(", t) for t in texts):
+        if not any(re.search(rf"\b{re.escape(name)}\s*\(", t) for t in texts.values()):
             from ..errors import TypingError
             raise TypingError(f"the foreign device function '{name}' (cuda.declare_device) is not defined in the "
-                              f"linked sources {list(dict.fromkeys(prog.link))}\nhint: pass its CUDA C++ file with "
+                              f"linked sources {list(texts)}\nhint: pass its CUDA C++ file with "
                               f"cuda.jit(link=[...]) or cuda.declare_device(..., link=[...])")
         ret = ext.sig.return_type.cpp
         params = ", ".join(f"{t.cpp} a{k}" for k, t in enumerate(ext.sig.args))

@@ -11,7 +11,6 @@ from . import types as T
 from .errors import typing_error, unsupported
 from .expressions import ExpressionMixin
 from .loops import LoopMixin
-from .loops import LoopContext
 from .storage import Site, assign_storage, place_declarations, cpp_identifier
 from .typeconv import unify
 from .values import Value, cast
@@ -468,25 +467,13 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
         if node.orelse:
             self.unsupported(node, "while-else is not supported in CUDA kernels",
                              "use a flag variable set before break")
-        before = self.env
-        head = before
-        ctx = LoopContext(id(node))
         loop_site = self._loop_site(node)
-        for _ in range(20):
-            self.env = dict(head)
-            ctx.breaks, ctx.conts = [], []
-            self.loop_ctx.append(ctx)
-            saved_loops = self.loops
-            self.loops = self.loops + (id(node),)
+
+        def one_pass():
             cond = self.condition(node.test)
             after_cond = dict(self.env)
-            body = self.sub_block(node.body)
-            self.loops = saved_loops
-            self.loop_ctx.pop()
-            new_head = self._merge(before, self.env, *ctx.conts)
-            if new_head == head:
-                break
-            head = new_head
+            return cond, after_cond, self.sub_block(node.body)
+        _, ctx, (cond, after_cond, body) = self.loop_to_fixed_point(node, one_pass)
         always = cond.is_const and cond.const is True or cond.code == "true"
         self.env = self._merge(None if always else after_cond, *ctx.breaks)
         self.loop_sites[id(node)] = loop_site

@@ -9,8 +9,6 @@ import functools
 import inspect
 import math
 
-import numpy as np
-
 from .. import _backend, _core
 from ..errors import LaunchError, TypingError
 from . import build

@@ -1,5 +1,5 @@
 """cuda.reduce in numba-cuda's fold order: time against numba-cuda's reduce and cp.sum (CUDA events, medians),
-for several pass-1 batch depths (loads in flight per thread) and L2-prefetch distances, and the bits against numba-cuda's result.
+for several pass-1 batch depths (loads in flight per thread), and the bits against numba-cuda's result.
 
 Run on the device:  python3 benchmarks/bench_reduce.py
 """
@@ -46,10 +46,10 @@ for N in (1 << 20, 1 << 27):
     dA, nA, cA = cuda.to_device(A), ncuda.to_device(A), cp.asarray(A)
     want = nsum(nA)
     row = {"N": N, "numba_cuda_ms": gpu_ms(lambda: nsum(nA)), "cupy_sum_ms": gpu_ms(lambda: cp.sum(cA))}
-    for batch, ahead in ((32, 2), (32, 4), (16, 8), (64, 2)):
-        reduction._BATCH, reduction._AHEAD = batch, ahead
+    for batch in (16, 32, 64):
+        reduction._BATCH = batch
         red = cuda.reduce(add)
         got = red(dA)
-        row[f"cudajit_b{batch}a{ahead}_ms"] = gpu_ms(lambda: red(dA))
-        row[f"b{batch}a{ahead}_same_bits"] = np.float32(got).tobytes() == np.float32(want).tobytes()
+        row[f"cudajit_b{batch}_ms"] = gpu_ms(lambda: red(dA))
+        row[f"b{batch}_same_bits"] = np.float32(got).tobytes() == np.float32(want).tobytes()
     emit(what="reduce_sum", **row)

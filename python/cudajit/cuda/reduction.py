@@ -17,8 +17,6 @@ little memory parallelism. Here each thread loads ``_BATCH`` elements of its seq
 registers) and then folds them in order, which keeps the order and fills the memory pipeline. The tail and the
 partials share one launch. Everything runs as ordinary cudajit kernels, so the CPU backend computes the same bits.
 """
-import os
-
 import numpy as np
 
 from .. import _backend
@@ -30,20 +28,14 @@ _WARPS = 4
 _BLOCK = _WARP * _WARPS          # numba-cuda's block of 4 warps
 _MAX_BLOCKS = 2 * _WARP          # numba-cuda's cap on pass-1 blocks
 _BATCH = 32                      # loads in flight per thread in pass 1 (order unchanged)
-_AHEAD = 2                       # pass 1 prefetches into L2 this many batches ahead of its loads (GPU)
 
 
 def _make_kernels(fn, dtype):
     from . import jit, local, shared, syncthreads, syncwarp, threadIdx, blockIdx, gridDim   # noqa: F401 (globals)
-    from .ffi import declare_device
-    from .._paths import include_dir
     from ..compiler import types
-    prefetch_l2 = declare_device("cj_reduce_prefetch_l2", "int32(uint64, int64, uint64, uint64)",
-                                 link=[os.path.join(include_dir(), "cudajit", "reduce_prefetch.cu")])
-    itemsize = dtype.itemsize
     nb_dtype = types.from_dtype(dtype)
     op = jit(device=True)(fn) if not hasattr(fn, "__cudajit_pyfunc__") else fn
-    warp, block, batch, ahead_chunks = _WARP, _BLOCK, _BATCH, _BATCH * _AHEAD
+    warp, block, batch = _WARP, _BLOCK, _BATCH
     row = _WARP + 1                # numba-cuda pads each warp's row by one
 
     @jit(device=True)
@@ -82,7 +74,7 @@ def _make_kernels(fn, dtype):
         syncthreads()
 
     @jit
-    def reduce_full(src, partials, n_full, init, lo, hi):
+    def reduce_full(src, partials, n_full, init):
         sm = shared.array((_WARPS, row), nb_dtype)
         tid = threadIdx.x
         step = block * gridDim.x
@@ -91,9 +83,6 @@ def _make_kernels(fn, dtype):
         i += step
         ahead = local.array(batch, nb_dtype)
         while i + (batch - 1) * step < n_full:
-            if tid < batch:              # the block's chunk `ahead_chunks + tid` steps on, 128 elements
-                chunk = i - tid + (ahead_chunks + tid) * step
-                prefetch_l2(lo + chunk * itemsize, block * itemsize, lo, hi)
             for k in range(batch):
                 ahead[k] = src[i + k * step]
             for k in range(batch):
@@ -170,8 +159,7 @@ class Reduce:
         n_blocks = min(n_full // _BLOCK, _MAX_BLOCKS)
         partials = device_array(n_blocks + 1, dtype, stream=stream)
         if n_blocks:
-            lo = dev.__cuda_array_interface__["data"][0] if _backend.name() == "gpu" else 0
-            reduce_full[n_blocks, _BLOCK, stream](dev, partials, n_full, init_value, lo, lo + n_full * dtype.itemsize)
+            reduce_full[n_blocks, _BLOCK, stream](dev, partials, n_full, init_value)
         if n - n_full or n_blocks > 1:
             reduce_tail[1, _BLOCK, stream](dev, n_full, n - n_full, partials, n_blocks, init_value)
         if res is not None:

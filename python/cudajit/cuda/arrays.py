@@ -74,6 +74,7 @@ def pinned_array(shape, dtype=np.float64, strides=None, order="C"):
 
 
 def pinned_array_like(ary):
+    """An uninitialised page-locked host array with the shape, dtype and layout of ``ary``."""
     return pinned_array(ary.shape, ary.dtype, order="F" if _is_f_only(ary) else "C")
 
 
@@ -116,6 +117,7 @@ def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, por
 
 
 def mapped_array_like(ary, stream=0, portable=False, wc=False):
+    """A host array mapped into the device's address space, shaped like ``ary`` (same dtype and layout)."""
     return mapped_array(ary.shape, ary.dtype, order="F" if _is_f_only(ary) else "C")
 
 

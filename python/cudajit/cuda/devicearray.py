@@ -85,26 +85,32 @@ class DeviceNDArray(_core.ArrayCore):
     # --- Numba's attributes ---------------------------------------------------------------
     @property
     def gpu_data(self):
+        """The allocation this array views (Numba's ``gpu_data``); several views may share one."""
         return self._owner
 
     @property
     def alloc_size(self):
+        """Bytes of device memory the array spans, from its lowest to its highest element."""
         lo, hi = self._extent()
         return hi - lo
 
     @property
     def device_ctypes_pointer(self):
+        """The device address of the first element as a ``ctypes.c_void_p``, as in Numba."""
         import ctypes
         return ctypes.c_void_p(self._ptr)
 
     @property
     def flags(self):
+        """``{'C_CONTIGUOUS': bool, 'F_CONTIGUOUS': bool}``, as NumPy's and Numba's ``flags``."""
         return {"C_CONTIGUOUS": self.is_c_contiguous(), "F_CONTIGUOUS": self.is_f_contiguous()}
 
     def is_c_contiguous(self):
+        """True if the elements lie in row-major (C) order without gaps."""
         return self.size == 0 or self.strides == _c_strides_skip1(self.shape, self.strides, self.dtype.itemsize)
 
     def is_f_contiguous(self):
+        """True if the elements lie in column-major (Fortran) order without gaps."""
         return self.size == 0 or _is_f_contig(self.shape, self.strides, self.dtype.itemsize)
 
     def _is_contiguous(self):
@@ -214,6 +220,7 @@ class DeviceNDArray(_core.ArrayCore):
         target._write_host(np.ascontiguousarray(host), _stream_handle(target.stream))
 
     def setitem(self, key, value, stream=0):
+        """``self[key] = value`` (Numba's method form, with a stream argument)."""
         self.__setitem__(key, value)
 
     def _view(self, key):
@@ -255,6 +262,7 @@ class DeviceNDArray(_core.ArrayCore):
         return DeviceNDArray._view_of(ptr, shape, strides, self.dtype, self._owner, self._backend, self.stream)
 
     def bind(self, stream=0):
+        """A view of the same memory whose copies default to ``stream`` (Numba's ``bind``)."""
         return DeviceNDArray._view_of(self._ptr, self.shape, self.strides, self.dtype, self._owner, self._backend, stream)
 
     def reshape(self, *newshape, order="C"):
@@ -281,6 +289,7 @@ class DeviceNDArray(_core.ArrayCore):
                                       self._owner, self._backend, self.stream)
 
     def ravel(self, order="C", stream=0):
+        """A 1-d view of a contiguous array in ``order`` ('C', 'F' or 'A'); no copy is made."""
         if order not in "CFA":
             raise ValueError("order must be 'C', 'F' or 'A'")
         if not self._is_contiguous():
@@ -288,6 +297,7 @@ class DeviceNDArray(_core.ArrayCore):
         return self.reshape(self.size, order=order if order != "A" else "A")
 
     def view(self, dtype):
+        """The same memory seen with another dtype (the last axis rescales), as ``ndarray.view``."""
         dtype = np.dtype(dtype)
         if self.ndim == 0 or self.strides[-1] != self.dtype.itemsize and self.shape[-1] != 1:
             raise ValueError("view: the last axis must be contiguous")
@@ -299,6 +309,7 @@ class DeviceNDArray(_core.ArrayCore):
         return DeviceNDArray._view_of(self._ptr, shape, strides, dtype, self._owner, self._backend, self.stream)
 
     def transpose(self, axes=None):
+        """A view with the axes permuted (reversed by default); no copy is made."""
         axes = tuple(reversed(range(self.ndim))) if axes is None else tuple(axes)
         if sorted(axes) != list(range(self.ndim)):
             raise ValueError(f"invalid axes {axes} for an array of {self.ndim} dimensions")
@@ -307,6 +318,7 @@ class DeviceNDArray(_core.ArrayCore):
 
     @property
     def T(self):
+        """The transpose: ``self.transpose()``."""
         return self.transpose()
 
     def split(self, section, stream=0):
@@ -316,6 +328,7 @@ class DeviceNDArray(_core.ArrayCore):
         return [self[i:i + section] for i in range(0, self.shape[0], section)]
 
     def get_ipc_handle(self):
+        """Numba's IPC handle for sharing the array with another process; not supported yet (raises)."""
         raise NotImplementedError("IPC handles are not supported by cudajit yet")
 
     # --- DLPack ---------------------------------------------------------------------------

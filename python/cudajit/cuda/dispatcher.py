@@ -307,8 +307,29 @@ def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=T
 
     Forms: ``@cuda.jit``, ``@cuda.jit(...)`` with options, ``@cuda.jit("void(float32[:])")``,
     a list of signatures, a Signature object such as ``void(float32[:], int32)``, or a tuple of
-    argument types ``(float32[:], int32)``.
-    ``cache`` is accepted for compatibility: compiled code is always cached on disk.
+    argument types ``(float32[:], int32)``. Without a signature the kernel compiles at its first launch,
+    once per combination of argument types; with one (or a list), eagerly, and only for those types.
+    Launch a kernel as ``kernel[blockspergrid, threadsperblock, stream, sharedmem](*args)``.
+
+    Options (all keyword-only in practice):
+      device: True makes a device function: called from kernels, may return a value, never launched.
+      inline: True (or ``"always"``) inlines a device function into its callers (``forceinline``: the same).
+      link: CUDA C++ source files (``.cu``) compiled with the kernel, whose functions ``cuda.declare_device``
+        declares; PTX and libraries are not linked.
+      debug: True turns a failed ``assert``, a ``raise`` or an out-of-range index in the kernel into that
+        Python exception on the host, naming the thread and the file:line; implies bounds checks.
+      boundscheck: check every array index and raise IndexError when one is out of range. Default: on for the
+        CPU backend (where a stray write would crash the interpreter), off on the GPU; the environment variable
+        ``CUDAJIT_BOUNDSCHECK=0/1`` overrides the default. Numba accepts the option and ignores it on CUDA.
+      opt: False compiles without optimisation (default True).
+      lineinfo: True keeps source line information for profilers (Nsight Compute) without debug checks.
+      fastmath: True allows fast, less exact float math (flush denormals, approximate division and sqrt,
+        fused multiply-add), as NVRTC's ``--use_fast_math``.
+      max_registers: an upper bound on the registers per thread (NVRTC ``--maxrregcount``).
+      launch_bounds: the largest block the kernel will be launched with, or ``(max_threads, min_blocks)``,
+        as CUDA's ``__launch_bounds__`` (it lets the compiler budget registers for that block size).
+      cache: accepted for compatibility: compiled code is always cached on disk (``CUDAJIT_CACHE_DIR``).
+      nopython, extensions: accepted for compatibility and ignored, as in numba-cuda.
     """
     from .ffi import check_link
     options = {"fastmath": fastmath, "debug": bool(debug), "lineinfo": lineinfo, "opt": opt,

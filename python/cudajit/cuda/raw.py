@@ -36,12 +36,14 @@ class RawModule:
         return _core.nvrtc_compile(self.code, self.name, self._flags(), int(arch), bool(cubin))
 
     def module(self):
+        """The module compiled for the current GPU (compiled on first use; GPU backend only)."""
         if self._module is None:
             _backend.require_gpu("launching a raw CUDA C++ kernel")
             self._module = _core.GpuModule(self.compile())
         return self._module
 
     def get_function(self, name):
+        """The kernel ``name`` of this module as a RawKernel (an ``extern "C" __global__`` function)."""
         return RawKernel(self, name)
 
 

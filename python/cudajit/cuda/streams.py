@@ -188,6 +188,7 @@ class Event:
 
     @property
     def handle(self):
+        """The CUevent as an int (0 when the event has no GPU event behind it, on the CPU backend)."""
         return 0 if self._core is None else self._core.handle
 
     def record(self, stream=0):

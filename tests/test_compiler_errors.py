@@ -187,7 +187,7 @@ TABLE = np.zeros(3)
 
 
 def test_frozen_global_array_is_read_only():
-    check(write_const, (F32,), TypingError, "cannot assign to a read-only (constant) array", "TABLE[0] = a[0]")
+    check(write_const, (F32,), TypingError, "cannot write to 'TABLE': it is a global array frozen", "TABLE[0] = a[0]")
 
 
 def atomic_bad_type(a):

@@ -484,6 +484,5 @@ class ExpressionMixin(IndexingMixin):
 class _SelfReference:
     """Stands for the device function being compiled when its own name is not bound yet (recursion)."""
     def __init__(self, pyfunc, options):
-        import dataclasses
         self.__cudajit_pyfunc__ = pyfunc
-        self.__cudajit_options__ = dataclasses.asdict(options)
+        self.__cudajit_options__ = options

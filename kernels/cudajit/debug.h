@@ -71,6 +71,13 @@ CJ_INLINE void debug_raise(int32_t site, int64_t v0 = 0, int64_t v1 = 0, int64_t
 // Some thread has raised: callers of a device function that may raise stop there (Numba's exception status).
 CJ_INLINE bool debug_raised() { return *static_cast<volatile int32_t*>(&cj_error_record.code) != 0; }
 
+// debug=True: a zero divisor raises ZeroDivisionError (numba-cuda's 'python' error model); the division itself
+// still runs with it and gives the NumPy model's value, and the statement's raise check ends the thread.
+template <class T> CJ_INLINE T check_divisor(int32_t site, T b) {
+    if (__builtin_expect(b == T{}, 0)) debug_raise(site);
+    return b;
+}
+
 template <class T> CJ_INLINE T& debug_scratch() { return *reinterpret_cast<T*>(cj_error_record.scratch); }
 
 // The failure path of a checked index, out of line so that the check itself stays one compare and a branch:

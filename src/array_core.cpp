@@ -109,6 +109,7 @@ void bind_array_core(py::module_& m) {
         .def_property_readonly("_layout", [](const ArrayCore& a) { return std::string(1, a.layout_char()); })
         .def_property_readonly("_owner", [](const ArrayCore& a) { return a.owner; })
         .def_property_readonly("_backend", [](const ArrayCore& a) { return static_cast<int>(a.backend); })
+        .def_readwrite("_readonly", &ArrayCore::readonly)
         .def("_extent", &ArrayCore::extent);
 }
 

@@ -32,6 +32,7 @@ struct ArrayCore {
     DtypeId dtype = kOther;
     Layout layout = Layout::C;
     Backend backend = Backend::Gpu;
+    bool readonly = false;     // kernels may not write it (read-only CAI data, a non-writeable NumPy array's copy)
     std::string typestr;       // as __array_interface__ writes it, e.g. "<f4"
     pybind11::object owner;    // keeps the memory alive (a buffer, another array, a foreign object)
 
@@ -41,9 +42,9 @@ struct ArrayCore {
     // Byte offsets [lo, hi) relative to ptr that the elements occupy (for copies of views).
     std::pair<int64_t, int64_t> extent() const;
     char layout_char() const { return "CFA"[static_cast<int>(layout)]; }
-    // Dispatch key part: dtype, ndim, layout, backend.
+    // Dispatch key part: dtype, ndim, layout, backend, read-only (a kernel compiles differently for it).
     uint64_t type_code() const {
-        return (uint64_t{1} << 56) | (uint64_t{dtype} << 16) | (uint64_t(ndim) << 8) |
+        return (uint64_t{1} << 56) | (uint64_t{readonly} << 32) | (uint64_t{dtype} << 16) | (uint64_t(ndim) << 8) |
                (uint64_t(layout) << 4) | uint64_t(backend);
     }
 };

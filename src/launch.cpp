@@ -22,10 +22,11 @@ struct DebugRecord {
     int32_t code;  // 1 + the raise site; 0: none
     int32_t tid[3];
     int32_t ctaid[3];
-    int32_t unused;
+    int32_t ndim;  // index errors: the array's dimensions (shape holds the first four)
     int64_t value[3];
+    int64_t shape[4];
 };
-static_assert(sizeof(DebugRecord) == 56, "layout shared with kernels/cudajit/debug.h");
+static_assert(sizeof(DebugRecord) == 88, "layout shared with kernels/cudajit/debug.h");
 
 // NumPy scalar types registered from Python (np.float32 → kF4, …) for the dispatch key.
 std::vector<std::pair<PyTypeObject*, DtypeId>> g_scalar_types;
@@ -217,7 +218,7 @@ Kernel::Kernel(std::string name, std::vector<ParamSlot> params, std::shared_ptr<
     }
 }
 
-// debug=True: wait for the kernel, and when a thread raised, clear the record and let Python raise.
+// debug=True or boundscheck: wait for the kernel, and when a thread raised, clear the record and let Python raise.
 void Kernel::check_raised(const LaunchConfig& cfg) const {
     DebugRecord r;
     if (error_record_cpu_) {
@@ -233,9 +234,11 @@ void Kernel::check_raised(const LaunchConfig& cfg) const {
         }
     }
     if (!r.code) return;
+    py::tuple shape(std::clamp(r.ndim, 0, 4));
+    for (size_t k = 0; k < shape.size(); ++k) shape[k] = py::int_(r.shape[k]);
     error_handler_(r.code - 1, py::make_tuple(r.tid[0], r.tid[1], r.tid[2]),
                    py::make_tuple(r.ctaid[0], r.ctaid[1], r.ctaid[2]),
-                   py::make_tuple(r.value[0], r.value[1], r.value[2]));
+                   py::make_tuple(r.value[0], r.value[1], r.value[2], r.ndim, shape));
     throw KernelRuntimeError("kernel '" + display_ + "' raised, but its error handler did not");
 }
 

@@ -43,8 +43,8 @@ struct LaunchConfig {
 // One compiled specialization: the code (GPU function or CPU entry) and its parameter plan.
 class Kernel {
  public:
-    // error_handler: None, or (for kernels compiled with debug=True) a Python callable that the launch calls
-    // with (site, tid, ctaid, values) when a thread raised (kernels/cudajit/debug.h); it raises the exception.
+    // error_handler: None, or (kernels compiled with debug=True or boundscheck) a Python callable that the launch
+    // calls with (site, tid, ctaid, values) when a thread raised (kernels/cudajit/debug.h); it raises the exception.
     // max_threads: the kernel's launch bound (0: none); the GPU knows it from the module, the CPU from here.
     Kernel(std::string name, std::vector<ParamSlot> params, std::shared_ptr<GpuModule> module,
            std::shared_ptr<cpu::CpuKernel> cpu, pybind11::object error_handler = pybind11::none(),

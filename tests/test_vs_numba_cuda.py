@@ -105,6 +105,26 @@ def test_division_by_zero_matches_numba_cuda(both, rng, ta, tb):
     _assert_columns_agree(f"{ta} op {tb} zero", ZERO_DIV_OPS, lambda k: _same_bits(c[:, k], nb[:, k]), c, nb, {"x": a})
 
 
+@pytest.mark.parametrize("dt", ["i8", "u4", "f8", "f4"])
+@pytest.mark.parametrize("op", [0, 1, 2], ids=["floordiv", "mod", "truediv"])
+def test_division_by_zero_under_debug_raises_as_numba_cuda(both, dt, op):
+    from numba import cuda as ncuda
+    from cudajit import cuda
+    a = np.arange(1, 65).astype(dt)
+    b = np.ones(64, dt)
+    b[37] = 0
+    messages = []
+    for lib, mod in ((cuda, both[0]), (ncuda, both[1])):
+        out = lib.to_device(np.zeros(64))
+        with pytest.raises(ZeroDivisionError) as info:
+            mod.zero_div_debug[2, 32](lib.to_device(a), lib.to_device(b), out, op)
+            lib.synchronize()
+        messages.append(str(info.value))
+    cj_msg, nb_msg = messages
+    assert "tid=[5, 0, 0] ctaid=[1, 0, 0]" in cj_msg, cj_msg
+    assert nb_msg.split(": ", 1)[-1].strip() in cj_msg, (cj_msg, nb_msg)
+
+
 FLOAT_PAIRS = [("f4", "f4"), ("f8", "f8"), ("f4", "f8"), ("i4", "f4"), ("i8", "f8"), ("f4", "i8"), ("u8", "f4"),
                ("f8", "i2")]
 

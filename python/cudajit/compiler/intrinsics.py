@@ -215,6 +215,7 @@ def _atomic_target(cx, node, name, ary, idx, allowed):
     if ary.type.dtype not in allowed:
         cx.error(node, f"cuda.atomic.{name} does not support arrays of {ary.type.dtype}",
                  f"supported dtypes: {', '.join(map(str, allowed))}")
+    cx.check_writable(node, node.args[0] if node.args else node, ary)
     return f"&{cx.element(node, ary, idx).code}"
 
 

@@ -84,8 +84,10 @@ def _convert_all(args, writebacks):
                 dev = to_device(host)
             else:
                 dev = device_array(host.shape, host.dtype, order="F" if _f_only(host) else "C")
+            # A non-writeable array stays read-only in the kernel (Numba types it readonly): nothing to copy back.
+            dev._readonly = not host.flags.writeable
             out.append(dev)
-            if copy_out:
+            if copy_out and not dev._readonly:
                 writebacks.append((dev, host))
             continue
         out.append(a)

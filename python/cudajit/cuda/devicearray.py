@@ -122,7 +122,7 @@ class DeviceNDArray(_core.ArrayCore):
         return {
             "shape": self.shape,
             "strides": None if c_contig else self.strides,
-            "data": (self._ptr if self.size else 0, False),
+            "data": (self._ptr if self.size else 0, self._readonly),
             "typestr": self.dtype.str,
             "stream": None,
             "version": 3,

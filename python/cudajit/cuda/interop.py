@@ -24,12 +24,14 @@ def from_cuda_array_interface(desc, owner=None, sync=True):
     if strides is None:
         from .devicearray import _c_strides
         strides = _c_strides(shape, dtype.itemsize)
-    ptr, _readonly = desc["data"]
+    ptr, readonly = desc["data"]
     stream = desc.get("stream")
     if sync and stream not in (None, 0):
         # The producer's stream may still be writing: wait for it (CAI v3 semantics).
         _core.stream_synchronize(1 if stream == 1 else stream if stream != 2 else 2)
-    return DeviceNDArray._view_of(ptr or 0, shape, strides, dtype, owner, _backend_id())
+    view = DeviceNDArray._view_of(ptr or 0, shape, strides, dtype, owner, _backend_id())
+    view._readonly = bool(readonly)              # kernels that write it do not compile (Numba's readonly arrays)
+    return view
 
 
 def as_cuda_array(obj, sync=True):

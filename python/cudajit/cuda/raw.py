@@ -6,6 +6,8 @@
 This is the layer the compiler's output runs through too, with typed array structs in place of
 raw pointers.
 """
+import functools
+
 import numpy as np
 
 from .. import _backend, _core
@@ -51,7 +53,7 @@ class RawKernel:
     def __init__(self, code, name, options=()):
         self.raw_module = code if isinstance(code, RawModule) else RawModule(code, options)
         self.name = name
-        self._core = _core.Dispatcher(self._kernel_for, prepare_args)
+        self._core = _core.Dispatcher(self._kernel_for, functools.partial(prepare_args, kernel=name))
 
     def _kernel_for(self, args):
         if _backend.name() != "gpu":

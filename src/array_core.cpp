@@ -2,6 +2,10 @@
 
 #include <pybind11/stl.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
 
 #include "context.h"
@@ -116,17 +120,31 @@ void check_address_range(uintptr_t ptr, std::pair<int64_t, int64_t> extent, cons
                               ", " + std::to_string(hi) + ") leaves the address space");
 }
 
-void check_inside_allocation(uintptr_t ptr, std::pair<int64_t, int64_t> extent, const std::string& what) {
+bool page_is_mapped(uintptr_t address) {
+    static const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+    unsigned char resident;
+    return mincore(reinterpret_cast<void*>(address & ~(page - 1)), 1, &resident) == 0 || errno != ENOMEM;
+}
+
+void check_span_is_memory(uintptr_t ptr, std::pair<int64_t, int64_t> extent, const std::string& what) {
     auto [lo, hi] = extent;
-    if (hi == 0 || current_backend() != Backend::Gpu || !drv::available(nullptr)) return;
+    if (hi == 0) return;
+    uintptr_t first = ptr + lo, end = ptr + static_cast<uintptr_t>(hi);
+    if (current_backend() == Backend::Cpu) {
+        for (uintptr_t a : {first, end - 1})
+            if (!page_is_mapped(a))
+                throw py::value_error(what + ": address " + hex(a) + " is not memory of this process");
+        return;
+    }
+    if (!drv::available(nullptr)) return;
     ctx::ensure();
-    CUdeviceptr first = static_cast<CUdeviceptr>(ptr + lo), base = 0;
+    CUdeviceptr base = 0;
     size_t bytes = 0;
     // Memory the driver did not allocate (pinned host memory, some VMM mappings) has no known extent.
     if (drv::api().cuPointerGetAttribute(&base, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, first) != CUDA_SUCCESS ||
         drv::api().cuPointerGetAttribute(&bytes, CU_POINTER_ATTRIBUTE_RANGE_SIZE, first) != CUDA_SUCCESS)
         return;
-    uintptr_t end = ptr + static_cast<uintptr_t>(hi), limit = static_cast<uintptr_t>(base) + bytes;
+    uintptr_t limit = static_cast<uintptr_t>(base) + bytes;
     if (end > limit)
         throw py::value_error(what + ": the elements end at " + hex(end) + ", " + std::to_string(end - limit) +
                               " bytes past the end of the device allocation [" + hex(base) + ", " + hex(limit) +
@@ -202,10 +220,10 @@ void bind_array_core(py::module_& m) {
         .def_property_readonly("_owner", [](const ArrayCore& a) { return a.owner; })
         .def_property_readonly("_backend", [](const ArrayCore& a) { return static_cast<int>(a.backend); })
         .def("_extent", &ArrayCore::extent);
-    m.def("check_inside_allocation", [](uintptr_t ptr, int64_t lo, int64_t hi, const std::string& what) {
-        check_inside_allocation(ptr, {lo, hi}, what);
+    m.def("check_span_is_memory", [](uintptr_t ptr, int64_t lo, int64_t hi, const std::string& what) {
+        check_span_is_memory(ptr, {lo, hi}, what);
     }, py::arg("ptr"), py::arg("lo"), py::arg("hi"), py::arg("what"),
-       "GPU backend: ValueError when bytes [ptr + lo, ptr + hi) leave the device allocation ptr + lo is in.");
+       "ValueError when bytes [ptr + lo, ptr + hi) are not memory where that is known (array_core.h).");
 }
 
 }  // namespace cj

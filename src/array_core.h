@@ -29,9 +29,10 @@ std::pair<int64_t, int64_t> checked_extent(int ndim, const int64_t* shape, const
 // Raises ValueError unless [ptr + lo, ptr + hi) is an address range memory can have: a null
 // pointer only for an empty array, no wrap-around, below the 57-bit user address space.
 void check_address_range(uintptr_t ptr, std::pair<int64_t, int64_t> extent, const std::string& what);
-// GPU backend: raises ValueError when the range runs past the end of the device allocation it
-// starts in (known to the driver for its own allocations; anything else is not judged).
-void check_inside_allocation(uintptr_t ptr, std::pair<int64_t, int64_t> extent, const std::string& what);
+// Raises ValueError when the range is not memory where that is known: on the GPU, running past
+// the end of the device allocation it starts in (the driver knows its own allocations; other
+// memory is not judged); on the CPU, a first or last byte in a page the process has not mapped.
+void check_span_is_memory(uintptr_t ptr, std::pair<int64_t, int64_t> extent, const std::string& what);
 
 struct ArrayCore {
     uintptr_t ptr = 0;  // address of element [0, …, 0]

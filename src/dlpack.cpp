@@ -202,7 +202,7 @@ py::tuple validated_view(const DLTensor& x, Backend backend) {
         throw py::value_error("DLPack tensor: data is a null pointer, but the tensor has elements");
     uintptr_t ptr = reinterpret_cast<uintptr_t>(x.data) + x.byte_offset;
     check_address_range(ptr, extent, "DLPack tensor (data + byte_offset)");
-    if (backend == Backend::Gpu) check_inside_allocation(ptr, extent, "DLPack tensor (data + byte_offset)");
+    check_span_is_memory(ptr, extent, "DLPack tensor (data + byte_offset)");
     py::tuple shape_t(x.ndim), strides_t(x.ndim);
     for (int d = 0; d < x.ndim; ++d) {
         shape_t[d] = py::int_(shape[d]);

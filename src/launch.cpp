@@ -565,7 +565,7 @@ uintptr_t stream_handle(py::handle s) {
             if (PyLong_Check(v.ptr())) return handle_value(v.ptr());
         }
     }
-    throw LaunchError(std::string("stream must be a cudajit Stream, an int handle or 0, not ") + Py_TYPE(s.ptr())->tp_name);
+    throw py::type_error(std::string("stream must be a cudajit Stream, an int handle or 0, not ") + Py_TYPE(s.ptr())->tp_name);
 }
 
 LaunchConfig parse_config(py::handle grid, py::handle block, py::handle stream, py::handle shared_mem) {

@@ -34,7 +34,7 @@ def from_cuda_array_interface(desc, owner=None, sync=True):
     if backend_id == 1 and hi and _core.pointer_memory_type(ptr) == _DEVICE_MEMORY:
         raise ValueError(f"{_CAI}: data {ptr:#x} is CUDA device memory, which the CPU backend cannot read: "
                          f"copy it to the host first")
-    _core.check_inside_allocation(ptr, lo, hi, f"{_CAI} (data with its shape and strides)")
+    _core.check_span_is_memory(ptr, lo, hi, f"{_CAI} (data with its shape and strides)")
     if sync and stream not in (None, 0):
         # The producer's stream may still be writing: wait for it (CAI v3 semantics).
         _core.stream_synchronize(stream)

@@ -134,6 +134,14 @@ def test_raw_kernel_arguments(backend):
     (lambda: cuda.reduce(lambda a, b: a + b)(np.arange(4.0), size=2.5), TypeError, ["size", "float"]),
     (lambda: cuda.reduce(lambda a, b: a + b)(np.arange(4.0), res=3), TypeError, ["res", "int"]),
     (lambda: cuda.from_dlpack("x"), TypeError, ["from_dlpack", "str"]),
+    (lambda: cuda.pinned("x").__enter__(), TypeError, ["pinned()", "argument 0", "str"]),
+    (lambda: cuda.mapped(np.zeros(2), 5).__enter__(), TypeError, ["mapped()", "argument 1", "int"]),
+    (lambda: cuda.stream().add_callback(5), TypeError, ["callback", "int"]),
+    (lambda: cuda.RawModule(5), TypeError, ["code", "int"]),
+    (lambda: cuda.RawModule("", options="-O3"), TypeError, ["options"]),
+    (lambda: cuda.RawKernel("", 5), TypeError, ["name", "int"]),
+    (lambda: copy_kernel.forall(-1), ValueError, ["ntasks", "-1"]),
+    (lambda: copy_kernel.forall("x"), TypeError, ["ntasks", "str"]),
     (lambda: cuda.as_cuda_array(3), TypeError, ["int", "__cuda_array_interface__"]),
 ])
 def test_public_api_errors(backend, call, error, words):
@@ -154,6 +162,9 @@ def dev(rng):
     (lambda d: d.reshape(-2, -5), ValueError, ["shape[0] = -2"]),
     (lambda d: d.reshape(-1, -1), ValueError, ["one unknown"]),
     (lambda d: d.reshape("x"), TypeError, ["str"]),
+    (lambda d: d.reshape(2.5), TypeError, ["shape[0]", "float"]),
+    (lambda d: d.__setitem__(0, "abc"), ValueError, ["'abc'", "float32"]),
+    (lambda d: d.bind("x"), TypeError, ["stream", "str"]),
     (lambda d: d.reshape(10, order="K"), ValueError, ["order", "'K'"]),
     (lambda d: d.view(np.complex128), ValueError, ["40 bytes", "complex128"]),
     (lambda d: d.view(object), TypeError, ["object"]),
@@ -176,6 +187,12 @@ def test_device_array_errors(backend, dev, call, error, words):
     before = dev.copy_to_host()
     _raises(error, lambda: call(dev), *words)
     np.testing.assert_array_equal(dev.copy_to_host(), before)       # nothing was written
+
+
+def test_integer_overflow_on_store_names_the_value(backend):
+    d = cuda.to_device(np.arange(3, dtype=np.int64))
+    _raises(OverflowError, lambda: d.__setitem__(0, 2 ** 100), str(2 ** 100), "int64")
+    np.testing.assert_array_equal(d.copy_to_host(), np.arange(3))
 
 
 def test_copy_to_host_into_a_read_only_array(backend, dev):

@@ -152,6 +152,10 @@ def _span(ary):
 
 def _register(arrays, mapped):
     _backend_id()
+    for i, a in enumerate(arrays):
+        if not isinstance(a, np.ndarray):
+            raise TypeError(f"{'mapped' if mapped else 'pinned'}(): argument {i} must be a NumPy array, "
+                            f"not {type(a).__name__}")
     regs = []
     try:
         for a in arrays:

@@ -235,7 +235,11 @@ class DeviceNDArray(_core.ArrayCore):
         target = self._view(key) if key != () else self
         if isinstance(value, DeviceNDArray) or (hasattr(value, "__cuda_array_interface__") and not isinstance(value, np.ndarray)):
             value = value.copy_to_host() if isinstance(value, DeviceNDArray) else np.asarray(value)
-        host = np.broadcast_to(np.asarray(value, dtype=target.dtype), target.shape)
+        try:
+            host = np.broadcast_to(np.asarray(value, dtype=target.dtype), target.shape)
+        except (TypeError, ValueError, OverflowError) as e:
+            raise type(e)(f"cannot store {value!r:.60} in a {target.dtype} device array of shape {target.shape}: "
+                          f"{e}") from None
         target._write_host(np.ascontiguousarray(host), _stream_handle(target.stream))
 
     def setitem(self, key, value, stream=0):
@@ -285,11 +289,12 @@ class DeviceNDArray(_core.ArrayCore):
         return DeviceNDArray._view_of(ptr, shape, strides, self.dtype, self._owner, self._backend, self.stream)
 
     def bind(self, stream=0):
+        _stream_handle(stream)  # refuses what is not a stream now, not at the first copy
         return DeviceNDArray._view_of(self._ptr, self.shape, self.strides, self.dtype, self._owner, self._backend, stream)
 
     def reshape(self, *newshape, order="C"):
         """Numba: only contiguous arrays reshape (without a copy)."""
-        if len(newshape) == 1 and not isinstance(newshape[0], (int, np.integer)):
+        if len(newshape) == 1 and isinstance(newshape[0], (tuple, list)):
             newshape = tuple(newshape[0])
         newshape = list(newshape) if isinstance(newshape, (tuple, list)) else [newshape]
         unknown = [d for d, n in enumerate(newshape) if isinstance(n, (int, np.integer)) and n == -1]

@@ -86,6 +86,11 @@ class CUDADispatcher(_JitFunction):
 
     def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
         """A launcher for ``ntasks`` threads; the block size comes from the occupancy API unless given."""
+        if isinstance(ntasks, bool) or not hasattr(ntasks, "__index__"):
+            raise TypeError(f"forall: ntasks must be an int, not {type(ntasks).__name__}")
+        if ntasks < 0:
+            raise ValueError(f"forall: ntasks must be >= 0, got {ntasks}")
+
         def launch(*args):
             if ntasks == 0:
                 return

@@ -90,6 +90,8 @@ class Stream:
         As in Numba it runs on a driver thread, must not call CUDA, and should be short; under
         the CPU backend it runs at once. ``status`` is always 0 (cuLaunchHostFunc has none).
         """
+        if not callable(callback):
+            raise TypeError(f"add_callback: callback must be callable, not {type(callback).__name__}")
         if self._core is None:
             callback(self, 0, arg)
         else:

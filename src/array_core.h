@@ -22,6 +22,18 @@ enum DtypeId : uint8_t {
 };
 DtypeId dtype_id_of(const std::string& typestr);  // "<f4", "|b1", "f4" … (byte order ignored)
 
+// Byte offsets [lo, hi) that the elements occupy relative to element [0, …, 0] ({0, 0} when
+// empty). Raises ValueError naming `what` when a shape is negative or the span overflows int64.
+std::pair<int64_t, int64_t> checked_extent(int ndim, const int64_t* shape, const int64_t* strides,
+                                           int64_t itemsize, const std::string& what);
+// Raises ValueError unless [ptr + lo, ptr + hi) is an address range memory can have: a null
+// pointer only for an empty array, no wrap-around, below the 57-bit user address space.
+void check_address_range(uintptr_t ptr, std::pair<int64_t, int64_t> extent, const std::string& what);
+// Raises ValueError when the range is not memory where that is known: on the GPU, running past
+// the end of the device allocation it starts in (the driver knows its own allocations; other
+// memory is not judged); on the CPU, a first or last byte in a page the process has not mapped.
+void check_span_is_memory(uintptr_t ptr, std::pair<int64_t, int64_t> extent, const std::string& what);
+
 struct ArrayCore {
     uintptr_t ptr = 0;  // address of element [0, …, 0]
     int ndim = 0;

@@ -89,12 +89,14 @@ void bind_memory(py::module_& m) {
         CJ_CU(cuStreamSynchronize, reinterpret_cast<CUstream>(stream));
     });
     m.def("pointer_memory_type", [](uintptr_t ptr) {
-        // 1 host, 2 device, 3 array, 4 unified; 0 when the driver does not know the pointer.
+        // 1 host (pinned or mapped), 2 device, 4 managed; 0 when there is no driver or it does not know the pointer.
+        if (!drv::available(nullptr)) return 0u;
         ctx::ensure();
-        unsigned int type = 0;
-        if (drv::api().cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-                                             static_cast<CUdeviceptr>(ptr)) != CUDA_SUCCESS)
-            return 0u;
+        unsigned int type = 0, managed = 0;
+        CUdeviceptr p = static_cast<CUdeviceptr>(ptr);
+        if (drv::api().cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, p) != CUDA_SUCCESS) return 0u;
+        if (drv::api().cuPointerGetAttribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, p) == CUDA_SUCCESS && managed)
+            return 4u;
         return type;
     });
 }

@@ -12,7 +12,7 @@ import math
 import os
 
 from .. import _backend, _core
-from ..errors import LaunchError, TypingError
+from ..errors import LaunchError, TypingError, hide_internal_frames
 from . import build
 from .args import prepare_args
 
@@ -73,7 +73,9 @@ class CUDADispatcher(_JitFunction):
         self._eager = []      # Signatures given to jit(); once set, no other types compile
         self._specialized = False
         self._specializations = {}   # (backend, argtypes) -> CUDADispatcher made by specialize()
-        self._core = _core.Dispatcher(self._compile_for_args, prepare_args)
+        params = tuple(inspect.signature(py_func).parameters)
+        self._core = _core.Dispatcher(self._compile_for_args,
+                                      functools.partial(prepare_args, kernel=self.__name__, params=params))
         for sig in sigs:
             self.compile(sig)
 
@@ -90,6 +92,11 @@ class CUDADispatcher(_JitFunction):
 
     def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
         """A launcher for ``ntasks`` threads; the block size comes from the occupancy API unless given."""
+        if isinstance(ntasks, bool) or not hasattr(ntasks, "__index__"):
+            raise TypeError(f"forall: ntasks must be an int, not {type(ntasks).__name__}")
+        if ntasks < 0:
+            raise ValueError(f"forall: ntasks must be >= 0, got {ntasks}")
+
         def launch(*args):
             if ntasks == 0:
                 return
@@ -138,6 +145,7 @@ class CUDADispatcher(_JitFunction):
             self._specs[key] = spec
         return spec
 
+    @hide_internal_frames
     def compile(self, sig):
         """Compile eagerly for a signature (a string, a Signature, or a tuple of argument types)."""
         sig = _compiler().parse_signature(sig)
@@ -146,6 +154,7 @@ class CUDADispatcher(_JitFunction):
         self._eager.append(sig)
         return self._specialize(tuple(sig.args)).kernel
 
+    @hide_internal_frames
     def specialize(self, *args):
         """A dispatcher fixed to the types of ``args`` (Numba's ``specialize``; one per argument types)."""
         if self._specialized:
@@ -249,6 +258,7 @@ class DeviceFunction(_JitFunction):
         for sig in sigs:
             self.compile(sig)
 
+    @hide_internal_frames
     def compile(self, sig):
         sig = _compiler().parse_signature(sig)
         _compiler().compile_device(self.py_func, tuple(sig.args), self._options)
@@ -365,7 +375,7 @@ def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=T
     # A list holds signatures; a tuple is one signature of argument types, as in Numba: jit((float32[:], int32)).
     sigs = () if func_or_sig is None else (
         tuple(func_or_sig) if isinstance(func_or_sig, list) else (func_or_sig,))
-    return lambda pyfunc: wrap(pyfunc, sigs)
+    return hide_internal_frames(lambda pyfunc: wrap(pyfunc, sigs))
 
 
 def _is_signature(obj):

@@ -6,6 +6,8 @@
 This is the layer the compiler's output runs through too, with typed array structs in place of
 raw pointers.
 """
+import functools
+
 import numpy as np
 
 from .. import _backend, _core
@@ -21,6 +23,12 @@ class RawModule:
     """A CUDA C++ translation unit compiled with NVRTC (cached on disk and per process)."""
 
     def __init__(self, code, options=(), name="raw_module.cu"):
+        if not isinstance(code, str):
+            raise TypeError(f"RawModule: code must be CUDA C++ source as a str, not {type(code).__name__}")
+        if isinstance(options, str) or not all(isinstance(o, str) for o in options):
+            raise TypeError(f"RawModule: options must be a sequence of str flags, not {options!r:.60}")
+        if not isinstance(name, str):
+            raise TypeError(f"RawModule: name must be a str, not {type(name).__name__}")
         self.code, self.options, self.name = code, tuple(options), name
         self._module = None
 
@@ -52,8 +60,10 @@ class RawKernel:
 
     def __init__(self, code, name, options=()):
         self.raw_module = code if isinstance(code, RawModule) else RawModule(code, options)
+        if not isinstance(name, str):
+            raise TypeError(f"RawKernel: name must be the kernel's extern \"C\" name as a str, not {type(name).__name__}")
         self.name = name
-        self._core = _core.Dispatcher(self._kernel_for, prepare_args)
+        self._core = _core.Dispatcher(self._kernel_for, functools.partial(prepare_args, kernel=name))
 
     def _kernel_for(self, args):
         if _backend.name() != "gpu":

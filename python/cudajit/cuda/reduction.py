@@ -22,6 +22,7 @@ import numpy as np
 from .. import _backend
 from .arrays import device_array, to_device
 from .devicearray import DeviceNDArray
+from .interop import as_cuda_array, is_cuda_array
 
 _WARP = 32
 _WARPS = 4
@@ -140,13 +141,13 @@ class Reduce:
 
         ``init`` is folded in once, where numba-cuda folds it; an empty input gives ``init``.
         """
-        dev = arr if isinstance(arr, DeviceNDArray) else (
-            __import__("cudajit.cuda.interop", fromlist=["as_cuda_array"]).as_cuda_array(arr)
-            if hasattr(arr, "__cuda_array_interface__") and not isinstance(arr, np.ndarray) else to_device(arr, stream))
+        dev = _device_input(arr, stream)
         if dev.ndim != 1:
             raise TypeError(f"cuda.reduce takes a 1-d array, got {dev.ndim} dimensions (shape {dev.shape}); "
                             "pass arr.ravel()")
-        n = len(range(dev.shape[0])[:size])      # numba-cuda reduces arr[:size]
+        n = dev.shape[0] if size is None else min(_count(size), dev.shape[0])
+        if res is not None and not (is_cuda_array(res) and len(res.shape) >= 1 and res.shape[0] >= 1):
+            raise TypeError(f"reduce: res must be a device array with at least one element, not {type(res).__name__}")
         dtype = dev.dtype
         init_value = np.array(init, dtype=dtype)[()]
         if n == 0:
@@ -166,6 +167,29 @@ class Reduce:
             res[:1].copy_to_device(partials[:1], stream=stream)
             return None
         return partials[:1].copy_to_host(stream=stream)[0]
+
+
+def _device_input(arr, stream):
+    """The array to reduce, on the device: numeric, given as a device, CUDA or host array."""
+    if isinstance(arr, DeviceNDArray):
+        dev = arr
+    elif is_cuda_array(arr) and not isinstance(arr, np.ndarray):
+        dev = as_cuda_array(arr)
+    elif isinstance(arr, (np.ndarray, list, tuple)):
+        dev = to_device(np.asarray(arr), stream)
+    else:
+        raise TypeError(f"reduce: arr must be an array (device, CUDA or NumPy), not {type(arr).__name__}")
+    if dev.dtype.kind not in "biufc":
+        raise TypeError(f"reduce: arr has dtype {dev.dtype}; only bool, integer, float and complex arrays reduce")
+    return dev
+
+
+def _count(size):
+    if isinstance(size, (bool, np.bool_)) or not isinstance(size, (int, np.integer)):
+        raise TypeError(f"reduce: size must be an int, not {type(size).__name__}")
+    if size < 0:
+        raise ValueError(f"reduce: size must be >= 0, got {size}")
+    return int(size)
 
 
 def reduce(functor):

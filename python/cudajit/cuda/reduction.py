@@ -148,6 +148,8 @@ class Reduce:
         n = dev.shape[0] if size is None else min(_count(size), dev.shape[0])
         if res is not None and not (is_cuda_array(res) and len(res.shape) >= 1 and res.shape[0] >= 1):
             raise TypeError(f"reduce: res must be a device array with at least one element, not {type(res).__name__}")
+        if res is not None and not isinstance(res, DeviceNDArray):
+            res = as_cuda_array(res)           # a CuPy/PyTorch array: written through its CUDA array interface
         dtype = dev.dtype
         init_value = np.array(init, dtype=dtype)[()]
         if n == 0:

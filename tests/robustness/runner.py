@@ -12,6 +12,7 @@ shared by many cases (``shared_kernels.py``) is compiled once per run. The backe
 """
 import argparse
 import collections
+import faulthandler
 import importlib
 import json
 import os
@@ -123,6 +124,7 @@ def _check_result(case, ns, warned, case_file):
 
 def _child_main(case, case_file, result_fd, log_path):
     """In the forked child: output to the log, the verdict to the pipe, then exit without cleanup handlers."""
+    faulthandler.disable()   # pytest's would print a crash's Python stack on the terminal: the log says enough
     log = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     os.dup2(log, 1)
     os.dup2(log, 2)

@@ -8,6 +8,7 @@
 #include "cpu_launch.h"
 #include "driver.h"
 #include "errors.h"
+#include "gil.h"
 
 namespace py = pybind11;
 
@@ -313,7 +314,7 @@ void Kernel::launch(const LaunchConfig& cfg, PyObject* const* args, size_t nargs
     }
     if (cpu_) {
         {
-            py::gil_scoped_release nogil;
+            NoGil nogil;
             cpu_->launch({cfg.grid[0], cfg.grid[1], cfg.grid[2]}, {cfg.block[0], cfg.block[1], cfg.block[2]},
                          cfg.shared_mem, ptrs);
         }

@@ -117,9 +117,9 @@ std::string read_file(const std::string& path) {
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
-// Where compiles happen: the cache directory, else (caching off) a private temp directory.
+// Where compiles happen: the cache directory, else (caching off or read-only) a private temp directory.
 std::string work_directory() {
-    std::string dir = cache::directory();
+    std::string dir = cache::writable_directory();
     if (!dir.empty()) return dir;
     static std::once_flag once;
     static std::string tmp;

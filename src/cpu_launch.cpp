@@ -655,7 +655,13 @@ std::shared_ptr<void> open_library(const std::string& path) {
     std::lock_guard<std::mutex> lock(mu);
     if (auto h = open[path].lock()) return h;
     void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!handle) throw CompileError(std::string("cannot load the compiled kernel library: ") + dlerror());
+    if (!handle) {
+        std::string why = std::string("cannot load the compiled kernel library: ") + dlerror();
+        if (const char* s = std::getenv("CUDAJIT_CPU_SANITIZE"); s && *s)
+            why += " (CUDAJIT_CPU_SANITIZE is set: start Python with the sanitizer runtime loaded first, "
+                   "e.g. LD_PRELOAD=$(g++ -print-file-name=libasan.so))";
+        throw CompileError(why);
+    }
     std::shared_ptr<void> h(handle, [](void* p) { dlclose(p); });
     open[path] = h;
     return h;

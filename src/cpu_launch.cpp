@@ -563,6 +563,15 @@ public:
     }
 
     void run(Job& job) {
+        // A Python signal handler run by the interrupt check may launch: that would wait for itself.
+        static thread_local bool inside = false;
+        if (inside)
+            throw LaunchError("kernel " + *job.name + " was launched from a signal handler while this thread's "
+                              "launch was running; launch it after that launch returns");
+        inside = true;
+        struct Leave {
+            ~Leave() { inside = false; }
+        } leave;
         std::lock_guard<std::mutex> one_launch(launch_mu_);
         g_control.store(0, std::memory_order_relaxed);
         launch_seq_.fetch_add(1, std::memory_order_relaxed);

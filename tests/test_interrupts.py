@@ -77,6 +77,21 @@ SCRIPT = textwrap.dedent("""
         }
         for fn in (many_blocks, long_while, long_for_with_barrier):   # compile before timing
             fn.compile(fn is many_blocks and "void(float64[:])" or "void(float64[:], int64)")
+        def handler_that_launches():
+            # a SIGINT handler that launches runs inside the running launch's interrupt check
+            def handler(signum, frame):
+                add_one[1, 32](cuda.to_device(np.zeros(32, np.float32)))
+            previous = signal.signal(signal.SIGINT, handler)
+            try:
+                long_while[1, 1](out, n)
+            except Exception as e:   # LaunchError from the handler's launch stops the running one
+                if "launched from a signal handler" not in str(e):
+                    raise
+                raise KeyboardInterrupt
+            finally:
+                signal.signal(signal.SIGINT, previous)
+        cases["handler_launches"] = handler_that_launches
+
         result = {}
         for name in sys.argv[1].split(","):
             latency = interrupted_after(cases[name])
@@ -96,7 +111,7 @@ def _run(tmp_path, cases):
 
 
 @pytest.mark.parametrize("cases", [("many_blocks", "loop_one_thread", "loop_many_blocks"),
-                                   ("fibers_one_block", "fibers_many_blocks")])
+                                   ("fibers_one_block", "fibers_many_blocks", "handler_launches")])
 def test_ctrl_c_stops_a_running_kernel(tmp_path, cases):
     result = _run(tmp_path, cases)
     assert set(result) == set(cases)

@@ -10,12 +10,12 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <exception>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -343,8 +343,7 @@ private:
         for (;;) {
             if (Fiber* next = next_ready(0)) {
                 resume(scheduler_, *next);
-                if (launching_ && (g_control.load(std::memory_order_relaxed) & kPollRequest)) job.check_interrupt();
-                if (Job::aborted()) return;  // abandon the parked fibers
+                if (between_blocks()) return;  // aborted: abandon the parked fibers
                 continue;
             }
             if (live_ == 0) return;
@@ -493,7 +492,8 @@ private:
         return -1;
     }
 
-    // True when the launch aborts. The launching thread answers a poll request by checking for signals.
+    // True when the launch aborts. The launching thread answers a poll request by checking for signals
+    // (between blocks, and between fiber switches on the scheduler's own stack).
     bool between_blocks() {
         if (launching_ && (g_control.load(std::memory_order_relaxed) & kPollRequest)) job_->check_interrupt();
         return Job::aborted();

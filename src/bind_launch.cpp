@@ -20,6 +20,7 @@ namespace {
 struct Launcher {
     std::shared_ptr<Dispatcher> dispatcher;
     LaunchConfig config;
+    py::object owner;  // keeps the Python dispatcher alive while its launcher is (kern[g, b] outlives kern)
 };
 
 // A compile error (cudajit.errors.COMPILE_ERRORS) raised while a launch compiled its kernel reaches
@@ -96,7 +97,8 @@ void bind_launch(py::module_& m) {
         .def(py::init<py::object, py::object>(), py::arg("compile"), py::arg("prepare"))
         .def("configure", [](std::shared_ptr<Dispatcher> d, py::handle grid, py::handle block, py::handle stream,
                              py::handle shmem) {
-            return Launcher{std::move(d), parse_config(grid, block, stream, shmem)};
+            py::object owner = d->owner();
+            return Launcher{std::move(d), parse_config(grid, block, stream, shmem), std::move(owner)};
         }, py::arg("griddim"), py::arg("blockdim"), py::arg("stream") = py::none(), py::arg("sharedmem") = 0)
         .def("clear", &Dispatcher::clear)
         .def("__len__", &Dispatcher::size);

@@ -10,6 +10,7 @@
 #include "cpu_launch.h"
 #include "driver.h"
 #include "errors.h"
+#include "gil.h"
 
 namespace py = pybind11;
 
@@ -363,7 +364,7 @@ void Kernel::launch(const LaunchConfig& cfg, PyObject* const* args, size_t nargs
     }
     if (cpu_) {
         {
-            py::gil_scoped_release nogil;
+            NoGil nogil;
             cpu_->launch({cfg.grid[0], cfg.grid[1], cfg.grid[2]}, {cfg.block[0], cfg.block[1], cfg.block[2]},
                          cfg.shared_mem, ptrs);
         }
@@ -380,8 +381,14 @@ void Kernel::launch(const LaunchConfig& cfg, PyObject* const* args, size_t nargs
     if (error_record_gpu_) check_raised(cfg);
 }
 
-Dispatcher::Dispatcher(py::object compile, py::object prepare)
-    : compile_(std::move(compile)), prepare_(std::move(prepare)) {}
+Dispatcher::Dispatcher(py::object compile, py::object prepare) : prepare_(std::move(prepare)) {
+    if (PyMethod_Check(compile.ptr())) {
+        owner_ = py::weakref(py::reinterpret_borrow<py::object>(PyMethod_GET_SELF(compile.ptr())));
+        compile_ = py::reinterpret_borrow<py::object>(PyMethod_GET_FUNCTION(compile.ptr()));
+    } else {
+        compile_ = std::move(compile);
+    }
+}
 
 namespace {
 
@@ -476,7 +483,18 @@ void Dispatcher::call(const LaunchConfig& cfg, py::tuple args) {
         if (it != cache_.end()) {
             k = it->second;
         } else {
-            k = compile_(args).cast<std::shared_ptr<Kernel>>();
+            py::object compiled;
+            if (owner_) {
+                py::object owner = owner_();
+                if (owner.is_none()) {
+                    PyErr_SetString(PyExc_ReferenceError, "the kernel's dispatcher has been freed");
+                    throw py::error_already_set();
+                }
+                compiled = compile_(owner, args);
+            } else {
+                compiled = compile_(args);
+            }
+            k = compiled.cast<std::shared_ptr<Kernel>>();
             cache_.emplace(key, k);
         }
         last_key_ = key;

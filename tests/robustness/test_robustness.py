@@ -6,8 +6,11 @@ Until the fixes of issue 10 land, ``known_not_ok.txt`` lists the cases not ok to
 line): they are reported, not failed, so that the suite guards against new failures now; the list must be
 empty when issue 10 is done. A listed case that passes is reported too, to be struck off the list.
 """
+import json
 import os
+import subprocess
 import sys
+import tempfile
 import warnings
 
 import pytest
@@ -22,10 +25,27 @@ def _known_not_ok():
         return {line.split("#")[0].strip() for line in f if line.split("#")[0].strip()}
 
 
-@pytest.fixture(scope="module")
-def results():
-    """Every case of every category, run once (two children at a time) for all the tests of this module."""
-    return runner.run_cases(runner.load_cases(), jobs=int(os.environ.get("CUDAJIT_ROBUST_JOBS", "2")))
+def _backends():
+    from cudajit import _backend
+    return _backend.available()
+
+
+@pytest.fixture(scope="module", params=_backends())
+def results(request):
+    """Every case of every category on one backend, run once for all the tests of this module. The fork server is a
+    fresh interpreter (runner.py), whatever this pytest process has already imported, compiled or initialised."""
+    jobs = os.environ.get("CUDAJIT_ROBUST_JOBS", str(min(8, max(2, os.cpu_count() or 2))))
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "rows.json")
+        env = dict(os.environ, CUDAJIT_BACKEND=request.param,
+                   PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+        proc = subprocess.run([sys.executable, os.path.join(HERE, "runner.py"), "--jobs", jobs, "--json", out],
+                              env=env, capture_output=True, text=True, timeout=1500)
+        if not os.path.exists(out):
+            pytest.fail(f"the robustness runner ended without results (exit {proc.returncode}):\n"
+                        f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+        with open(out) as f:
+            return request.param, json.load(f)
 
 
 def test_suite_is_large_enough():

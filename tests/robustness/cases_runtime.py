@@ -14,9 +14,9 @@ def kernel_src(name, params, body, options=""):
 
 
 def oob(name, params, body, launch, index, *words, options="", backends=("cpu", "gpu"), prefix=""):
-    """An out-of-range access: IndexError naming the kernel, its file, the thread, the index, axis and shape."""
+    """An out-of-range access: IndexError naming the kernel, its file, the thread (Numba's tid=[..] ctaid=[..]), the index, axis and shape."""
     code = prefix + kernel_src(name, params, body, options) + launch
-    return raises(name, code, ("IndexError",), name, "{file}:", "thread", str(index), "axis", *words,
+    return raises(name, code, ("IndexError",), name, "{file}:", "tid=[", str(index), "axis", *words,
                   backends=backends)
 
 

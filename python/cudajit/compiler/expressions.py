@@ -183,6 +183,9 @@ class ExpressionMixin(IndexingMixin):
             self.unsupported(node, f"cuda.{attr} is not supported in CUDA kernels")
         if base.path in ("math", "cmath") and obj is not None and not isinstance(obj, float):
             self.unsupported(node, f"{path}() is not supported in CUDA kernels")
+        if base.path == "np" and callable(obj) and not isinstance(obj, type):
+            self.unsupported(node, f"{path}() is not supported in CUDA kernels",
+                             "numba-cuda supports NumPy ufuncs such as np.sin, np.add, np.maximum (no array creation)")
         if base.path == "type" and attr in ("dtype",):
             return base
         if obj is None and not hasattr(base.obj, attr):

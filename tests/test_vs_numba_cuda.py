@@ -281,3 +281,44 @@ def test_reduce_matches_numba_cuda(both, rng, op):
         assert np.float32(got).tobytes() == np.float32(want).tobytes(), (op.__name__, n, got, want)
     xi = rng.integers(-10 ** 6, 10 ** 6, 3 * 10 ** 5).astype(np.int64)
     assert ours(xi) == theirs(xi)
+
+
+def _ufunc_kernel_body(x, out):
+    # No cuda.* names: the same function compiles under either library's cuda.jit.
+    for i in range(x.size):
+        out[i, 0] = np.sin(x[i]) + np.maximum(x[i], np.float32(0.25))
+        out[i, 1] = np.add(np.int16(3), np.int8(4)) * np.arctan2(x[i], np.float32(2))
+
+
+def _vectorize_body(a, b):
+    return a * b - np.sqrt(b) if a > 0 else b - a
+
+
+def _guvectorize_body(x, c, out):
+    for i in range(x.shape[0]):
+        out[i] = x[i] * c + np.cos(x[i])
+
+
+def test_ufuncs_and_vectorize_match_numba_cuda(both, rng):
+    import numba
+    from numba import cuda as ncuda
+    import cudajit
+    from cudajit import cuda
+    x = rng.normal(size=200).astype(np.float32)
+    y = rng.random(200).astype(np.float32)
+    outs = []
+    for jit in (cuda.jit, ncuda.jit):
+        out = np.zeros((200, 2), np.float32)
+        jit(_ufunc_kernel_body)[1, 1](x, out)
+        outs.append(out)
+    np.testing.assert_array_equal(outs[0], outs[1])
+    sigs = ["float32(float32, float32)", "float64(float64, float64)"]
+    ours = cudajit.vectorize(sigs, target="cuda")(_vectorize_body)
+    theirs = numba.vectorize(sigs, target="cuda")(_vectorize_body)
+    np.testing.assert_array_equal(ours(x, y), theirs(x, y))
+    assert ours.reduce(x) == theirs.reduce(x)
+    gsig, layout = ["void(float32[:], float32, float32[:])"], "(n),()->(n)"
+    g_ours = cuda.guvectorize(gsig, layout)(_guvectorize_body)
+    g_theirs = numba.guvectorize(gsig, layout, target="cuda")(_guvectorize_body)
+    m = x.reshape(20, 10)
+    np.testing.assert_array_equal(g_ours(m, y[:20]), g_theirs(m, y[:20]))

@@ -15,6 +15,9 @@ def __getattr__(name):
     from .compiler import types as _types
     if hasattr(_types, name) and not name.startswith("_"):
         return getattr(_types, name)
+    if name in ("vectorize", "guvectorize"):          # numba.vectorize(..., target="cuda") and friends
+        from .cuda import vectorizers
+        return getattr(vectorizers, name)
     if name in ("cuda", "cache"):
         import importlib
         return importlib.import_module("." + name, __name__)

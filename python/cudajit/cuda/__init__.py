@@ -14,6 +14,7 @@ from .interop import as_cuda_array, from_cuda_array_interface, from_dlpack, is_c
 from .kernelapi import *  # noqa: F401,F403  (threadIdx, grid, shared, atomic, syncthreads, …)
 from .raw import RawKernel, RawModule
 from .reduction import Reduce, reduce
+from .vectorizers import guvectorize, vectorize
 from .streams import (Event, Stream, default_stream, event, event_elapsed_time, external_stream,
                       legacy_default_stream, per_thread_default_stream, stream)
 

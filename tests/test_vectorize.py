@@ -1,0 +1,134 @@
+"""cuda.vectorize / cuda.guvectorize (numba-cuda's GPU ufuncs) on every backend, NumPy as the oracle."""
+import math
+
+import numpy as np
+import pytest
+
+import cudajit
+from cudajit import cuda
+
+
+@cuda.jit("float32(float32, float32)", device=True)
+def scaled_diff(x, y):
+    return (x - y) * 0.5
+
+
+@cudajit.vectorize(["float32(float32, float32)", "float64(float64, float64)"], target="cuda")
+def discriminant(a, b):
+    return math.sqrt(b * b + 4 * a)
+
+
+@cuda.vectorize(["float32(float32, float32)"])
+def calls_device_function(x, y):
+    return scaled_diff(x, y)
+
+
+@cuda.vectorize
+def lazy_sub(x, y):
+    return x - y
+
+
+@cuda.guvectorize(["void(float64[:], float64, float64[:])", "void(float32[:], float32, float32[:])"],
+                  "(n),()->(n)")
+def axpy_rows(x, c, out):
+    for i in range(x.shape[0]):
+        out[i] = x[i] * c + i
+
+
+@cuda.guvectorize(["void(float64[:, :], float64[:, :], float64[:, :])"], "(m,n),(n,p)->(m,p)")
+def matmul_core(a, b, c):
+    for i in range(c.shape[0]):
+        for j in range(c.shape[1]):
+            acc = 0.0
+            for k in range(a.shape[1]):
+                acc += a[i, k] * b[k, j]
+            c[i, j] = acc
+
+
+def test_vectorize_eager_host_and_broadcast(backend, rng):
+    a = rng.random((4, 5)).astype(np.float32)
+    b = rng.random(5).astype(np.float32)
+    got = discriminant(a, b)
+    assert isinstance(got, np.ndarray) and got.dtype == np.float32 and got.shape == (4, 5)
+    np.testing.assert_allclose(got, np.sqrt(b * b + 4 * a), rtol=1e-6)
+    d = discriminant(a.astype(np.float64), 2.5)                 # a Python scalar takes the array's signature
+    np.testing.assert_allclose(d, np.sqrt(6.25 + 4 * a.astype(np.float64)), rtol=1e-14)
+
+
+def test_vectorize_device_inputs_stay_on_device(backend, rng):
+    x = rng.random(300).astype(np.float32)
+    y = rng.random(300).astype(np.float32)
+    dx, dy = cuda.to_device(x), cuda.to_device(y)
+    got = calls_device_function(dx, y)
+    assert isinstance(got, cuda.DeviceNDArray)
+    np.testing.assert_allclose(got.copy_to_host(), (x - y) * np.float32(0.5), rtol=1e-6)
+    out = cuda.device_array(300, np.float32)
+    stream = cuda.stream()
+    assert calls_device_function(dx, dy, out=out, stream=stream) is not None
+    stream.synchronize()
+    np.testing.assert_allclose(out.copy_to_host(), (x - y) * np.float32(0.5), rtol=1e-6)
+    host_out = np.zeros(300, np.float32)
+    calls_device_function(x, y, out=host_out)
+    np.testing.assert_allclose(host_out, (x - y) * np.float32(0.5), rtol=1e-6)
+
+
+def test_vectorize_lazy_types_per_call(backend, rng):
+    i = rng.integers(-1000, 1000, 50, dtype=np.int32)
+    f = rng.random(50)
+    assert lazy_sub(i, i[::-1]).dtype == np.int64             # Numba: int32 - int32 is int64
+    np.testing.assert_array_equal(lazy_sub(i, i[::-1]), i.astype(np.int64) - i[::-1])
+    np.testing.assert_allclose(lazy_sub(f, i), f - i)
+
+
+def _numba_reduce_order(f, a):
+    """numba-cuda's reduce order: odd n reduces a[:-1] then folds a[-1]; even n folds the halves and recurses."""
+    n = len(a)
+    if n == 1:
+        return a[0]
+    if n % 2:
+        return f(_numba_reduce_order(f, a[:-1]), a[-1])
+    return _numba_reduce_order(f, f(a[:n // 2], a[n // 2:]))
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 100, 513])
+def test_reduce_in_numba_cuda_order(backend, rng, n):
+    a = rng.integers(-50, 50, n, dtype=np.int64)
+    assert lazy_sub.reduce(a) == _numba_reduce_order(np.subtract, a)
+    b = rng.random(n)
+    assert discriminant.reduce(cuda.to_device(b)) == pytest.approx(
+        _numba_reduce_order(lambda p, q: np.sqrt(q * q + 4 * p), b), rel=1e-13)
+
+
+def test_reduce_errors(backend):
+    with pytest.raises(TypeError, match="empty"):
+        lazy_sub.reduce(np.zeros(0))
+    with pytest.raises(ValueError, match="1-d"):
+        lazy_sub.reduce(np.zeros((2, 2)))
+
+
+def test_vectorize_exact_dtypes(backend):
+    with pytest.raises(TypeError, match=r"discriminant\(\): no signature for input dtypes \(int32, int32\)"):
+        discriminant(np.zeros(3, np.int32), np.zeros(3, np.int32))
+
+
+def test_guvectorize_layout_scalar_and_outputs(backend, rng):
+    x = rng.random((6, 4))
+    got = axpy_rows(x, 3.0)
+    np.testing.assert_allclose(got, x * 3.0 + np.arange(4), rtol=1e-14)
+    cs = rng.random(6).astype(np.float32)
+    out = cuda.device_array((6, 4), np.float32)
+    axpy_rows(cuda.to_device(x.astype(np.float32)), cs, out)
+    np.testing.assert_allclose(out.copy_to_host(), x.astype(np.float32) * cs[:, None] + np.arange(4), rtol=1e-6)
+
+
+def test_guvectorize_matmul_broadcast_loop(backend, rng):
+    a = rng.random((3, 2, 4))
+    b = rng.random((4, 5))
+    np.testing.assert_allclose(matmul_core(a, b), a @ b, rtol=1e-13)
+    with pytest.raises(ValueError, match="dimension 'n' is 3"):
+        matmul_core(a, rng.random((3, 5)))
+
+
+def test_vectorize_rejects_other_targets():
+    with pytest.raises(ValueError, match="target='cuda' only"):
+        cuda.vectorize(["float32(float32)"], target="cpu")

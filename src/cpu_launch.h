@@ -1,6 +1,7 @@
 // The CPU backend's launcher: loads a kernel library built by host_compiler and runs a grid on a
 // pool of OS threads. Blocks run in parallel; the threads of a block run on one OS thread, as a plain
-// loop, or as fibers switched at barriers when the kernel uses syncthreads*/syncwarp.
+// loop, or as fibers switched at barriers when the kernel uses syncthreads*/syncwarp. A cooperative launch
+// (cuda.cg grid sync) runs every block at once, each on its own OS thread.
 // The ABI between a kernel library and this launcher is kernels/cudajit/cpu_exec.h.
 #pragma once
 #include <cstddef>

@@ -2,28 +2,21 @@
 ``max_cooperative_grid_blocks`` and the LaunchError for a grid that cannot be co-resident, on every backend.
 The CPU backend runs every block of a cooperative launch at once (one OS thread per block, threads as fibers):
 grids stay small here."""
+import os
+import sys
+
 import numpy as np
 import pytest
 
 from cudajit import cuda, int32, float64
 from cudajit.errors import LaunchError
 
+sys.path.insert(0, os.path.dirname(__file__))
+from numba_parity_kernels import grid_sync_rotate  # noqa: E402  (also run against numba-cuda on the GPU)
+
 ROTATE_SIG = (float64[::1], int32, float64[::1])
-
-
-@cuda.jit(ROTATE_SIG)
-def rotate_accumulate(a, steps, out):
-    """Each step reads an element another block wrote in the step before: right only if the grid syncs."""
-    i = cuda.grid(1)
-    n = a.shape[0]
-    g = cuda.cg.this_grid()
-    shift = cuda.blockDim.x + 1
-    for _ in range(steps):
-        v = a[(i + shift) % n]
-        g.sync()
-        a[i] = v * 0.5 + a[i]
-        g.sync()
-    out[i] = a[i]
+# Each step reads an element another block wrote in the step before: right only if the grid syncs.
+rotate_accumulate = cuda.jit(ROTATE_SIG)(grid_sync_rotate.py_func)
 
 
 def rotate_reference(a, steps, block):
@@ -170,7 +163,7 @@ def test_a_grid_too_large_to_be_co_resident_is_refused_before_launching(backend,
     with pytest.raises(LaunchError) as info:
         rotate_accumulate[grid, block](a, 1, out)
     msg = str(info.value)
-    assert "rotate_accumulate" in msg and f"{blocks} blocks" in msg and f"at most {mb} blocks" in msg
+    assert "grid_sync_rotate" in msg and f"{blocks} blocks" in msg and f"at most {mb} blocks" in msg
     assert "blockdim (64, 1, 1)" in msg and "griddim (" in msg
     assert not out.any()                                        # nothing ran
 

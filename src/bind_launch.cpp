@@ -86,6 +86,11 @@ void bind_launch(py::module_& m) {
             return k.max_threads();
         })
         .def("max_potential_block_size", &Kernel::max_potential_block_size, py::arg("dynamic_shared") = 0)
+        .def_property("cooperative", &Kernel::cooperative, &Kernel::set_cooperative)
+        .def("max_cooperative_grid_blocks", [](const Kernel& k, py::handle blockdim, py::handle dynsmemsize) {
+            LaunchConfig c = parse_config(py::int_(1), blockdim, py::none(), dynsmemsize);
+            return k.max_cooperative_grid_blocks(c.block, c.shared_mem);
+        }, py::arg("blockdim"), py::arg("dynsmemsize") = 0)
         .def("launch", [](const Kernel& k, py::handle grid, py::handle block, py::handle stream, py::handle shmem,
                           py::args args) {
             LaunchConfig c = parse_config(grid, block, stream, shmem);

@@ -18,6 +18,7 @@
 #include <exception>
 #include <map>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -197,6 +198,8 @@ static_assert(sizeof(g_control) == sizeof(int32_t), "kernels read the control wo
 
 void (*g_interrupt_check)() = nullptr;  // set_interrupt_check
 
+constexpr auto kTick = std::chrono::milliseconds(20);
+
 struct Job {
     cj_cpu_entry_fn fn;
     const std::string* name;
@@ -204,11 +207,18 @@ struct Job {
     size_t dynamic_shared;
     void** params;
     bool fibers;
+    bool cooperative;  // every block runs at once, on its own OS thread, so that grid.sync() can wait for all
     uint64_t nblocks;
     std::atomic<uint64_t> next_block{0};
     std::mutex error_mu;
     std::string error;           // the first failure; raised by launch()
     std::exception_ptr interrupt;  // what the interrupt check threw (KeyboardInterrupt); rethrown by launch()
+    // The grid barrier of a cooperative launch: blocks whose live threads all wait at grid.sync(), blocks that
+    // have finished (they no longer hold the others back, as exited threads at syncthreads()), and a generation
+    // that each release advances.
+    std::mutex grid_mu;
+    std::condition_variable grid_cv;
+    uint64_t grid_arrived = 0, grid_exited = 0, grid_generation = 0;
 
     static bool aborted() { return g_control.load(std::memory_order_relaxed) & kAbort; }
 
@@ -216,6 +226,37 @@ struct Job {
         std::lock_guard<std::mutex> lock(error_mu);
         if (error.empty()) error = "kernel " + *name + ": " + what;
         g_control.fetch_or(kAbort, std::memory_order_relaxed);
+    }
+
+    // A block's scheduler, once every live thread of its block waits at grid.sync(): waits for the other blocks.
+    // False when the launch aborts meanwhile. The launching thread answers poll requests while it waits.
+    bool grid_wait(bool launching) {
+        std::unique_lock<std::mutex> lock(grid_mu);
+        const uint64_t generation = grid_generation;
+        if (++grid_arrived + grid_exited == nblocks) release_grid();
+        while (grid_generation == generation) {
+            if (aborted()) return false;
+            if (launching && (g_control.load(std::memory_order_relaxed) & kPollRequest)) {
+                lock.unlock();
+                check_interrupt();
+                lock.lock();
+                continue;
+            }
+            grid_cv.wait_for(lock, kTick);
+        }
+        return true;
+    }
+
+    void block_exited() {
+        std::lock_guard<std::mutex> lock(grid_mu);
+        ++grid_exited;
+        if (grid_arrived && grid_arrived + grid_exited == nblocks) release_grid();
+    }
+
+    void release_grid() {
+        grid_arrived = 0;
+        ++grid_generation;
+        grid_cv.notify_all();
     }
 
     // On the launching thread only: runs the interrupt check; if it throws, the launch aborts.
@@ -231,7 +272,7 @@ struct Job {
     }
 };
 
-enum class FiberState : uint8_t { Ready, Running, AtBarrier, AtWarp, Exited };
+enum class FiberState : uint8_t { Ready, Running, AtBarrier, AtWarp, AtGrid, Exited };
 
 // The lanes of one warp, for syncwarp: which wait there, which have exited (or do not exist), and
 // whether every waiting lane gave the same mask.
@@ -293,6 +334,7 @@ public:
                     run_fibers();
                 else
                     job.fn(&state_);
+                if (job.cooperative) job.block_exited();
             }
         } catch (const std::exception& e) {
             job.fail(e.what());
@@ -336,7 +378,7 @@ private:
         }
         n_ = n;
         live_ = n;
-        at_barrier_ = at_warp_ = 0;
+        at_barrier_ = at_warp_ = at_grid_ = 0;
         warps_.assign((n + 31) / 32, Warp{});
         std::memset(warp_exchange_->bank, 0, n);
         if (n % 32) warps_.back().gone = ~0u << (n % 32);  // lanes past the end of the block
@@ -349,6 +391,11 @@ private:
             if (live_ == 0) return;
             if (at_barrier_ == live_) {
                 release_barrier();
+                continue;
+            }
+            if (at_grid_ == live_) {
+                if (!job.grid_wait(launching_)) return;  // aborted: abandon the parked fibers
+                release_grid_waiters();
                 continue;
             }
             bool released = false;
@@ -402,6 +449,13 @@ private:
         at_barrier_ = 0;
     }
 
+    // The grid barrier completed: every thread of the block that waits at grid.sync() goes on.
+    void release_grid_waiters() {
+        for (size_t i = 0; i < n_; ++i)
+            if (fibers_[i].state == FiberState::AtGrid) fibers_[i].state = FiberState::Ready, fibers_[i].result = 0;
+        at_grid_ = 0;
+    }
+
     // Releases the threads of warp w waiting at syncwarp(mask) whose mask's lanes have all arrived at
     // syncwarp or exited. True if any was. Usually every waiting lane gave the same mask: one test.
     bool release_warp(size_t w) {
@@ -438,6 +492,8 @@ private:
             std::snprintf(mask, sizeof mask, "0x%08x", first_warp->arg);
             msg += std::to_string(at_warp_) + " wait at syncwarp(" + mask + ") (first: thread " +
                    dim3_text(first_warp->tid) + ") for lanes that wait at syncthreads()";
+        } else if (at_grid_) {
+            msg += std::to_string(at_grid_) + " wait at grid.sync()";
         } else {
             msg += "the others wait elsewhere";
         }
@@ -465,6 +521,13 @@ private:
             else if (f->arg != warp.mask) warp.uniform = false;
             warp.arrived |= 1u << (index & 31);
             w->release_warp(index / 32);
+        } else if (op == CJ_SYNC_GRID) {
+            if (!w->job_->cooperative) {
+                w->job_->fail("grid.sync() in a launch that is not cooperative");
+                return -1;
+            }
+            f->state = FiberState::AtGrid;
+            ++w->at_grid_;
         } else {
             f->state = FiberState::AtBarrier;
             if (++w->at_barrier_ == w->live_) w->release_barrier();
@@ -526,7 +589,7 @@ private:
     StackArena stacks_;
     Context scheduler_;
     Fiber* current_ = nullptr;
-    size_t n_ = 0, live_ = 0, at_barrier_ = 0, at_warp_ = 0;  // threads of the block, not exited, parked
+    size_t n_ = 0, live_ = 0, at_barrier_ = 0, at_warp_ = 0, at_grid_ = 0;  // threads of the block, not exited, parked
     void* smem_ = nullptr;
     size_t smem_bytes_ = 0;
     std::unique_ptr<cj_cpu_warp_exchange> warp_exchange_ = std::make_unique<cj_cpu_warp_exchange>();
@@ -541,7 +604,6 @@ private:
 // launching thread answers it between blocks, inside kernel loops (CJ_LOOP_POLL) and while it waits
 // for the helpers. Short launches never see the watchdog: they cost a few atomic stores.
 
-constexpr auto kTick = std::chrono::milliseconds(20);
 constexpr int kIdleTicks = 50;  // the watchdog sleeps for good after this many ticks without a launch
 
 class Pool {
@@ -581,6 +643,11 @@ public:
             watchdog_parked_ = false;
             watchdog_wake_.notify_one();
         }
+        if (job.cooperative) {
+            run_cooperative(job);
+            launching_.store(false, std::memory_order_relaxed);
+            return;
+        }
         unsigned helpers = unsigned(std::min<uint64_t>(workers_.size() - 1, job.nblocks - 1));
         if (helpers) {
             std::lock_guard<std::mutex> lock(mu_);
@@ -604,6 +671,49 @@ public:
     }
 
 private:
+    // A cooperative launch: every block at once, each on an OS thread of its own (a block's shared arrays are
+    // its thread's thread_locals), so that grid.sync() can wait for all of them. The launching thread runs one
+    // block; the others start threads for this launch, whose Workers (stacks, scratch) are kept for the next.
+    void run_cooperative(Job& job) {
+        const size_t extra = size_t(job.nblocks - 1);
+        while (coop_workers_.size() < extra) coop_workers_.push_back(std::make_unique<Worker>(false));
+        std::mutex mu;
+        std::condition_variable done;
+        size_t running = 0;
+        std::vector<std::thread> threads;
+        threads.reserve(extra);
+        try {
+            for (size_t i = 0; i < extra; ++i) {
+                {
+                    std::lock_guard<std::mutex> lock(mu);
+                    ++running;
+                }
+                threads.emplace_back([&, i] {
+                    coop_workers_[i]->run(job);
+                    std::lock_guard<std::mutex> lock(mu);
+                    if (--running == 0) done.notify_one();
+                });
+            }
+        } catch (const std::system_error& e) {
+            {
+                std::lock_guard<std::mutex> lock(mu);
+                --running;  // the thread that failed to start
+            }
+            job.fail("cannot start " + std::to_string(extra) + " threads for a cooperative launch of " +
+                     std::to_string(job.nblocks) + " blocks (" + e.what() + "): launch fewer blocks");
+        }
+        workers_[0]->run(job);
+        {
+            std::unique_lock<std::mutex> lock(mu);
+            while (!done.wait_for(lock, kTick, [&] { return running == 0; })) {
+                lock.unlock();
+                job.check_interrupt();
+                lock.lock();
+            }
+        }
+        for (std::thread& t : threads) t.join();
+    }
+
     void helper(unsigned i) {
         uint64_t seen = 0;
         std::unique_lock<std::mutex> lock(mu_);
@@ -643,6 +753,7 @@ private:
 
     pid_t pid_;
     std::vector<std::unique_ptr<Worker>> workers_;
+    std::vector<std::unique_ptr<Worker>> coop_workers_;  // the extra blocks of cooperative launches
     std::mutex launch_mu_;
     std::mutex mu_;
     std::condition_variable wake_, done_;
@@ -725,7 +836,12 @@ CpuKernel::CpuKernel(const std::string& so_path, const std::string& entry, bool 
 
 void* CpuKernel::symbol(const std::string& name) const { return dlsym(library_.get(), name.c_str()); }
 
-void CpuKernel::launch(Dim3 grid, Dim3 block, size_t dynamic_shared_bytes, void** params) const {
+unsigned max_cooperative_blocks(uint64_t threads_per_block) {
+    return unsigned(std::max<uint64_t>(1, std::min<uint64_t>(kMaxCooperativeBlocks,
+                                                              kMaxCooperativeThreads / std::max<uint64_t>(1, threads_per_block))));
+}
+
+void CpuKernel::launch(Dim3 grid, Dim3 block, size_t dynamic_shared_bytes, void** params, bool cooperative) const {
     check_config(grid, block);
     Job job;
     job.fn = fn_;
@@ -734,8 +850,13 @@ void CpuKernel::launch(Dim3 grid, Dim3 block, size_t dynamic_shared_bytes, void*
     job.block = block;
     job.dynamic_shared = dynamic_shared_bytes;
     job.params = params;
-    job.fibers = uses_barriers_;
+    job.fibers = uses_barriers_ || cooperative;
+    job.cooperative = cooperative;
     job.nblocks = uint64_t(grid.x) * grid.y * grid.z;
+    if (cooperative && job.nblocks > max_cooperative_blocks(uint64_t(block.x) * block.y * block.z))
+        throw LaunchError("kernel " + name_ + ": a cooperative grid of " + std::to_string(job.nblocks) +
+                          " blocks exceeds the CPU backend's limit of " +
+                          std::to_string(max_cooperative_blocks(uint64_t(block.x) * block.y * block.z)));
     Pool::get().run(job);
     if (job.interrupt) std::rethrow_exception(job.interrupt);
     if (!job.error.empty()) throw KernelRuntimeError(job.error);

@@ -1,9 +1,11 @@
 // The CPU backend's launcher: loads a kernel library built by host_compiler and runs a grid on a
 // pool of OS threads. Blocks run in parallel; the threads of a block run on one OS thread, as a plain
-// loop, or as fibers switched at barriers when the kernel uses syncthreads*/syncwarp.
+// loop, or as fibers switched at barriers when the kernel uses syncthreads*/syncwarp. A cooperative launch
+// (cuda.cg grid sync) runs every block at once, each on its own OS thread.
 // The ABI between a kernel library and this launcher is kernels/cudajit/cpu_exec.h.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -27,7 +29,9 @@ public:
     // params[i] points at parameter i (16-byte aligned). Throws LaunchError for a configuration a
     // GPU would refuse, KernelRuntimeError when a thread traps or a block deadlocks at a barrier, and
     // what the interrupt check threw (set_interrupt_check) when it stopped the launch.
-    void launch(Dim3 grid, Dim3 block, size_t dynamic_shared_bytes, void** params) const;
+    // cooperative: every block runs at once (each on its own OS thread, its threads as fibers), so that
+    // grid.sync() works; the grid may have at most max_cooperative_blocks blocks.
+    void launch(Dim3 grid, Dim3 block, size_t dynamic_shared_bytes, void** params, bool cooperative = false) const;
 
     const std::string& entry() const { return entry_; }
     void* symbol(const std::string& name) const;  // an exported symbol of the library, or null
@@ -47,6 +51,11 @@ std::string python_kernel_name(const std::string& entry);
 // Installs what a running launch calls on its launching thread every ~20 ms (without the GIL): it
 // throws to stop the launch (Ctrl-C), which then unwinds its threads and rethrows from launch().
 void set_interrupt_check(void (*check)());
+
+// The most blocks a cooperative launch may have on the CPU backend: each is an OS thread for the launch and
+// each of its threads a fiber, so at most kMaxCooperativeBlocks blocks and kMaxCooperativeThreads threads.
+constexpr unsigned kMaxCooperativeBlocks = 256, kMaxCooperativeThreads = 16384;
+unsigned max_cooperative_blocks(uint64_t threads_per_block);
 
 // The number of OS threads that run blocks: $CUDAJIT_NUM_THREADS, else every core.
 unsigned num_threads();

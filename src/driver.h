@@ -24,7 +24,7 @@
     X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize) X(cuEventQuery)   \
     X(cuEventElapsedTime)                                                                       \
     X(cuModuleLoadDataEx) X(cuModuleUnload) X(cuModuleGetFunction) X(cuModuleGetGlobal)        \
-    X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuLaunchKernel)                               \
+    X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuLaunchKernel) X(cuLaunchCooperativeKernel)   \
     X(cuOccupancyMaxPotentialBlockSize) X(cuOccupancyMaxActiveBlocksPerMultiprocessor)
 
 namespace cj::drv {

@@ -314,6 +314,31 @@ int Kernel::max_potential_block_size(size_t dynamic_shared) const {
     return block;
 }
 
+int Kernel::max_cooperative_grid_blocks(const unsigned block[3], size_t dynamic_shared) const {
+    const unsigned long long threads = 1ull * block[0] * block[1] * block[2];
+    if (!fn_) return static_cast<int>(cpu::max_cooperative_blocks(threads));
+    ctx::ensure();
+    int per_sm = 0, sms = 0;
+    CJ_CU(cuOccupancyMaxActiveBlocksPerMultiprocessor, &per_sm, fn_, static_cast<int>(threads), dynamic_shared);
+    CJ_CU(cuDeviceGetAttribute, &sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, ctx::current_cu_device());
+    return per_sm * sms;
+}
+
+// A cooperative grid must be co-resident: refuse a larger one before launching, naming grid, block and limit.
+void Kernel::check_cooperative(const LaunchConfig& cfg) const {
+    const unsigned long long blocks = 1ull * cfg.grid[0] * cfg.grid[1] * cfg.grid[2];
+    const int limit = max_cooperative_grid_blocks(cfg.block, cfg.shared_mem);
+    if (blocks <= static_cast<unsigned long long>(limit)) return;
+    auto dims = [](const unsigned d[3]) {
+        return "(" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " + std::to_string(d[2]) + ")";
+    };
+    throw LaunchError("kernel '" + display_ + "' synchronizes its grid (cuda.cg), so all its blocks must run at once: "
+                      "griddim " + dims(cfg.grid) + " is " + std::to_string(blocks) + " blocks, but at most " +
+                      std::to_string(limit) + " blocks of blockdim " + dims(cfg.block) + " (" +
+                      std::to_string(cfg.shared_mem) + " bytes of dynamic shared memory) can be co-resident on " +
+                      (cpu_ ? "the CPU backend" : "this device") + "; see max_cooperative_grid_blocks(blockdim)");
+}
+
 void Kernel::check_config(const LaunchConfig& cfg) const {
     const DeviceLimits& L = cpu_ ? kCpuLimits : device_limits();
     static const char* axis = "xyz";
@@ -343,6 +368,7 @@ void Kernel::launch(const LaunchConfig& cfg, PyObject* const* args, size_t nargs
         throw py::type_error("kernel '" + display_ + "' takes " + std::to_string(params_.size()) + " arguments, " +
                              std::to_string(nargs) + " given");
     check_config(cfg);
+    if (cooperative_) check_cooperative(cfg);
     alignas(16) unsigned char buffer[kMaxParamBytes];
     void* ptrs[kMaxParamBytes / kSlot];
     Backend mine = cpu_ ? Backend::Cpu : Backend::Gpu;
@@ -366,7 +392,7 @@ void Kernel::launch(const LaunchConfig& cfg, PyObject* const* args, size_t nargs
         {
             NoGil nogil;
             cpu_->launch({cfg.grid[0], cfg.grid[1], cfg.grid[2]}, {cfg.block[0], cfg.block[1], cfg.block[2]},
-                         cfg.shared_mem, ptrs);
+                         cfg.shared_mem, ptrs, cooperative_);
         }
         if (error_record_cpu_) check_raised(cfg);
         return;
@@ -376,8 +402,12 @@ void Kernel::launch(const LaunchConfig& cfg, PyObject* const* args, size_t nargs
         CJ_CU(cuFuncSetAttribute, fn_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(cfg.shared_mem));
         dynamic_limit_set_ = cfg.shared_mem;
     }
-    CJ_CU(cuLaunchKernel, fn_, cfg.grid[0], cfg.grid[1], cfg.grid[2], cfg.block[0], cfg.block[1], cfg.block[2],
-          static_cast<unsigned>(cfg.shared_mem), reinterpret_cast<CUstream>(cfg.stream), ptrs, nullptr);
+    if (cooperative_)
+        CJ_CU(cuLaunchCooperativeKernel, fn_, cfg.grid[0], cfg.grid[1], cfg.grid[2], cfg.block[0], cfg.block[1],
+              cfg.block[2], static_cast<unsigned>(cfg.shared_mem), reinterpret_cast<CUstream>(cfg.stream), ptrs);
+    else
+        CJ_CU(cuLaunchKernel, fn_, cfg.grid[0], cfg.grid[1], cfg.grid[2], cfg.block[0], cfg.block[1], cfg.block[2],
+              static_cast<unsigned>(cfg.shared_mem), reinterpret_cast<CUstream>(cfg.stream), ptrs, nullptr);
     if (error_record_gpu_) check_raised(cfg);
 }
 

@@ -55,10 +55,18 @@ class Kernel {
     int max_potential_block_size(size_t dynamic_shared) const;
     const std::string& name() const { return name_; }
     bool is_cpu() const { return cpu_ != nullptr; }
+    // Cooperative (the kernel uses cuda.cg.this_grid()): launched with cuLaunchCooperativeKernel, or on the CPU
+    // with every block at once; a grid larger than max_cooperative_grid_blocks is refused before launching.
+    bool cooperative() const { return cooperative_; }
+    void set_cooperative(bool on) { cooperative_ = on; }
+    // The most blocks of `block` threads (and dynamic_shared bytes) that can be co-resident: occupancy times
+    // multiprocessors on the GPU, cpu::max_cooperative_blocks on the CPU.
+    int max_cooperative_grid_blocks(const unsigned block[3], size_t dynamic_shared) const;
     int max_threads() const { return max_threads_; }
 
  private:
     void check_config(const LaunchConfig& cfg) const;
+    void check_cooperative(const LaunchConfig& cfg) const;
     void check_raised(const LaunchConfig& cfg) const;
     std::string name_;
     std::string display_;  // the Python name, for messages
@@ -66,6 +74,7 @@ class Kernel {
     std::shared_ptr<GpuModule> module_;
     CUfunction fn_ = nullptr;
     int max_threads_ = 1024;
+    bool cooperative_ = false;
     int static_shared_ = 0;
     mutable size_t dynamic_limit_set_ = 48 * 1024;
     std::shared_ptr<cpu::CpuKernel> cpu_;

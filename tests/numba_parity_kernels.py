@@ -281,3 +281,18 @@ def half_ops(a, b, out):
         out[i, 14] = x + np.int32(3)
         out[i, 15] = x < y
         out[i, 16] = x * 2.5
+
+
+@cuda.jit
+def grid_sync_rotate(a, steps, out):
+    """Cooperative groups: each step reads what another block wrote in the step before a grid sync."""
+    i = cuda.grid(1)
+    n = a.shape[0]
+    g = cuda.cg.this_grid()
+    shift = cuda.blockDim.x + 1
+    for _ in range(steps):
+        v = a[(i + shift) % n]
+        g.sync()
+        a[i] = v * 0.5 + a[i]
+        g.sync()
+    out[i] = a[i]

@@ -322,3 +322,32 @@ def test_ufuncs_and_vectorize_match_numba_cuda(both, rng):
     g_theirs = numba.guvectorize(gsig, layout, target="cuda")(_guvectorize_body)
     m = x.reshape(20, 10)
     np.testing.assert_array_equal(g_ours(m, y[:20]), g_theirs(m, y[:20]))
+
+
+def test_grid_sync_matches_numba_cuda(both, rng):
+    """One grid-sync kernel through both libraries (both launch it cooperatively): the same bits; each library's
+    max_cooperative_grid_blocks admits the grid (the two may differ by the kernels' register counts)."""
+    from numba import cuda as ncuda
+    from cudajit import cuda
+    cj, nb = both
+    block, steps = 128, 12
+    limits = []
+    outs = []
+    for lib, mod in ((cuda, cj), (ncuda, nb)):
+        kernel = mod.grid_sync_rotate
+        a = rng.standard_normal(block)                   # compile first with one block, to reach the overload
+        kernel[1, block](lib.to_device(a), 1, lib.to_device(np.zeros(block)))
+        (overload,) = kernel.overloads.values()
+        limits.append(overload.max_cooperative_grid_blocks(block))
+    grid = 64                                             # an H100 holds far more blocks of 128 at once
+    assert min(limits) >= grid, limits
+    a = rng.standard_normal(grid * block)
+    for lib, mod in ((cuda, cj), (ncuda, nb)):
+        out = lib.to_device(np.zeros_like(a))
+        mod.grid_sync_rotate[grid, block](lib.to_device(a), steps, out)
+        outs.append(out.copy_to_host())
+    expected = a.copy()
+    for _ in range(steps):
+        expected = np.roll(expected, -(block + 1)) * 0.5 + expected
+    np.testing.assert_array_equal(outs[0], outs[1])
+    np.testing.assert_allclose(outs[0], expected, rtol=1e-12)

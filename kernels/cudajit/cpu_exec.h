@@ -31,6 +31,7 @@ enum {
     CJ_SYNC_AND = 2,      // result: 1 if every predicate was non-zero
     CJ_SYNC_OR = 3,       // result: 1 if any predicate was non-zero
     CJ_SYNC_WARP = 4,     // syncwarp(arg = lane mask)
+    CJ_SYNC_GRID = 5,     // grid.sync() of cuda.cg: every thread of the grid (cooperative launches only)
 };
 
 // Per-block scratch for warp collectives (shfl, vote, match): one 16-byte slot per thread in two banks

@@ -84,6 +84,32 @@ template <class T> CJ_INLINE uint32_t match_all_sync(uint32_t mask, T v, int32_t
 }
 CJ_INLINE void nanosleep(uint32_t ns) { __nanosleep(ns); }
 
+// cuda.cg: the grid group of a cooperative launch. grid_sync returns 0, as Numba's GridGroup.sync().
+struct grid_group {};
+CJ_INLINE grid_group this_grid() { return grid_group{}; }
+// The driver gives a cooperative launch a workspace whose address is in PTX's %envreg1 (low half) and
+// %envreg2 (high half); its second 32-bit word is a barrier counter. One thread per block arrives:
+// block (0,0,0) adds 2^31 - (blocks - 1) and every other block 1, so the counter's top bit flips
+// exactly when the last block has arrived, whatever it held before.
+CJ_INLINE int32_t grid_sync(grid_group) {
+    __syncthreads();
+    if (threadIdx.x + threadIdx.y + threadIdx.z == 0) {
+        uint32_t lo, hi;
+        asm volatile("mov.u32 %0, %%envreg1;" : "=r"(lo));
+        asm volatile("mov.u32 %0, %%envreg2;" : "=r"(hi));
+        unsigned int* counter = reinterpret_cast<unsigned int*>((uint64_t(hi) << 32) | lo) + 1;
+        const uint32_t blocks = gridDim.x * gridDim.y * gridDim.z;
+        const bool first = blockIdx.x + blockIdx.y + blockIdx.z == 0;
+        __threadfence();
+        const uint32_t before = atomicAdd(counter, first ? 0x80000000u - (blocks - 1) : 1u);
+        while (((before ^ *static_cast<volatile unsigned int*>(counter)) & 0x80000000u) == 0) {
+        }
+        __threadfence();
+    }
+    __syncthreads();
+    return 0;
+}
+
 }  // namespace cj
 
 #else  // CJ_CPU
@@ -295,6 +321,15 @@ template <class T> inline uint32_t match_all_sync(uint32_t mask, T v, int32_t* p
 }
 // Blocks run in parallel, but a block that spins waiting for another should let the OS run it.
 inline void nanosleep(uint32_t) { sched_yield(); }
+
+// cuda.cg: a cooperative launch runs every block at once (cpu_launch.cpp), so grid_sync is a barrier
+// of the whole grid's fibers.
+struct grid_group {};
+inline grid_group this_grid() { return grid_group{}; }
+inline int32_t grid_sync(grid_group) {
+    cpu_detail::sync(CJ_SYNC_GRID, 0);
+    return 0;
+}
 
 }  // namespace cj
 

@@ -431,6 +431,11 @@ class ExpressionMixin(IndexingMixin):
 
     def call_method(self, node, func, args, kwargs):
         v, name = func.obj, func.path.split(":", 1)[1]
+        entry = I.lookup(f"{v.type.name}.{name}")
+        if entry is not None and entry.kind == "method":     # g.sync() of a grid group: the registry's
+            if entry.barrier:
+                self.uses_barriers = True
+            return entry.impl(self, node, [v] + list(args), kwargs)
         if name == "conjugate" and not args:
             if isinstance(v.type, T.Complex):
                 return Value(v.type, f"cj::conj({v.code})")

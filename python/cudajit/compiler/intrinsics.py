@@ -43,6 +43,8 @@ NAMESPACE_DOCS = {
     "cuda.const": "Constant memory, read-only and cached: ``cuda.const.array_like(host_array)``.",
     "cuda.atomic": "Atomic read-modify-write operations on array elements (``add``, ``max``, ``cas`` ...); each "
                    "returns the element's old value.",
+    "cuda.cg": "Cooperative groups, as numba.cuda.cg: ``cuda.cg.this_grid()`` gives the grid group, whose "
+               "``sync()`` waits for every thread of the grid. A kernel that uses it is launched cooperatively.",
     "cuda.fp16": "Half-precision (float16) arithmetic and math for kernels, as numba.cuda.fp16.",
 }
 
@@ -155,6 +157,26 @@ def _syncwarp(cx, node, args, kwargs):
     expect_args(cx, node, "cuda.syncwarp", args, 0, 1)
     mask = cx.convert(node, args[0], T.uint32).code if args else ""
     return Value(T.none, f"cj::syncwarp({mask})")
+
+
+# ---- cooperative groups (numba.cuda.cg) ----------------------------------------------------------------------
+# A kernel that takes the grid group is cooperative (as Numba decides it): launched with cuLaunchCooperativeKernel,
+# its grid limited to the blocks that fit on the device at once; on the CPU every block runs at once as fibers.
+@intrinsic("cuda.cg.this_grid", barrier=True,
+           doc="cuda.cg.this_grid(): the grid group of the running kernel (a ``grid_group``); its ``sync()`` waits "
+               "until every thread of the grid has reached it. Using it makes the kernel's launches cooperative.")
+def _this_grid(cx, node, args, kwargs):
+    expect_args(cx, node, "cuda.cg.this_grid", args, 0)
+    cx.program.cooperative = True
+    return Value(T.grid_group, "cj::this_grid()")
+
+
+@intrinsic("grid_group.sync", kind="method", barrier=True,
+           doc="g.sync(): wait until every thread of the grid has reached this point; memory written before it is "
+               "then visible to the whole grid. Returns 0 (int32), as Numba's GridGroup.sync().")
+def _grid_group_sync(cx, node, args, kwargs):
+    expect_args(cx, node, "sync", args[1:], 0)
+    return Value(T.int32, f"cj::grid_sync({args[0].code})")
 
 
 # ---- shared, local and constant arrays ---------------------------------------------------------------------

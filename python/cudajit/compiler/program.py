@@ -99,8 +99,9 @@ class _Pending:
 class KernelSource:
     """What ``compile_kernel`` returns: the whole compilation unit and what the launcher needs to know."""
     def __init__(self, source, entry, params, uses_barriers, uses_dynamic_shared, signature, listing,
-                 error_sites=()):
+                 error_sites=(), cooperative=False):
         self.source, self.entry, self.params = source, entry, params
+        self.cooperative = cooperative            # uses cuda.cg grid sync: launched cooperatively
         self.error_sites = list(error_sites)      # debug/boundscheck: what the kernel can raise (ErrorSite)
         self.uses_barriers, self.uses_dynamic_shared, self.signature = uses_barriers, uses_dynamic_shared, signature
         self._listing = listing
@@ -151,6 +152,7 @@ class Program:
         self.error_sites = []        # ErrorSite per raise/assert/checked index (debug, boundscheck); one is recorded
         self._site_index = {}
         self.constants = []          # file-scope CJ_CONSTANT arrays
+        self.cooperative = False     # cuda.cg.this_grid() is used: the kernel needs a cooperative launch
         self.frozen = {}             # id(ndarray) -> (array kept alive, Value)
         self.names = set()
         self.listings = []
@@ -370,7 +372,7 @@ def compile_kernel(pyfunc, argtypes, options=None):
         + _reset_line(body, head, linked) + render(tail, filename) + "\n"
     listing = "\n\n".join(reversed(prog.listings))
     return KernelSource(source, entry, params, uses_barriers, dyn, T.Signature(T.none, argtypes), listing,
-                        prog.error_sites if options.reports_errors else ())
+                        prog.error_sites if options.reports_errors else (), prog.cooperative)
 
 
 def _prototypes(prog):

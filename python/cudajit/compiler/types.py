@@ -96,6 +96,11 @@ class NoneType(Type):
     name, cpp = "none", "void"
 
 
+class GridGroup(Type):
+    """What ``cuda.cg.this_grid()`` returns (Numba's ``grid_group``): its one method is ``sync()``."""
+    name, cpp = "grid_group", "cj::grid_group"
+
+
 class Undefined(Type):
     """A variable whose type inference has not reached yet (only during the fixed-point iteration)."""
     name, cpp = "undefined", "?"
@@ -203,6 +208,7 @@ float16, float32, float64 = (Float(b) for b in (16, 32, 64))
 complex64, complex128 = Complex(64), Complex(128)
 none = void = NoneType()
 undefined = Undefined()
+grid_group = GridGroup()
 
 # Numba's aliases.
 i1, i2, i4, i8 = int8, int16, int32, int64

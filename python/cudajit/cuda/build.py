@@ -74,12 +74,18 @@ def build(ks, options):
     if _backend.name() == "gpu":
         image = gpu_image(ks.source, options, cubin=True)
         module = _core.GpuModule(image)
-        return _core.Kernel(ks.entry, _params(ks), module, None, handler)
+        return _cooperative(_core.Kernel(ks.entry, _params(ks), module, None, handler), ks)
     if os.environ.get("CUDAJIT_CHECK_NVRTC") == "1":
         check_nvrtc(ks.source, options)
     path = _core.compile_host(ks.source, host_options(options), _paths.include_dir())
     cpu = _core.CpuKernel(path, ks.entry, bool(ks.uses_barriers))
-    return _core.Kernel(ks.entry, _params(ks), None, cpu, handler, _max_threads(options))
+    return _cooperative(_core.Kernel(ks.entry, _params(ks), None, cpu, handler, _max_threads(options)), ks)
+
+
+def _cooperative(kernel, ks):
+    """A kernel that uses cuda.cg's grid group is launched cooperatively (Numba decides it the same way)."""
+    kernel.cooperative = ks.cooperative
+    return kernel
 
 
 def _max_threads(options):

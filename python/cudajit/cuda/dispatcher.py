@@ -46,6 +46,14 @@ class _Specialization:
     def inspect_types(self, file=None):
         print(self.source.typed_listing(), file=file)
 
+    def max_cooperative_grid_blocks(self, blockdim, dynsmemsize=0):
+        """The most blocks of ``blockdim`` threads (an int or a tuple of 1 to 3) and ``dynsmemsize`` bytes of
+        dynamic shared memory that a cooperative launch of this kernel may have: on a GPU, the blocks that can be
+        resident at once (occupancy per multiprocessor times multiprocessors, as Numba); on the CPU backend,
+        where each block of a cooperative launch is an OS thread and each thread a fiber, at most 256 blocks and
+        16384 threads in all."""
+        return self.kernel.max_cooperative_grid_blocks(blockdim, dynsmemsize)
+
 
 class _JitFunction:
     """What kernels and device functions share: the Python function, its options, and the

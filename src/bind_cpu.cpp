@@ -39,9 +39,12 @@ void bind_cpu(py::module_& m) {
 
     using Dim = std::tuple<unsigned, unsigned, unsigned>;
     py::class_<cpu::CpuKernel, std::shared_ptr<cpu::CpuKernel>>(m, "CpuKernel")
-        .def(py::init<const std::string&, const std::string&, bool>(), "path"_a, "entry"_a, "uses_barriers"_a)
+        .def(py::init<const std::string&, const std::string&, bool, size_t>(), "path"_a, "entry"_a,
+             "uses_barriers"_a, "local_bytes"_a = 0)
         .def_property_readonly("entry", &cpu::CpuKernel::entry)
         .def_property_readonly("uses_barriers", &cpu::CpuKernel::uses_barriers)
+        .def_property_readonly("fiber_stack_bytes", &cpu::CpuKernel::fiber_stack_bytes,
+                               "Bytes of each fiber's stack: $CUDAJIT_CPU_STACK plus the kernel's local arrays.")
         .def(
             "launch",
             [](const cpu::CpuKernel& k, Dim grid, Dim block, size_t shmem, const std::vector<py::bytes>& params) {

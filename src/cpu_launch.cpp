@@ -158,18 +158,20 @@ public:
     // cache sets, and a barrier touches all of them in turn.
     char* top(size_t i) const { return base_ + (i + 1) * stride_ - (i % 64) * 64; }
 
-    // Makes room for n stacks. Called between blocks only: growing moves every stack.
-    void reserve(size_t n) {
-        if (n <= count_) return;
-        release();
+    size_t stack_size() const { return stride_ - size_t(sysconf(_SC_PAGESIZE)); }
+
+    // Makes room for n stacks of at least `bytes` each. Called between blocks only: growing moves every stack.
+    void reserve(size_t n, size_t bytes) {
         size_t page = size_t(sysconf(_SC_PAGESIZE));
-        stride_ = stack_bytes() + page;
+        if (n <= count_ && bytes + page <= stride_) return;
+        release();
+        stride_ = (bytes + page - 1) / page * page + page;
         size_t count = (n + 31) / 32 * 32;
         void* p = mmap(nullptr, count * stride_, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
         if (p == MAP_FAILED)
             throw KernelRuntimeError("cannot map " + std::to_string(count) + " fiber stacks of " +
-                                     std::to_string(stack_bytes()) + " bytes (lower CUDAJIT_CPU_STACK)");
+                                     std::to_string(stride_ - page) + " bytes (lower CUDAJIT_CPU_STACK)");
         base_ = static_cast<char*>(p);
         count_ = count;
         for (size_t i = 0; i < count; ++i) mprotect(base_ + i * stride_, page, PROT_NONE);  // best effort
@@ -208,6 +210,7 @@ struct Job {
     void** params;
     bool fibers;
     bool cooperative;  // every block runs at once, on its own OS thread, so that grid.sync() can wait for all
+    size_t fiber_stack;          // bytes of each fiber's stack
     uint64_t nblocks;
     std::atomic<uint64_t> next_block{0};
     std::mutex error_mu;
@@ -363,7 +366,7 @@ private:
         const int32_t bx = int32_t(job.block.x), by = int32_t(job.block.y);
         const size_t n = size_t(job.block.x) * job.block.y * job.block.z;
         if (fibers_.size() < n) fibers_.resize(n);
-        stacks_.reserve(n);
+        stacks_.reserve(n, job.fiber_stack);
         for (size_t i = 0; i < n; ++i) {
             Fiber& f = fibers_[i];
             f.tid[0] = int32_t(i % bx);
@@ -373,7 +376,7 @@ private:
 #if defined(CJ_FIBER_ASM)
             context_init(f.ctx, stacks_.top(i), &Worker::fiber_main, this);
 #else
-            context_init(f.ctx, stacks_.top(i), &Worker::fiber_main, this, stack_bytes());
+            context_init(f.ctx, stacks_.top(i), &Worker::fiber_main, this, stacks_.stack_size());
 #endif
         }
         n_ = n;
@@ -827,8 +830,10 @@ unsigned num_threads() {
     return n;
 }
 
-CpuKernel::CpuKernel(const std::string& so_path, const std::string& entry, bool uses_barriers)
-    : library_(open_library(so_path)), entry_(entry), name_(python_kernel_name(entry)), uses_barriers_(uses_barriers) {
+CpuKernel::CpuKernel(const std::string& so_path, const std::string& entry, bool uses_barriers, size_t local_bytes)
+    : library_(open_library(so_path)), entry_(entry), name_(python_kernel_name(entry)), uses_barriers_(uses_barriers),
+      // the local arrays on top of the usual stack ($CUDAJIT_CPU_STACK), which stays the margin for frames
+      fiber_stack_(stack_bytes() + local_bytes) {
     std::string symbol = entry + "_cpu";
     fn_ = reinterpret_cast<void (*)(cj_cpu_state*)>(dlsym(library_.get(), symbol.c_str()));
     if (!fn_) throw CompileError("kernel library " + so_path + " has no entry point " + symbol + " (CJ_ENTRY missing?)");
@@ -852,6 +857,7 @@ void CpuKernel::launch(Dim3 grid, Dim3 block, size_t dynamic_shared_bytes, void*
     job.params = params;
     job.fibers = uses_barriers_ || cooperative;
     job.cooperative = cooperative;
+    job.fiber_stack = fiber_stack_;
     job.nblocks = uint64_t(grid.x) * grid.y * grid.z;
     if (cooperative && job.nblocks > max_cooperative_blocks(uint64_t(block.x) * block.y * block.z))
         throw LaunchError("kernel " + name_ + ": a cooperative grid of " + std::to_string(job.nblocks) +

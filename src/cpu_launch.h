@@ -22,8 +22,10 @@ class CpuKernel {
 public:
     // entry: the kernel's extern "C" name ("cj_k_add_0"); the library exports entry + "_cpu".
     // uses_barriers: the kernel calls syncthreads*/syncwarp, so its threads must run as fibers.
+    // local_bytes: what its local arrays take per thread (the compiler's bound); each fiber's stack gets
+    // that much on top of $CUDAJIT_CPU_STACK.
     // Throws CompileError when the library cannot be loaded or lacks the entry point.
-    CpuKernel(const std::string& so_path, const std::string& entry, bool uses_barriers);
+    CpuKernel(const std::string& so_path, const std::string& entry, bool uses_barriers, size_t local_bytes = 0);
 
     // Runs the whole grid and returns when every block has finished (call without the GIL).
     // params[i] points at parameter i (16-byte aligned). Throws LaunchError for a configuration a
@@ -36,6 +38,7 @@ public:
     const std::string& entry() const { return entry_; }
     void* symbol(const std::string& name) const;  // an exported symbol of the library, or null
     bool uses_barriers() const { return uses_barriers_; }
+    size_t fiber_stack_bytes() const { return fiber_stack_; }
 
 private:
     std::shared_ptr<void> library_;  // the dlopen handle
@@ -43,6 +46,7 @@ private:
     std::string entry_;
     std::string name_;  // for messages: the kernel's Python name where the entry reveals it
     bool uses_barriers_;
+    size_t fiber_stack_;
 };
 
 // "cj_k_saxpy_3" -> "saxpy": a kernel's Python name from its entry point, for messages.

@@ -12,7 +12,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -219,14 +218,6 @@ std::string file_path(const std::string& key, const std::string& ext) {
     return dir + "/" + key + "." + ext;
 }
 
-std::optional<std::string> read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return std::nullopt;
-    std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (in.bad()) return std::nullopt;
-    return data;
-}
-
 // The payload length if `data` is a whole cache file, else nothing.
 std::optional<size_t> verify(std::string_view data) {
     if (data.size() < kTrailer) return std::nullopt;
@@ -240,7 +231,7 @@ std::optional<size_t> verify(std::string_view data) {
 // Reads and verifies; deletes a corrupt file so that the next store replaces it.
 std::optional<std::string> load_verified(const std::string& path) {
     if (path.empty()) return std::nullopt;
-    auto data = read_file(path);
+    auto data = read_regular_file(path);
     if (!data) return std::nullopt;
     auto n = verify(*data);
     if (!n) {
@@ -282,6 +273,30 @@ uint64_t checksum(std::string_view data) {
     h ^= data.size();
     h ^= h >> 33, h *= 0xff51afd7ed558ccdull, h ^= h >> 33;
     return h;
+}
+
+std::optional<std::string> read_regular_file(const std::string& path) {
+    // POSIX reads, no iostreams: an entry replaced by a directory, a FIFO or an unreadable file is a miss,
+    // never an exception (libstdc++'s filebuf throws from underflow on EISDIR).
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) return std::nullopt;
+    struct stat st;
+    std::optional<std::string> data;
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        data.emplace();
+        char buf[1 << 16];
+        for (;;) {
+            ssize_t n = ::read(fd, buf, sizeof buf);
+            if (n > 0) data->append(buf, size_t(n));
+            else if (n == 0) break;
+            else if (errno != EINTR) {
+                data.reset();
+                break;
+            }
+        }
+    }
+    ::close(fd);
+    return data;
 }
 
 namespace {
@@ -397,7 +412,7 @@ std::string header_hash(const std::string& include_dir) {
     std::sort(names.begin(), names.end());
     Sha256 sha;
     for (const std::string& name : names) {
-        std::string content = read_file((root / name).string()).value_or(std::string());
+        std::string content = read_regular_file((root / name).string()).value_or(std::string());
         sha.update_u64(name.size());
         sha.update(name.data(), name.size());
         sha.update_u64(content.size());

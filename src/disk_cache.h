@@ -50,6 +50,10 @@ std::optional<std::string> load(const std::string& key, const std::string& ext);
 // that need a file (the CPU backend dlopens its .so in place).
 std::optional<std::string> verified_path(const std::string& key, const std::string& ext);
 
+// The contents of a regular file, or nothing (missing, unreadable, a directory or other special file, a read
+// error): never throws.
+std::optional<std::string> read_regular_file(const std::string& path);
+
 // Writes atomically (temp file in the same directory, then rename), then trims the cache to its
 // size limit. Failures are silent (the cache is an optimisation); a malformed $CUDAJIT_CACHE_MAX is not.
 void store(const std::string& key, const std::string& ext, std::string_view payload);

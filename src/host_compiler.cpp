@@ -74,6 +74,17 @@ int run(const std::vector<std::string>& argv, std::string* output) {
 
 std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
 
+// What of the compiler goes into the cache key: its version line without the program name GCC starts it
+// with ("g++ (Debian 12.2.0-14) 12.2.0": the name it was run as, so c++, g++ and a wrapper that execs g++
+// would not share entries), plus the arguments $CXX adds (they change the code built).
+std::string key_identity(const Compiler& cxx) {
+    std::string id = cxx.identity;
+    size_t space = id.find(' ');
+    if (space != std::string::npos && id.compare(space, 2, " (") == 0) id.erase(0, space + 1);
+    for (size_t i = 1; i < cxx.command.size(); ++i) id += '\n' + cxx.command[i];
+    return id;
+}
+
 Compiler find_compiler() {
     std::vector<std::vector<std::string>> candidates;
     const char* cxx = std::getenv("CXX");
@@ -127,11 +138,6 @@ bool write_file(const std::string& path, const std::string& data) {
     return bool(out.flush());
 }
 
-std::string read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
 // Where compiles happen: the cache directory, else (caching off or read-only) a private temp directory.
 std::string work_directory() {
     std::string dir = cache::writable_directory();
@@ -158,7 +164,7 @@ std::string compile(const std::string& source, const std::vector<std::string>& o
     std::string flags;
     for (const auto* list : {&kBaseFlags, &options, &sanitize})
         for (const std::string& f : *list) flags += f + '\n';
-    std::string key = cache::key({"cpu-so-1", source, flags, cxx.identity, cxx.machine, cache::header_hash(include_dir)});
+    std::string key = cache::key({"cpu-so-1", source, flags, key_identity(cxx), cxx.machine, cache::header_hash(include_dir)});
     if (auto path = cache::verified_path(key, "so")) return *path;
 
     // Unique per process and call: concurrent compiles (threads, processes) never share a file.
@@ -182,7 +188,7 @@ std::string compile(const std::string& source, const std::vector<std::string>& o
         throw CompileError("the host C++ compiler (" + cxx.identity + ") rejected the generated source:\n" + log);
     }
 
-    cache::store(key, "so", read_file(lib));
+    if (auto built = cache::read_regular_file(lib)) cache::store(key, "so", *built);
     if (auto path = cache::verified_path(key, "so")) {
         std::remove(lib.c_str());
         return *path;

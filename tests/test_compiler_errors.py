@@ -267,3 +267,49 @@ def test_folded_constants_keep_their_value():
     # Python folds these to constants that fit uint64 / int64, and Numba types those constants.
     src = compile_kernel(store_folded, (types.uint64[::1],)).source
     assert "18446744073709551615" in src and "9223372036854775807" in src
+
+
+def int_then_tuple(a):
+    x = 1
+    a[1] = x
+    x = (1, 2)
+    a[0] = x[0]
+
+
+def int_then_float(a):
+    x = 1
+    a[1] = x
+    x = 2.5
+    a[0] = x
+
+
+def test_a_variable_cannot_change_kind():
+    # Numba types each variable once over all its definitions: an int and a tuple do not unify
+    msg = check(int_then_tuple, (F32,), TypingError, "for variable 'x'", "x = (1, 2)")
+    assert "cannot unify int64 and UniTuple(int64 x 2)" in msg
+    compile_kernel(int_then_float, (F32,))          # int and float unify (float64)
+
+
+def huge_local(a):
+    scratch = cuda.local.array(2**40, dtype=np.float64)
+    a[0] = scratch[0]
+
+
+def local_over_limit(a):
+    scratch = cuda.local.array((256, 257), dtype=np.float64)
+    a[0] = scratch[0, 0]
+
+
+def local_at_limit(a):
+    scratch = cuda.local.array(65536, dtype=np.float64)
+    other = cuda.local.array(10, dtype=np.int32)
+    a[0] = scratch[0] + other[0]
+
+
+def test_local_array_over_cudas_limit():
+    # CUDA's per-thread local memory is 512 KiB: the array, its bytes and the limit are named
+    msg = check(huge_local, (F32,), TypingError, "local array 'scratch'", "cuda.local.array(2**40")
+    assert f"{2**40 * 8} bytes" in msg and "524288 bytes (512 KiB)" in msg
+    msg = check(local_over_limit, (F32,), TypingError, "local array 'scratch'", "cuda.local.array((256, 257)")
+    assert f"{256 * 257 * 8} bytes" in msg
+    assert compile_kernel(local_at_limit, (F32,)).local_bytes == 65536 * 8 + 40

@@ -375,26 +375,39 @@ def test_missing_entry():
         _core.CpuKernel(path, "cj_k_nope_0", False)
 
 
-DEEP_STACK = """
-CJ_GLOBAL void cj_k_deep_0(float* x) {
-    volatile float local[4096];                     // 16 KiB on each fiber's stack
+def local_frame_kernel(entry, ctype, count):
+    """A kernel with `count` elements of `ctype` on each thread's stack, used across a barrier (fibers)."""
+    return f"""
+CJ_GLOBAL void {entry}({ctype}* x) {{
+    volatile {ctype} local[{count}];
     int32_t t = cj::tid_x();
-    for (int32_t i = 0; i < 4096; ++i) local[i] = (float)(t + i);
+    for (int32_t i = 0; i < {count}; ++i) local[i] = ({ctype})(t + i);
     cj::syncthreads();
-    float s = 0;
-    for (int32_t i = 0; i < 4096; ++i) s += local[i];
+    {ctype} s = 0;
+    for (int32_t i = 0; i < {count}; ++i) s += local[i];
     x[t] = s;
-}
-CJ_ENTRY(cj_k_deep_0, float*)
+}}
+CJ_ENTRY({entry}, {ctype}*)
 """
 
 
 def test_large_locals_on_fiber_stacks():
-    k = kernel(DEEP_STACK, "cj_k_deep_0", True)
+    k = kernel(local_frame_kernel("cj_k_deep_0", "float", 4096), "cj_k_deep_0", True)   # 16 KiB per fiber
     x = np.zeros(256, np.float32)
     k.launch((3, 1, 1), (256, 1, 1), 0, [ptr(x)])
     t = np.arange(256, dtype=np.float64)[:, None]
     np.testing.assert_allclose(x, (t + np.arange(4096)).sum(1), rtol=1e-6)
+
+
+def test_fiber_stacks_grow_by_the_kernels_local_bytes():
+    # 400 KiB per thread: more than a default fiber stack (64 KiB); the compiler reports it as local_bytes
+    path = _core.compile_host(HEADER + local_frame_kernel("cj_k_bigframe_0", "double", 51200), [], INCLUDE)
+    plain = _core.CpuKernel(path, "cj_k_bigframe_0", True)
+    k = _core.CpuKernel(path, "cj_k_bigframe_0", True, local_bytes=51200 * 8)
+    assert k.fiber_stack_bytes == plain.fiber_stack_bytes + 51200 * 8
+    x = np.zeros(64)
+    k.launch((2, 1, 1), (64, 1, 1), 0, [ptr(x)])
+    np.testing.assert_array_equal(x, (np.arange(64)[:, None] + np.arange(51200)).sum(1))
 
 
 WARP_OPS = """

@@ -282,3 +282,49 @@ def test_read_only_cache_is_still_read(tmp_path):
         cache.chmod(0o755)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.split()[:2] == ["cache", str(cache)]
+
+
+def test_entry_replaced_by_a_directory_is_a_miss(cache_dir):
+    key = _core.cache_key(["replaced"])
+    _core.cache_store(key, "bin", b"payload")
+    path = cache_dir / f"{key}.bin"
+    path.unlink()
+    path.mkdir()
+    assert _core.cache_load(key, "bin") is None
+    assert _core.cache_path(key, "bin") is None
+    _core.cache_store(key, "bin", b"payload")        # cannot replace a directory: still a miss, no error
+    assert _core.cache_load(key, "bin") is None
+
+
+def test_host_compile_with_an_entry_that_is_a_directory(cache_dir):
+    source = 'extern "C" __attribute__((visibility("default"))) int cj_answer() { return 42; }\n'
+    include = str(Path(__file__).resolve().parents[1] / "kernels")
+    first = _core.compile_host(source, [], include)
+    os.unlink(first)
+    os.mkdir(first)
+    second = _core.compile_host(source, [], include)     # recompiled where it can be, never an exception
+    assert second != first and ctypes.CDLL(second).cj_answer() == 42
+
+
+LOGGING_COMPILER = """#!/bin/sh
+case "$*" in *-shared*) echo compile >> "{log}";; esac
+exec g++ "$@"
+"""
+
+
+@pytest.mark.skipif(shutil.which("g++") is None or shutil.which("c++") is None, reason="needs g++ and c++")
+def test_compiler_under_another_name_reads_the_same_entries(tmp_path):
+    # c++, g++ and a wrapper that execs g++ print different --version lines ("c++ (Debian ...)", "g++ (...)")
+    # for one compiler: the key leaves the program name out, so the entries are shared.
+    script = tmp_path / "kernel.py"
+    script.write_text(READ_ONLY_SCRIPT)
+    log = tmp_path / "compiles.log"
+    wrapper = tmp_path / "cxx-wrapper"
+    wrapper.write_text(LOGGING_COMPILER.format(log=log))
+    wrapper.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CUDAJIT_") and k != "CXX"}
+    env.update(PYTHONPATH=str(Path(__file__).resolve().parents[1] / "python"), CUDAJIT_BACKEND="cpu",
+               CUDAJIT_CACHE_DIR=str(tmp_path / "cache"))
+    subprocess.run([sys.executable, str(script)], env=env, check=True, capture_output=True)    # as c++
+    subprocess.run([sys.executable, str(script)], env=dict(env, CXX=str(wrapper)), check=True, capture_output=True)
+    assert not log.exists()

@@ -59,3 +59,36 @@ def test_foreign_function_without_its_source(backend):
     from cudajit.errors import TypingError
     with pytest.raises(TypingError, match="'not_in_any_file' .* is not defined in the linked sources"):
         calls_undefined[1, 1](np.zeros(1, np.float32))
+
+
+def test_wrong_argument_names_the_foreign_function(tmp_path):
+    from cudajit.errors import TypingError
+    twice = cuda.declare_device("twice", "float64(float64)", link=[MORE])
+
+    @cuda.jit
+    def passes_an_array(a):
+        a[0] = twice(a)
+
+    with pytest.raises(TypingError) as info:
+        passes_an_array[1, 1](np.ones(1))
+    msg = str(info.value)
+    assert "twice() argument 1: cannot convert array(float64, 1d, C) to float64" in msg
+    assert "declared as float64(float64)" in msg and "test_ffi.py:" in msg
+
+
+def test_definition_not_matching_the_declaration(backend, tmp_path):
+    from cudajit.errors import CompileError
+    source = tmp_path / "three.cu"
+    source.write_text('extern "C" __device__ int three(int* r, int x, int y) { *r = x + y; return 0; }\n')
+    three = cuda.declare_device("three", "float64(float64)", link=[str(source)])
+
+    @cuda.jit
+    def calls_three(a):
+        a[0] = three(a[0])
+
+    with pytest.raises(CompileError) as info:
+        calls_three[1, 1](np.ones(1))
+    first = str(info.value).splitlines()[0]
+    assert first.startswith("cudajit: the foreign function 'three' declared as float64(float64) with "
+                            "cuda.declare_device does not match its definition"), first
+    assert 'extern "C" __device__ int three(double* result, double)' in first

@@ -166,6 +166,9 @@ def test_tuple_index_out_of_range_under_debug(backend):
     out = np.zeros(1, np.int64)
     shape_at[1, 1](a, -1, out)
     assert out[0] == 5
-    with pytest.raises(IndexError, match=rf"tuple index out of range \(kernel 'shape_at', .*"
+    # Numba's text first, then the index and the tuple's length
+    with pytest.raises(IndexError, match=rf"tuple index out of range \(index 2, length 2\) \(kernel 'shape_at', .*"
                                          rf"test_kernels_debug.py:{_line(shape_at, 'a.shape[axis]')}\)"):
         shape_at[1, 1](a, 2, out)
+    with pytest.raises(IndexError, match=r"tuple index out of range \(index -4, length 3\)"):
+        shape_at[1, 1](np.zeros((2, 3, 4)), -4, out)

@@ -215,3 +215,52 @@ def test_unpacking_a_call_runs_it_once(backend, rng):
     unpack_call[1, 64](a, counter, out)
     assert counter[0] == 50
     np.testing.assert_array_equal(out, np.stack([a // 10, a % 10], axis=1))
+
+
+@cuda.jit(device=True)
+def fib_ternary(n):
+    return n if n < 2 else fib_ternary(n - 1) + fib_ternary(n - 2)     # the base case in a conditional expression
+
+
+@cuda.jit
+def use_fib_ternary(n, out):
+    i = cuda.grid(1)
+    if i < n.size:
+        out[i] = fib_ternary(n[i])
+
+
+def test_recursion_base_case_in_conditional_expression(backend, rng):
+    n = rng.integers(0, 20, 30)
+    out = np.zeros(30, np.int64)
+    use_fib_ternary[1, 32](n, out)
+    fibs = [0, 1]
+    while len(fibs) < 20:
+        fibs.append(fibs[-1] + fibs[-2])
+    np.testing.assert_array_equal(out, [fibs[v] for v in n])
+
+
+LOCAL_N = 400 * 1024 // 8                    # 400 KiB of float64: legal (CUDA's limit is 512 KiB per thread)
+
+
+@cuda.jit(device=True)
+def local_scratch_sum(x, k):
+    scratch = cuda.local.array(LOCAL_N, dtype=np.float64)
+    for j in range(LOCAL_N):
+        scratch[j] = x * j
+    cuda.syncthreads()
+    return scratch[k] + scratch[LOCAL_N - 1]
+
+
+@cuda.jit
+def big_local_with_barrier(x, out):
+    i = cuda.grid(1)
+    out[i] = local_scratch_sum(x[i], i)
+
+
+def test_local_array_near_the_limit_with_barriers(backend, rng):
+    # On the CPU the threads run as fibers (syncthreads); their stacks must hold the 400 KiB array.
+    x = rng.standard_normal(64)
+    out = np.zeros(64)
+    big_local_with_barrier[2, 32](x, out)
+    i = np.arange(64)
+    np.testing.assert_array_equal(out, x * i + x * (LOCAL_N - 1))

@@ -80,6 +80,12 @@ template <class R, class... P, class... A> CJ_INLINE R call_extern(int (*f)(R*, 
     f(&r, P(a)...);
     return r;
 }
+// How many arguments (after the result pointer) a function in Numba's ABI takes; -1 for any other function, so
+// that the wrapper's static_assert, not a failed deduction of call_extern, reports the mismatch first.
+template <class F> struct extern_arity { static constexpr int value = -1; };
+template <class R, class... P> struct extern_arity<int (*)(R*, P...)> {
+    static constexpr int value = int(sizeof...(P));
+};
 
 // cuda.match_all_sync(mask, value) -> (mask of equal lanes, all equal)
 template <class T> CJ_INLINE Tuple<int32_t, bool> match_all_tuple(uint32_t mask, T v) {

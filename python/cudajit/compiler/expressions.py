@@ -296,7 +296,11 @@ class ExpressionMixin(IndexingMixin):
         a = self.as_value(node.body, self.visit_expr(node.body))
         b = self.as_value(node.orelse, self.visit_expr(node.orelse))
         if T.undefined in (a.type, b.type):
-            return Value(T.undefined, "?")
+            # A branch not typed yet (a recursive call, a loop-carried variable): while typing, the other branch
+            # gives the type so far (`n if n < 2 else fib(n - 1) + fib(n - 2)` has a base case); the passes'
+            # fixed point unifies both.
+            known = b if a.type == T.undefined else a
+            return Value(T.undefined if self.final else known.type, "?")
         t = unify(a.type, b.type)
         if t is None:
             self.error(node, f"cannot unify {a.type} and {b.type} in a conditional expression")
@@ -451,6 +455,10 @@ class ExpressionMixin(IndexingMixin):
         vals = [self.as_value(node, a) for a in args]
         if any(v.type == T.undefined for v in vals):
             return Value(T.undefined, "?")
+        for k, (v, t) in enumerate(zip(vals, sig.args), 1):
+            if not T.is_scalar(v.type) or (isinstance(v.type, T.Complex) and not isinstance(t, T.Complex)):
+                self.error(node, f"{ext.name}() argument {k}: cannot convert {v.type} to {t} (the foreign function "
+                                 f"{ext.name} is declared as {ext.declared} with cuda.declare_device)")
         conv = [self.convert(node, v, t).code for v, t in zip(vals, sig.args)]
         known = self.program.externs.get(ext.name)
         if known is not None and known.sig != sig:

@@ -121,7 +121,8 @@ class IndexingMixin:
             whole = base.code if base.elements is None else f"({t.cpp}{{{{{', '.join(p.code for p in parts)}}}}})"
             if self.program.options.debug:
                 # debug=True: a run-time index out of range raises IndexError on the host, as Numba's.
-                site = self.program.error_site(IndexError, ("tuple index out of range",), self.loc, node)
+                site = self.program.error_site(IndexError, ("tuple index out of range",), self.loc, node,
+                                               names_index=True)
                 wrap = "true" if _may_be_negative(i) else "false"
                 return Value(t.dtype, f"{whole}.checked<{wrap}>({site}, {i.code})")
             code = f"cj::wrap({i.code}, {t.count})" if _may_be_negative(i) else i.code

@@ -9,6 +9,8 @@ user's documentation of the name: ``cudajit.cuda``'s placeholders take their doc
 
 The cuda.* entries are here; math/cmath in mathlib.py; NumPy ufuncs in npufuncs.py; Python builtins in pybuiltins.py.
 """
+import math
+
 from . import types as T
 from .values import Value, tuple_value, typed
 
@@ -180,6 +182,23 @@ def _grid_group_sync(cx, node, args, kwargs):
 
 
 # ---- shared, local and constant arrays ---------------------------------------------------------------------
+# CUDA's limit on local memory per thread (CUDA C++ Programming Guide, "Technical Specifications per Compute
+# Capability": 512 KB for every compute capability). Larger arrays fail on the GPU and on the CPU backend would
+# overrun any thread's stack, so both backends refuse them when the kernel is typed.
+LOCAL_MEMORY_LIMIT = 512 * 1024
+
+
+def _check_local_size(cx, node, dtype, shape):
+    nbytes = math.prod(shape) * dtype.dtype.itemsize
+    if nbytes > LOCAL_MEMORY_LIMIT:
+        name = getattr(cx, "_storage_hint", None)
+        what = f"local array '{name}'" if name else "local array"
+        cx.error(node, f"{what} of shape {shape} and dtype {dtype} takes {nbytes} bytes, more than CUDA's "
+                       f"per-thread local memory limit of {LOCAL_MEMORY_LIMIT} bytes (512 KiB)",
+                 "use a smaller array, or global memory (an array argument or cuda.device_array)")
+    cx.local_bytes[id(node)] = nbytes
+
+
 def _array_alloc(kind):
     def impl(cx, node, args, kwargs):
         expect_args(cx, node, f"cuda.{kind}.array", args, 2)
@@ -192,6 +211,8 @@ def _array_alloc(kind):
                          f"cj::c_array(cj::dynamic_shared<{dtype.cpp}>(), cj::dynamic_shared_count<{dtype.cpp}>())")
         if any(n < 0 for n in shape) or (kind == "local" and 0 in shape):
             cx.error(node, f"cuda.{kind}.array shape must be positive, got {shape}")
+        if kind == "local":
+            _check_local_size(cx, node, dtype, shape)
         storage = cx.declare_array_storage(node, kind, dtype, shape)
         dims = ", ".join(str(n) for n in shape)
         return Value(T.Array(dtype, len(shape), "C"), f"cj::c_array({storage}, {dims})")

@@ -73,6 +73,7 @@ class ErrorSite:
     args: Optional[tuple]           # the exception's constant arguments; None: an out-of-range array index
     filename: str
     lineno: int
+    names_index: bool = False       # a run-time tuple index: the message adds the index and the tuple's length
 
     def exception(self, kernel, tid, ctaid, values):
         """The exception to raise on the host, Numba's way (``tid=[..] ctaid=[..]: message``) plus the line.
@@ -83,6 +84,8 @@ class ErrorSite:
             msg = f"index {index} is out of bounds for axis {axis} with size {size} (array shape ({dims}))"
         else:
             msg = str(self.cls(*self.args))
+            if self.names_index:
+                msg += f" (index {values[0]}, length {values[2]})"
         where = f"tid={list(tid)} ctaid={list(ctaid)}"
         text = f"{where}: {msg}" if msg else where
         return self.cls(f"{text} (kernel '{kernel}', {self.filename}:{self.lineno})")
@@ -99,9 +102,12 @@ class _Pending:
 class KernelSource:
     """What ``compile_kernel`` returns: the whole compilation unit and what the launcher needs to know."""
     def __init__(self, source, entry, params, uses_barriers, uses_dynamic_shared, signature, listing,
-                 error_sites=(), cooperative=False):
+                 error_sites=(), cooperative=False, local_bytes=0):
         self.source, self.entry, self.params = source, entry, params
         self.cooperative = cooperative            # uses cuda.cg grid sync: launched cooperatively
+        # Bytes of the local arrays of the kernel and every device function it calls: a bound on what one thread
+        # keeps on its stack for them (the CPU backend sizes its fiber stacks by it).
+        self.local_bytes = local_bytes
         self.error_sites = list(error_sites)      # debug/boundscheck: what the kernel can raise (ErrorSite)
         self.uses_barriers, self.uses_dynamic_shared, self.signature = uses_barriers, uses_dynamic_shared, signature
         self._listing = listing
@@ -187,10 +193,10 @@ class Program:
                         self._link_texts[path] = f.read()
         return self._link_texts
 
-    def error_site(self, cls, args, loc, node):
+    def error_site(self, cls, args, loc, node, names_index=False):
         """The index of a place that can raise (debug=True): the kernel records it, the host raises from it."""
-        site = ErrorSite(cls, args, loc.filename, loc.lineno(node))
-        key = (cls, repr(args), site.filename, site.lineno)
+        site = ErrorSite(cls, args, loc.filename, loc.lineno(node), names_index)
+        key = (cls, repr(args), site.filename, site.lineno, names_index)
         if key not in self._site_index:
             self._site_index[key] = len(self.error_sites)
             self.error_sites.append(site)
@@ -371,8 +377,10 @@ def compile_kernel(pyfunc, argtypes, options=None):
     source = render(head, filename) + "\n" + linked + render(body, filename) + "\n" \
         + _reset_line(body, head, linked) + render(tail, filename) + "\n"
     listing = "\n\n".join(reversed(prog.listings))
+    local_bytes = sum(tr.local_bytes.values()) + sum(sum(r.translator.local_bytes.values())
+                                                     for r in prog.specs.values() if isinstance(r, FunctionResult))
     return KernelSource(source, entry, params, uses_barriers, dyn, T.Signature(T.none, argtypes), listing,
-                        prog.error_sites if options.reports_errors else (), prog.cooperative)
+                        prog.error_sites if options.reports_errors else (), prog.cooperative, local_bytes)
 
 
 def _prototypes(prog):
@@ -398,6 +406,10 @@ def _linked_sources(prog):
     return "\n".join(out) + "\n"
 
 
+# The start of the static_assert message of a foreign function whose definition does not fit its declaration.
+FOREIGN_MISMATCH = "cudajit: the foreign function"
+
+
 def _externs(prog):
     """One wrapper per foreign function: Numba's ABI (status, result through the first argument) to a value."""
     lines = []
@@ -411,9 +423,14 @@ def _externs(prog):
         ret = ext.sig.return_type.cpp
         params = ", ".join(f"{t.cpp} a{k}" for k, t in enumerate(ext.sig.args))
         args = "".join(f", a{k}" for k in range(len(ext.sig.args)))
-        # The linked source declares it; its own parameter types (long long or int64_t) are taken from it.
-        lines.append((0, f"CJ_INLINE {ret} cj_ext_{name}({params}) {{ return {ret}(cj::call_extern({name}{args})); }}",
-                      None))
+        # The linked source declares it; its own parameter types (long long or int64_t) are taken from it. The
+        # static_assert names the declaration when the definition does not fit it (build.py puts it first).
+        abi = f"int {name}({', '.join([ret + '* result'] + [t.cpp for t in ext.sig.args])})"
+        check = (f"static_assert(cj::extern_arity<decltype(&{name})>::value == {len(ext.sig.args)}, "
+                 f"\"{FOREIGN_MISMATCH} '{name}' declared as {ext.declared} with cuda.declare_device does not match its "
+                 f"definition in the linked source: Numba's ABI is extern \\\"C\\\" __device__ {abi}\");")
+        lines.append((0, f"CJ_INLINE {ret} cj_ext_{name}({params}) {{ {check} "
+                         f"return {ret}(cj::call_extern({name}{args})); }}", None))
     return lines + ([(0, "", None)] if lines else [])
 
 

@@ -29,6 +29,7 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
         self.return_type = T.undefined
         self.returns_value = False
         self.storage_decls = {}              # id(call node) -> (name, C++ declaration line)
+        self.local_bytes = {}                # id(cuda.local.array call) -> its bytes
         self.reserved_names = set()
         self.uses_barriers = False
         self.uses_dynamic_shared = False

@@ -5,6 +5,7 @@ into a module. CPU: the host C++ compiler → shared library. Both are cached on
 (key: source, options, arch or compiler identity, header hash), and per process here.
 """
 import os
+import re
 
 from .. import _backend, _core, _paths
 from ..errors import CompileError
@@ -70,6 +71,19 @@ def gpu_image(source, options, arch=None, cubin=True, name="kernel.cu"):
 
 def build(ks, options):
     """A ``_core.Kernel`` for KernelSource ``ks`` on the current backend."""
+    try:
+        return _build(ks, options)
+    except CompileError as e:
+        # A foreign function whose definition does not fit its declaration fails the static_assert that
+        # compiler/program.py's ``_externs`` puts in its wrapper: that sentence becomes the first line.
+        from ..compiler.program import FOREIGN_MISMATCH
+        found = re.search(re.escape(FOREIGN_MISMATCH) + r"[^\n]*?(?=\"?\s*$)", str(e), re.MULTILINE)
+        if found is None:
+            raise
+        raise CompileError(found.group(0).replace('\\"', '"') + "\n" + str(e)) from None
+
+
+def _build(ks, options):
     handler = _error_handler(ks) if ks.error_sites else None
     if _backend.name() == "gpu":
         image = gpu_image(ks.source, options, cubin=True)
@@ -78,7 +92,7 @@ def build(ks, options):
     if os.environ.get("CUDAJIT_CHECK_NVRTC") == "1":
         check_nvrtc(ks.source, options)
     path = _core.compile_host(ks.source, host_options(options), _paths.include_dir())
-    cpu = _core.CpuKernel(path, ks.entry, bool(ks.uses_barriers))
+    cpu = _core.CpuKernel(path, ks.entry, bool(ks.uses_barriers), ks.local_bytes)
     return _cooperative(_core.Kernel(ks.entry, _params(ks), None, cpu, handler, _max_threads(options)), ks)
 
 

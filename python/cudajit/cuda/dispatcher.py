@@ -10,6 +10,7 @@ import functools
 import inspect
 import math
 import os
+import warnings
 
 from .. import _backend, _core
 from ..errors import LaunchError, TypingError, hide_internal_frames
@@ -29,7 +30,10 @@ def _env_boundscheck():
     value = os.environ.get("CUDAJIT_BOUNDSCHECK", "").strip()
     if value in ("", "0", "1"):
         return None if value == "" else value == "1"
-    raise ValueError(f"CUDAJIT_BOUNDSCHECK must be 0 or 1 (or unset), not {value!r}")
+    # Numba's handling of a malformed NUMBA_* variable: warn and ignore it
+    warnings.warn(f"Environment variable 'CUDAJIT_BOUNDSCHECK' is defined but its associated value {value!r} "
+                  "could not be parsed (expected 0 or 1); it is ignored", RuntimeWarning, stacklevel=3)
+    return None
 
 
 class _Specialization:

@@ -41,6 +41,8 @@ class ExternalFunction:
             if not T.is_scalar(t):
                 raise TypeError(f"declare_device({name!r}): arguments must be numbers, not {t}")
         self.name, self.sig = name, signature
+        # Numba's spelling of the declaration, for messages: "float64(float64, int32)"
+        self.declared = f"{signature.return_type}({', '.join(map(str, signature.args))})"
         self.link = check_link(link, f"declare_device({name!r})")
         self.__cudajit_extern__ = True
 

@@ -99,7 +99,8 @@ void bind_launch(py::module_& m) {
         });
 
     py::class_<Dispatcher, std::shared_ptr<Dispatcher>>(m, "Dispatcher")
-        .def(py::init<py::object, py::object>(), py::arg("compile"), py::arg("prepare"))
+        .def(py::init<py::object, py::object, std::vector<std::string>>(), py::arg("compile"), py::arg("prepare"),
+             py::arg("params") = std::vector<std::string>())
         .def("configure", [](std::shared_ptr<Dispatcher> d, py::handle grid, py::handle block, py::handle stream,
                              py::handle shmem) {
             py::object owner = d->owner();
@@ -116,6 +117,16 @@ void bind_launch(py::module_& m) {
                 drop_internal_frames(e);
                 throw;
             }
+        })
+        // Reached only with keywords (the overload above takes none, and stays the fast path): Numba's kernels take
+        // positional arguments only.
+        .def("__call__", [](Launcher& l, py::args, py::kwargs kwargs) {
+            std::string names;
+            for (auto item : kwargs) names += (names.empty() ? "'" : ", '") + std::string(py::str(item.first)) + "'";
+            std::string kernel =
+                l.owner.is_none() ? "a kernel" : "kernel '" + std::string(py::str(l.owner.attr("__name__"))) + "'";
+            throw py::type_error(kernel + " takes positional arguments only, not keyword arguments (" + names +
+                                 " given): pass them in the order of its parameters");
         })
         .def_property_readonly("griddim", [](const Launcher& l) {
             return py::make_tuple(l.config.grid[0], l.config.grid[1], l.config.grid[2]);

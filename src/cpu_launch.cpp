@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -136,12 +137,15 @@ inline void context_switch(Context& from, Context& to) { swapcontext(&from.uc, &
 size_t stack_bytes() {
     static const size_t bytes = [] {
         size_t n = 64 * 1024;
-        if (const char* s = std::getenv("CUDAJIT_CPU_STACK")) {
+        // Digits with an optional k/K or m/M suffix, at least 16 KiB; anything else keeps the default (Python's
+        // cudajit._backend warns about it when the CPU backend starts).
+        const char* s = std::getenv("CUDAJIT_CPU_STACK");
+        if (s && std::isdigit(static_cast<unsigned char>(*s))) {
             char* end = nullptr;
             unsigned long long v = std::strtoull(s, &end, 10);
-            if (end && (*end == 'k' || *end == 'K')) v <<= 10;
-            if (end && (*end == 'm' || *end == 'M')) v <<= 20;
-            if (v >= 16 * 1024) n = size_t(v);
+            if (*end == 'k' || *end == 'K') v <<= 10, ++end;
+            else if (*end == 'm' || *end == 'M') v <<= 20, ++end;
+            if (*end == '\0' && v >= 16 * 1024) n = size_t(v);
         }
         size_t page = size_t(sysconf(_SC_PAGESIZE));
         return (n + page - 1) / page * page;
@@ -821,9 +825,11 @@ std::string python_kernel_name(const std::string& entry) {
 
 unsigned num_threads() {
     static const unsigned n = [] {
-        if (const char* s = std::getenv("CUDAJIT_NUM_THREADS")) {
-            long v = std::strtol(s, nullptr, 10);
-            if (v > 0) return unsigned(std::min(v, 1024L));
+        const char* s = std::getenv("CUDAJIT_NUM_THREADS");  // a positive integer, else the default (as above)
+        if (s && std::isdigit(static_cast<unsigned char>(*s))) {
+            char* end = nullptr;
+            long v = std::strtol(s, &end, 10);
+            if (*end == '\0' && v > 0) return unsigned(std::min(v, 1024L));
         }
         return std::max(1u, std::thread::hardware_concurrency());
     }();

@@ -156,6 +156,8 @@ std::string typestr_of(DLDataType dt) {
 // Refuses memory the current backend cannot address: CUDA device memory under the CPU backend,
 // plain host memory on the GPU (pinned and managed memory work on both).
 void check_device(const DLDevice& dev, Backend backend) {
+    if (dev.device_id < 0)  // an ordinal (0 for host memory), whatever the type
+        throw py::value_error("DLPack tensor: device_id = " + std::to_string(dev.device_id) + " is negative");
     int t = dev.device_type;
     bool host_ok = t == kDLCPU || t == kDLCUDAHost || t == kDLCUDAManaged;
     bool device_ok = t == kDLCUDA || t == kDLCUDAHost || t == kDLCUDAManaged;

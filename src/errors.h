@@ -35,4 +35,10 @@ struct KernelRuntimeError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// An allocation the system or the device cannot satisfy: MemoryError naming the bytes asked for
+// (what std::bad_alloc cannot say).
+struct OutOfMemory : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
 }  // namespace cj

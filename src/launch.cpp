@@ -169,6 +169,31 @@ size_t pack_scalar(unsigned char* p, DtypeId code, PyObject* o) {
     }
 }
 
+// Finds flat argument `*flat` among `o`'s leaves (a tuple's elements, depth first); appends the element path.
+bool find_leaf(PyObject* o, size_t* flat, std::string* path) {
+    if (Py_TYPE(o) != &PyTuple_Type) return (*flat)-- == 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(o); ++i) {
+        if (find_leaf(PyTuple_GET_ITEM(o, i), flat, path)) {
+            path->insert(0, ", element " + std::to_string(i));
+            return true;
+        }
+    }
+    return false;
+}
+
+// "argument 2 (factor)", "argument 1 (pair), element 0": as Python's prepare_args names arguments.
+std::string describe_argument(size_t flat, const ArgNames* names) {
+    if (!names) return "argument " + std::to_string(flat);
+    PyObject* args = names->args;
+    for (Py_ssize_t top = 0; top < PyTuple_GET_SIZE(args); ++top) {
+        std::string path;
+        if (!find_leaf(PyTuple_GET_ITEM(args, top), &flat, &path)) continue;
+        std::string name = static_cast<size_t>(top) < names->params->size() ? " (" + (*names->params)[top] + ")" : "";
+        return "argument " + std::to_string(top) + name + path;
+    }
+    return "argument " + std::to_string(flat);
+}
+
 const char* backend_name(Backend b) { return b == Backend::Cpu ? "CPU" : "GPU"; }
 
 // Packs one argument into its parameter slot; returns the bytes used. Throws ArgumentError.
@@ -363,7 +388,7 @@ void Kernel::check_config(const LaunchConfig& cfg) const {
                           std::to_string(L.max_shared_optin));
 }
 
-void Kernel::launch(const LaunchConfig& cfg, PyObject* const* args, size_t nargs) const {
+void Kernel::launch(const LaunchConfig& cfg, PyObject* const* args, size_t nargs, const ArgNames* names) const {
     if (nargs != params_.size())
         throw py::type_error("kernel '" + display_ + "' takes " + std::to_string(params_.size()) + " arguments, " +
                              std::to_string(nargs) + " given");
@@ -383,7 +408,8 @@ void Kernel::launch(const LaunchConfig& cfg, PyObject* const* args, size_t nargs
         try {
             used = pack_argument(p, s, args[i], mine);
         } catch (const ArgumentError& e) {
-            PyErr_SetString(e.type, ("kernel '" + display_ + "': argument " + std::to_string(i) + ": " + e.message).c_str());
+            std::string message = "kernel '" + display_ + "': " + describe_argument(i, names) + ": " + e.message;
+            PyErr_SetString(e.type, message.c_str());
             throw py::error_already_set();
         }
         off += (used + kSlot - 1) / kSlot * kSlot;
@@ -411,7 +437,8 @@ void Kernel::launch(const LaunchConfig& cfg, PyObject* const* args, size_t nargs
     if (error_record_gpu_) check_raised(cfg);
 }
 
-Dispatcher::Dispatcher(py::object compile, py::object prepare) : prepare_(std::move(prepare)) {
+Dispatcher::Dispatcher(py::object compile, py::object prepare, std::vector<std::string> params)
+    : prepare_(std::move(prepare)), params_(std::move(params)) {
     if (PyMethod_Check(compile.ptr())) {
         owner_ = py::weakref(py::reinterpret_borrow<py::object>(PyMethod_GET_SELF(compile.ptr())));
         compile_ = py::reinterpret_borrow<py::object>(PyMethod_GET_FUNCTION(compile.ptr()));
@@ -530,14 +557,15 @@ void Dispatcher::call(const LaunchConfig& cfg, py::tuple args) {
         last_key_ = key;
         last_kernel_ = k;
     }
+    ArgNames names{&params_, args.ptr()};
     if (has_tuple) {
         std::vector<PyObject*> flat;
         flatten(args.ptr(), &flat);
-        k->launch(cfg, flat.data(), flat.size());
+        k->launch(cfg, flat.data(), flat.size(), &names);
         return;
     }
     size_t n = PyTuple_GET_SIZE(args.ptr());
-    k->launch(cfg, n ? &PyTuple_GET_ITEM(args.ptr(), 0) : nullptr, n);
+    k->launch(cfg, n ? &PyTuple_GET_ITEM(args.ptr(), 0) : nullptr, n, &names);
 }
 
 namespace {

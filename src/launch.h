@@ -33,6 +33,13 @@ struct ParamSlot {
     char code = 0;      // Scalar: one of "?bhilBHILefdFD" (NumPy's dtype.char)
 };
 
+// What names a launch's arguments in an error message: the kernel's parameter names and the call's arguments before
+// tuples were flattened (argument i of Kernel::launch is a leaf of them). Read only when an argument is refused.
+struct ArgNames {
+    const std::vector<std::string>* params;
+    PyObject* args;
+};
+
 struct LaunchConfig {
     unsigned grid[3] = {1, 1, 1};
     unsigned block[3] = {1, 1, 1};
@@ -49,8 +56,9 @@ class Kernel {
     Kernel(std::string name, std::vector<ParamSlot> params, std::shared_ptr<GpuModule> module,
            std::shared_ptr<cpu::CpuKernel> cpu, pybind11::object error_handler = pybind11::none(),
            int max_threads = 0);
-    // args: exactly one Python object per parameter, already of the kinds the plan expects.
-    void launch(const LaunchConfig& cfg, PyObject* const* args, size_t nargs) const;
+    // args: exactly one Python object per parameter, already of the kinds the plan expects. names (optional) lets an
+    // argument that cannot be packed be named by its parameter.
+    void launch(const LaunchConfig& cfg, PyObject* const* args, size_t nargs, const ArgNames* names = nullptr) const;
     int attribute(CUfunction_attribute a) const;
     int max_potential_block_size(size_t dynamic_shared) const;
     const std::string& name() const { return name_; }
@@ -91,7 +99,8 @@ class Dispatcher {
     // compile: usually a bound method of the Python dispatcher that owns this object. It is held as its
     // function and a weak reference to the owner: this object is invisible to the GC, so a strong bound
     // method would be a cycle never collected (every dispatcher immortal).
-    Dispatcher(pybind11::object compile, pybind11::object prepare);
+    // params: the kernel's parameter names, for messages only.
+    Dispatcher(pybind11::object compile, pybind11::object prepare, std::vector<std::string> params = {});
     void call(const LaunchConfig& cfg, pybind11::tuple args);
     // The Python owner (None if compile was not a bound method); a configured launch holds it.
     pybind11::object owner() const { return owner_ ? owner_() : pybind11::none(); }
@@ -101,6 +110,7 @@ class Dispatcher {
  private:
     bool make_key(pybind11::tuple args, std::string* key, bool* has_tuple) const;
     pybind11::object compile_, prepare_;
+    std::vector<std::string> params_;
     pybind11::weakref owner_;  // empty: compile_ is called as it is
     std::unordered_map<std::string, std::shared_ptr<Kernel>> cache_;
     std::string last_key_;

@@ -3,11 +3,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
-#include <new>
+#include <string>
 #include <vector>
 
 #include "context.h"
 #include "driver.h"
+#include "errors.h"
 
 namespace cj {
 namespace {
@@ -33,8 +34,15 @@ void* host_alloc(size_t n) {
     // 64-byte alignment: what NumPy and vector loads like; a zero-size request still gets a pointer.
     size_t rounded = ((n ? n : 1) + 63) / 64 * 64;
     void* p = std::aligned_alloc(64, rounded);
-    if (!p) throw std::bad_alloc();
+    if (!p) throw OutOfMemory("cannot allocate " + std::to_string(n) + " bytes of host memory");
     return p;
+}
+
+// Checks an allocating driver call: running out of memory names the bytes asked for (MemoryError).
+void check_alloc(CUresult r, const char* call, size_t n, const char* what) {
+    if (r == CUDA_ERROR_OUT_OF_MEMORY)
+        throw OutOfMemory(std::string(call) + ": cannot allocate " + std::to_string(n) + " bytes of " + what);
+    drv::check(r, call);
 }
 
 CUstream as_stream(uintptr_t s) { return reinterpret_cast<CUstream>(s); }
@@ -52,7 +60,8 @@ DeviceBuffer::DeviceBuffer(size_t nbytes, uintptr_t stream) : nbytes_(nbytes), b
     ctx::ensure();
     configure_pool_once(ctx::current_device());
     CUdeviceptr p = 0;
-    CJ_CU(cuMemAllocAsync, &p, nbytes ? nbytes : 1, as_stream(stream));
+    check_alloc(drv::api().cuMemAllocAsync(&p, nbytes ? nbytes : 1, as_stream(stream)), "cuMemAllocAsync", nbytes,
+                "device memory");
     ptr_ = static_cast<uintptr_t>(p);
 }
 
@@ -86,13 +95,14 @@ HostBuffer::HostBuffer(size_t nbytes, HostKind kind) : nbytes_(nbytes), kind_(ki
     size_t n = nbytes ? nbytes : 1;
     if (kind == HostKind::Managed) {
         CUdeviceptr p = 0;
-        CJ_CU(cuMemAllocManaged, &p, n, CU_MEM_ATTACH_GLOBAL);
+        check_alloc(drv::api().cuMemAllocManaged(&p, n, CU_MEM_ATTACH_GLOBAL), "cuMemAllocManaged", nbytes,
+                    "managed memory");
         host_ = reinterpret_cast<void*>(p);
         device_ = static_cast<uintptr_t>(p);
         return;
     }
     unsigned flags = CU_MEMHOSTALLOC_PORTABLE | (kind == HostKind::Mapped ? CU_MEMHOSTALLOC_DEVICEMAP : 0);
-    CJ_CU(cuMemHostAlloc, &host_, n, flags);
+    check_alloc(drv::api().cuMemHostAlloc(&host_, n, flags), "cuMemHostAlloc", nbytes, "pinned host memory");
     if (kind == HostKind::Mapped) {
         CUdeviceptr p = 0;
         CJ_CU(cuMemHostGetDevicePointer, &p, host_, 0);

@@ -41,6 +41,8 @@ PYBIND11_MODULE(_core, m) {
             raise("LaunchError", error_class("LaunchError")(e.what()));
         } catch (const cj::KernelRuntimeError& e) {
             raise("KernelRuntimeError", error_class("KernelRuntimeError")(e.what()));
+        } catch (const cj::OutOfMemory& e) {
+            PyErr_SetString(PyExc_MemoryError, e.what());
         }
     });
 }

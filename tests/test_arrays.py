@@ -208,3 +208,21 @@ def test_mapped_context_is_zero_copy(backend, rng):
     with cuda.mapped(strided) as ds:
         _scale_into[(4, 2), (8, 8)](cuda.to_device(a), ds, 0.5)
     np.testing.assert_array_equal(strided, a * 0.5)
+
+
+@cuda.jit
+def _scaled_copy(out, src, factor):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = src[i] * factor
+
+
+def test_same_numpy_array_twice_is_one_device_array(backend, rng):
+    a = rng.standard_normal(37)
+    want = a * 3
+    _scaled_copy[1, 64](a, a, 3.0)                 # one copy in, one back: the kernel sees one array
+    np.testing.assert_array_equal(a, want)
+    b, c = rng.standard_normal(37), rng.standard_normal(37)
+    want_b = c * 2
+    _scaled_copy[1, 64](b, c, 2.0)                 # distinct arrays are still distinct
+    np.testing.assert_array_equal(b, want_b)

@@ -72,6 +72,9 @@ def test_launch_streams(backend, stream, error, words):
     ({"a": 1}, TypeError, ["argument 0 (src)", "dict"]),
     (np.array(["x", "y"]), TypeError, ["argument 0 (src)", "dtype <U1"]),
     (np.array([object()]), TypeError, ["argument 0 (src)", "dtype object"]),
+    (np.zeros(2, np.longdouble), TypeError, ["argument 0 (src)", "float128", "long double"]),
+    (np.zeros(2, [("a", "f8"), ("b", "i4")]), TypeError, ["argument 0 (src)", "structured/record"]),
+    (cuda.In("abc"), TypeError, ["argument 0 (src)", "str", "strings"]),
 ])
 def test_kernel_arguments_name_the_parameter(backend, bad, error, words):
     out = cuda.device_array(2)
@@ -95,9 +98,73 @@ def test_scalar_arguments_out_of_range(backend, rng):
 
     out = cuda.device_array(1)
     value = int(rng.integers(2 ** 31, 2 ** 40))
-    _raises(OverflowError, lambda: put[1, 1](out, value), "kernel 'put'", "argument 1", str(value), "int32")
+    _raises(OverflowError, lambda: put[1, 1](out, value), "kernel 'put'", "argument 1 (v)", str(value), "int32")
     put[1, 1](out, 2 ** 31 - 1)        # the limit itself fits
     assert out.copy_to_host()[0] == 2 ** 31 - 1
+
+
+def test_python_ints_beyond_64_bits_name_the_parameter(backend):
+    @cuda.jit
+    def put_sum(out, t, v):
+        out[0] = t[0] + t[1] + v
+
+    out = cuda.device_array(1, np.float64)
+    put_sum[1, 1](out, (1, 2), 3)          # compiles for (int64, int64), int64
+    _raises(OverflowError, lambda: put_sum[1, 1](out, (1, 2), -2 ** 64), "argument 2 (v)", str(-2 ** 64))
+    _raises(OverflowError, lambda: put_sum[1, 1](out, (1, 2 ** 70), 3), "argument 1 (t), element 1", str(2 ** 70))
+    assert out.copy_to_host()[0] == 6
+
+
+def test_unsupported_numpy_scalars_are_named(backend):
+    @cuda.jit
+    def put(out, v):
+        out[0] = v
+
+    out = cuda.device_array(1)
+    _raises(TypeError, lambda: put[1, 1](out, np.longdouble(2)), "argument 1 (v)", "longdouble", "long double")
+
+
+def test_keyword_arguments_are_refused(backend):
+    src, dst = cuda.to_device(np.ones(4)), cuda.device_array(4)
+    _raises(TypeError, lambda: copy_kernel[1, 4](src, dst=dst, n=4), "kernel 'copy_kernel'", "positional arguments only",
+            "'dst', 'n'")
+    copy_kernel[1, 4](src, dst, 4)
+    np.testing.assert_array_equal(dst.copy_to_host(), np.ones(4))
+
+
+@pytest.mark.parametrize("make", [lambda n: cuda.device_array(n, np.uint8), lambda n: cuda.pinned_array(n, np.uint8)])
+def test_out_of_memory_names_the_bytes(backend, make):
+    _raises(MemoryError, lambda: make(2 ** 60), str(2 ** 60) + " bytes")
+
+
+@pytest.mark.parametrize("options, error, words", [
+    (dict(max_registers="many"), TypeError, ["max_registers", "'many'"]),
+    (dict(max_registers=0), ValueError, ["max_registers", "0"]),
+    (dict(launch_bounds="x"), TypeError, ["launch_bounds", "'x'"]),
+    (dict(launch_bounds=(128, 2, 1, 1)), ValueError, ["launch_bounds", "(128, 2, 1, 1)"]),
+    (dict(launch_bounds=(128, -2)), ValueError, ["launch_bounds", "-2"]),
+    (dict(fastmath="yes"), TypeError, ["fastmath", "'yes'"]),
+    (dict(debug="on"), TypeError, ["debug", "'on'"]),
+    (dict(opt=2), TypeError, ["opt", "2"]),
+    (dict(lineinfo=[]), TypeError, ["lineinfo", "[]"]),
+    (dict(inline="sometimes"), ValueError, ["inline", "'sometimes'"]),
+    (dict(boundscheck="x"), TypeError, ["boundscheck", "'x'"]),
+])
+def test_jit_options_are_validated_when_jit_is_called(options, error, words):
+    _raises(error, lambda: cuda.jit(**options), *words)
+
+
+def test_valid_jit_options_are_accepted(backend, rng):
+    @cuda.jit(max_registers=32, launch_bounds=(64, 1), fastmath=False, opt=True, lineinfo=True, inline="never")
+    def twice(a):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] *= 2
+
+    host = rng.standard_normal(50)
+    a = cuda.to_device(host)
+    twice[1, 64](a)
+    np.testing.assert_array_equal(a.copy_to_host(), host * 2)
 
 
 def test_raw_kernel_arguments(backend):
@@ -195,6 +262,19 @@ def test_integer_overflow_on_store_names_the_value(backend):
     np.testing.assert_array_equal(d.copy_to_host(), np.arange(3))
 
 
+def test_read_only_interface_arrays_cannot_be_written(backend, dev, rng):
+    desc = dict(dev.__cuda_array_interface__, data=(dev.__cuda_array_interface__["data"][0], True))
+    view = cuda.from_cuda_array_interface(desc, owner=dev)
+    before = dev.copy_to_host()
+    values = rng.standard_normal(10).astype(np.float32)
+    _raises(ValueError, lambda: view.copy_to_device(values), "copy_to_device", "read-only")
+    _raises(ValueError, lambda: view.copy_to_device(cuda.to_device(values)), "read-only")
+    _raises(ValueError, lambda: view.__setitem__(slice(2, 4), 1.0), "setitem", "read-only")
+    _raises(ValueError, lambda: view[2:].reshape(2, 4).__setitem__(0, 1.0), "read-only")   # views stay read-only
+    np.testing.assert_array_equal(dev.copy_to_host(), before)
+    np.testing.assert_array_equal(view[3:].copy_to_host(), before[3:])                      # reading is fine
+
+
 def test_copy_to_host_into_a_read_only_array(backend, dev):
     target = np.zeros(10, np.float32)
     target.setflags(write=False)
@@ -256,3 +336,35 @@ def test_eager_compile_error_shows_the_decorated_line(backend, monkeypatch):
             a[0] = not_defined_anywhere     # noqa: F821
     inside = _cudajit_frames(info.value)
     assert len(inside) == 1 and inside[0].filename.endswith("errors.py")   # the re-raise, nothing below
+
+
+# --- the CPU backend's environment: Numba's rule for a NUMBA_* value it cannot parse -------------------------------
+
+@pytest.mark.parametrize("var, value", [
+    ("CUDAJIT_NUM_THREADS", "abc"), ("CUDAJIT_NUM_THREADS", "-4"), ("CUDAJIT_NUM_THREADS", "0"),
+    ("CUDAJIT_NUM_THREADS", "1.5"), ("CUDAJIT_CPU_STACK", "lots"), ("CUDAJIT_CPU_STACK", "1"),
+    ("CUDAJIT_CPU_STACK", "64Q"),
+])
+def test_malformed_cpu_settings_warn(monkeypatch, var, value):
+    from cudajit import _backend
+    monkeypatch.setenv(var, value)
+    with pytest.warns(RuntimeWarning, match=f"Environment variable '{var}' .* value '{value}' could not be parsed"):
+        _backend._check_cpu_env()
+
+
+@pytest.mark.parametrize("var, value", [("CUDAJIT_NUM_THREADS", "3"), ("CUDAJIT_CPU_STACK", "128k"),
+                                        ("CUDAJIT_CPU_STACK", "16M"), ("CUDAJIT_CPU_STACK", "")])
+def test_valid_cpu_settings_do_not_warn(monkeypatch, recwarn, var, value):
+    from cudajit import _backend
+    monkeypatch.setenv(var, value)
+    _backend._check_cpu_env()
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
+def test_malformed_thread_count_uses_the_default():
+    import subprocess
+    import sys
+    code = "from cudajit import _core; print(_core.cpu_num_threads())"
+    env = dict(os.environ, CUDAJIT_NUM_THREADS="1.5", PYTHONPATH=os.pathsep.join(sys.path))
+    got = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    assert int(got) == os.cpu_count()       # every core, not strtol's 1 from "1.5"

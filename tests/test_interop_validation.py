@@ -173,6 +173,10 @@ def _spoil_device_type(p):
     p.tensor.device.device_type = 4      # OpenCL
 
 
+def _spoil_device_id(p):
+    p.tensor.device.device_id = -1
+
+
 @pytest.mark.parametrize("spoil, error, words", [
     (_spoil_shape_null, ValueError, ["shape", "null"]),
     (_spoil_data_null, ValueError, ["data", "null"]),
@@ -187,6 +191,7 @@ def _spoil_device_type(p):
     (_spoil_lanes, TypeError, ["dtype.lanes = 4"]),
     (_spoil_ndim, ValueError, ["ndim = 40"]),
     (_spoil_device_type, ValueError, ["device_type = 4"]),
+    (_spoil_device_id, ValueError, ["device_id = -1"]),
 ])
 def test_malformed_capsules_are_refused_and_left_to_the_producer(backend, rng, spoil, error, words):
     if spoil is _spoil_offset_unmapped and backend == "gpu":
@@ -284,6 +289,13 @@ def test_missing_keys_are_named(backend, key):
     (_cai(ptr=2 ** 64 - 16), ValueError, ["address space"]),
     (_cai(stream="s"), TypeError, ["['stream']", "str"]),
     (_cai(stream=-2), ValueError, ["['stream'] = -2"]),
+    (_cai(stream=0), ValueError, ["['stream'] = 0", "disallowed"]),
+    (_cai(shape=(2.5,)), TypeError, ["['shape'][0] = 2.5"]),
+    (_cai(strides=(8.5,)), TypeError, ["['strides'][0] = 8.5"]),
+    (_cai(typestr=8), TypeError, ["['typestr'] = 8"]),
+    (dict(_cai(), data=("abc", False)), TypeError, ["['data'][0]", "'abc'"]),
+    (_cai(shape=(2 ** 62, 2 ** 62)), ValueError, ["['shape'] = (4611686018427387904, 4611686018427387904)", "bytes"]),
+    (_cai(typestr="<c32"), ValueError, ["['typestr'] = '<c32'", "long double"]),
 ])
 def test_malformed_interfaces_are_refused(backend, desc, error, words):
     with pytest.raises(error) as info:

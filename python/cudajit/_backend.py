@@ -6,11 +6,22 @@ the backend they were made under.
 """
 import contextlib
 import os
+import re
+import warnings
 
 from .errors import CudaSupportError
 
 _current = None       # "gpu" or "cpu" once decided
 _gpu_status = None    # (ok, reason), probed once
+_cpu_env_checked = False
+
+# What the CPU backend's C++ accepts (src/cpu_launch.cpp reads these when it first runs a kernel, and keeps its
+# default for anything else): a positive thread count; a stack size in bytes, KiB (k) or MiB (m), at least 16 KiB.
+_CPU_ENV = {
+    "CUDAJIT_NUM_THREADS": (r"[0-9]+", lambda m: int(m[0]) > 0, "all cores"),
+    "CUDAJIT_CPU_STACK": (r"([0-9]+)([kKmM]?)",
+                          lambda m: int(m[1]) << {"": 0, "k": 10, "m": 20}[m[2].lower()] >= 16 * 1024, "64K"),
+}
 
 
 def gpu_status():
@@ -34,9 +45,26 @@ def name():
     return _current
 
 
+def _check_cpu_env():
+    """Warns, as Numba does for a NUMBA_* value it cannot parse, about each CUDAJIT_* setting of the CPU backend
+    that its C++ ignores (using the default instead)."""
+    global _cpu_env_checked
+    _cpu_env_checked = True
+    for var, (pattern, valid, default) in _CPU_ENV.items():
+        value = os.environ.get(var)
+        if not value:          # unset or empty: the default, silently
+            continue
+        m = re.fullmatch(pattern, value)
+        if not (m and valid(m)):
+            warnings.warn(f"Environment variable '{var}' is defined but its associated value '{value}' could not be "
+                          f"parsed; the default ({default}) is used", RuntimeWarning, stacklevel=4)
+
+
 def _set(backend):
     global _current
     from . import _core
+    if backend == "cpu" and not _cpu_env_checked:
+        _check_cpu_env()
     _core.set_backend(0 if backend == "gpu" else 1)  # allocations and launches follow it
     _current = backend
 

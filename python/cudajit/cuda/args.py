@@ -33,9 +33,14 @@ class InOut(_Direction):
     """Copy both ways (what a plain NumPy argument gets)."""
 
 
+# Numba's scalar types: what kernel parameters (and array elements) can be. Not longdouble, records, strings.
+_KERNEL_SCALARS = (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+                   np.float16, np.float32, np.float64, np.complex64, np.complex128)
+_KERNEL_DTYPES = frozenset(np.dtype(t) for t in _KERNEL_SCALARS)
+
+
 def _register_scalar_types():
-    for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
-              np.float16, np.float32, np.float64, np.complex64, np.complex128):
+    for t in _KERNEL_SCALARS:
         _core.register_scalar_type(t, np.dtype(t).str)
 
 
@@ -49,7 +54,7 @@ def prepare_args(args, kernel=None, params=()):
     cannot be passed, in the TypeError raised for it.
     """
     writebacks = []
-    out = _convert_all(args, writebacks, _Where(kernel, params))
+    out = _convert_all(args, writebacks, _Where(kernel, params), {})
     if not writebacks:
         return out, None
 
@@ -59,9 +64,7 @@ def prepare_args(args, kernel=None, params=()):
     return out, write_back
 
 
-# What kernels take: Python scalars, NumPy scalars and arrays of these kinds (Numba's scalar types).
 _PY_SCALARS = (bool, int, float, complex)
-_SCALAR_KINDS = "biufc"
 
 
 class _Where:
@@ -82,14 +85,26 @@ class _Where:
 
 
 def _launchable_dtype(dtype):
-    return dtype.kind in _SCALAR_KINDS and dtype.isnative and dtype.names is None
+    return dtype in _KERNEL_DTYPES     # native byte order only: np.dtype('>f8') != np.dtype('<f8')
+
+
+def _dtype_name(dtype):
+    if dtype.names is not None:
+        return f"{dtype} (a structured/record dtype)"
+    if dtype == np.longdouble or dtype == np.clongdouble:
+        return f"{dtype} (C long double, which GPUs do not have)"
+    return str(dtype)
 
 
 def _refuse(a, where):
     """TypeError for an argument no kernel parameter can take, with what would work instead."""
     kind = type(a).__name__
     if isinstance(a, (np.ndarray, DeviceNDArray)):
-        hint = f"arrays of dtype {a.dtype} cannot be passed: kernels take bool, integer, float and complex arrays"
+        hint = (f"arrays of dtype {_dtype_name(a.dtype)} cannot be passed: kernels take bool, integer, float and "
+                f"complex arrays")
+    elif isinstance(a, np.generic):
+        hint = (f"NumPy scalars of dtype {_dtype_name(a.dtype)} cannot be passed: kernels take bool, integer, float "
+                f"and complex scalars")
     elif isinstance(a, (str, bytes)):
         hint = "strings cannot be passed to kernels"
     elif a is None:
@@ -101,8 +116,12 @@ def _refuse(a, where):
     return TypeError(f"{where.describe()} is a {kind}: {hint}")
 
 
-def _convert_all(args, writebacks, where):
-    """Converts each argument; a tuple argument is converted element by element (Numba does the same)."""
+def _convert_all(args, writebacks, where, copies):
+    """Converts each argument; a tuple argument is converted element by element (Numba does the same).
+
+    ``copies`` maps id(NumPy array) to its device copy: the same array object passed twice (``k(a, a)``) is one
+    device array, copied in once and back once, so the kernel sees one array as it would on the host. Only
+    identical objects: distinct views of one buffer get a copy each (as in Numba), and the last copy back wins."""
     from .arrays import device_array
     from .interop import as_cuda_array
     out = []
@@ -116,7 +135,7 @@ def _convert_all(args, writebacks, where):
             out.append(a)
             continue
         if isinstance(a, tuple):                  # a namedtuple is passed as a plain tuple
-            out.append(_convert_all(a, writebacks, at))
+            out.append(_convert_all(a, writebacks, at, copies))
             continue
         if isinstance(a, _PY_SCALARS) or (isinstance(a, np.generic) and _launchable_dtype(a.dtype)):
             out.append(a)
@@ -124,8 +143,13 @@ def _convert_all(args, writebacks, where):
         direction = None
         if isinstance(a, _Direction):
             direction, a = a, a.ary
+            if isinstance(a, (str, bytes)) or a is None:
+                raise _refuse(a, at)
         if hasattr(a, "__cuda_array_interface__") and direction is None:
             out.append(as_cuda_array(a))
+            continue
+        if direction is None and id(a) in copies:
+            out.append(copies[id(a)])
             continue
         if isinstance(a, np.ndarray) or direction is not None:
             host = np.asarray(a)
@@ -141,6 +165,8 @@ def _convert_all(args, writebacks, where):
             # A non-writeable array stays read-only in the kernel (Numba types it readonly): nothing to copy back.
             dev._readonly = not host.flags.writeable
             out.append(dev)
+            if direction is None:
+                copies[id(a)] = dev
             if copy_out and not dev._readonly:
                 writebacks.append((dev, host))
             continue

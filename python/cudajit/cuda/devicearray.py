@@ -182,6 +182,7 @@ class DeviceNDArray(_core.ArrayCore):
         """Copy a host array (or another device array) into this array."""
         handle = _stream_handle(stream)
         self._check_backend()
+        self._check_writable("copy_to_device")
         if isinstance(ary, DeviceNDArray) or (hasattr(ary, "__cuda_array_interface__") and not isinstance(ary, np.ndarray)):
             from .interop import as_cuda_array
             src = ary if isinstance(ary, DeviceNDArray) else as_cuda_array(ary)
@@ -215,6 +216,11 @@ class DeviceNDArray(_core.ArrayCore):
             _core.copy_htod(self._ptr + lo, raw, hi - lo, handle)
         _sync_if_default(handle)
 
+    def _check_writable(self, what):
+        if self._readonly:
+            raise ValueError(f"{what}: this device array is read-only (its producer exported it with the "
+                             f"__cuda_array_interface__ read-only flag set)")
+
     def _is_dense(self):
         lo, hi = self._extent()
         return hi - lo == self.nbytes
@@ -239,6 +245,7 @@ class DeviceNDArray(_core.ArrayCore):
         if value is None:
             raise TypeError(f"cannot assign None to elements of a {self.dtype} device array")
         target = self._view(key) if key != () else self
+        target._check_writable("setitem")
         if isinstance(value, DeviceNDArray) or (hasattr(value, "__cuda_array_interface__") and not isinstance(value, np.ndarray)):
             value = value.copy_to_host() if isinstance(value, DeviceNDArray) else np.asarray(value)
         try:
@@ -293,12 +300,19 @@ class DeviceNDArray(_core.ArrayCore):
             dim += 1
         shape += self.shape[dim:]
         strides += self.strides[dim:]
-        return DeviceNDArray._view_of(ptr, shape, strides, self.dtype, self._owner, self._backend, self.stream)
+        return self._derived(ptr, shape, strides)
+
+    def _derived(self, ptr, shape, strides, dtype=None, stream=None):
+        """A view of this array's memory (same owner and backend); it stays read-only if this array is."""
+        view = DeviceNDArray._view_of(ptr, shape, strides, self.dtype if dtype is None else dtype, self._owner,
+                                      self._backend, self.stream if stream is None else stream)
+        view._readonly = self._readonly
+        return view
 
     def bind(self, stream=0):
         """A view of the same memory whose copies default to ``stream`` (Numba's ``bind``)."""
         _stream_handle(stream)  # refuses what is not a stream now, not at the first copy
-        return DeviceNDArray._view_of(self._ptr, self.shape, self.strides, self.dtype, self._owner, self._backend, stream)
+        return self._derived(self._ptr, self.shape, self.strides, stream=stream)
 
     def reshape(self, *newshape, order="C"):
         """Numba: only contiguous arrays reshape (without a copy)."""
@@ -324,8 +338,7 @@ class DeviceNDArray(_core.ArrayCore):
         if (order == "C" and not self.is_c_contiguous()) or (order == "F" and not self.is_f_contiguous()):
             raise NotImplementedError("reshape of a non-contiguous device array (it would need a copy)")
         maker = _c_strides if order == "C" else _f_strides
-        return DeviceNDArray._view_of(self._ptr, newshape, maker(newshape, self.dtype.itemsize), self.dtype,
-                                      self._owner, self._backend, self.stream)
+        return self._derived(self._ptr, newshape, maker(newshape, self.dtype.itemsize))
 
     def ravel(self, order="C", stream=0):
         """A 1-d view of a contiguous array in ``order`` ('C', 'F' or 'A'); no copy is made."""
@@ -345,15 +358,14 @@ class DeviceNDArray(_core.ArrayCore):
             raise ValueError(f"view: the last axis ({last_bytes} bytes) is not a multiple of {dtype}'s size")
         shape = self.shape[:-1] + (last_bytes // dtype.itemsize,)
         strides = self.strides[:-1] + (dtype.itemsize,)
-        return DeviceNDArray._view_of(self._ptr, shape, strides, dtype, self._owner, self._backend, self.stream)
+        return self._derived(self._ptr, shape, strides, dtype)
 
     def transpose(self, axes=None):
         """A view with the axes permuted (reversed by default); no copy is made."""
         axes = tuple(reversed(range(self.ndim))) if axes is None else tuple(axes)
         if sorted(axes) != list(range(self.ndim)):
             raise ValueError(f"invalid axes {axes} for an array of {self.ndim} dimensions")
-        return DeviceNDArray._view_of(self._ptr, [self.shape[a] for a in axes], [self.strides[a] for a in axes],
-                                      self.dtype, self._owner, self._backend, self.stream)
+        return self._derived(self._ptr, [self.shape[a] for a in axes], [self.strides[a] for a in axes])
 
     @property
     def T(self):

@@ -87,7 +87,7 @@ class CUDADispatcher(_JitFunction):
         self._specializations = {}   # (backend, argtypes) -> CUDADispatcher made by specialize()
         params = tuple(inspect.signature(py_func).parameters)
         self._core = _core.Dispatcher(self._compile_for_args,
-                                      functools.partial(prepare_args, kernel=self.__name__, params=params))
+                                      functools.partial(prepare_args, kernel=self.__name__, params=params), params)
         for sig in sigs:
             self.compile(sig)
 
@@ -364,13 +364,19 @@ def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=T
       nopython, extensions: accepted for compatibility and ignored, as in numba-cuda.
     """
     from .ffi import check_link
-    if boundscheck not in (None, True, False):
-        raise TypeError(f"cuda.jit(boundscheck=...) must be True, False or None, not {boundscheck!r}")
+    for name, value in (("device", device), ("opt", opt), ("fastmath", fastmath), ("lineinfo", lineinfo),
+                        ("cache", cache), ("forceinline", forceinline), ("debug", debug), ("boundscheck", boundscheck)):
+        default_none = value is None and name in ("debug", "boundscheck")     # None: the backend's default
+        if not (default_none or (isinstance(value, int) and value in (0, 1))):
+            raise TypeError(f"cuda.jit({name}=...) must be True or False, not {value!r:.60}")
+    if inline not in (True, False, "always", "never"):
+        raise ValueError(f"cuda.jit(inline=...) must be True, False, 'always' or 'never', not {inline!r:.60}")
     forced = _env_boundscheck()
     options = _compiler().CompileOptions(
-        fastmath=bool(fastmath), debug=bool(debug), lineinfo=bool(lineinfo), opt=opt, max_registers=max_registers,
-        inline=inline or forceinline, launch_bounds=launch_bounds, link=check_link(link, "cuda.jit(link=...)"),
-        boundscheck=boundscheck if forced is None else forced)
+        fastmath=bool(fastmath), debug=bool(debug), lineinfo=bool(lineinfo), opt=bool(opt),
+        max_registers=_max_registers(max_registers), inline=inline in (True, "always") or bool(forceinline),
+        launch_bounds=_launch_bounds(launch_bounds), link=check_link(link, "cuda.jit(link=...)"),
+        boundscheck=(None if boundscheck is None else bool(boundscheck)) if forced is None else forced)
     unknown = set(kws) - {"nopython", "extensions"}
     if unknown:
         raise TypeError(f"cuda.jit got unexpected options: {', '.join(sorted(unknown))}")
@@ -388,6 +394,34 @@ def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=T
     sigs = () if func_or_sig is None else (
         tuple(func_or_sig) if isinstance(func_or_sig, list) else (func_or_sig,))
     return hide_internal_frames(lambda pyfunc: wrap(pyfunc, sigs))
+
+
+def _positive_int(value, what):
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise TypeError(f"{what} must be a positive int, not {value!r:.60}")
+    if value.__index__() <= 0:
+        raise ValueError(f"{what} must be a positive int, not {value!r:.60}")
+    return value.__index__()
+
+
+def _max_registers(value):
+    """``cuda.jit(max_registers=...)``: None, or the registers per thread NVRTC may use (a positive int)."""
+    return None if value is None else _positive_int(value, "cuda.jit(max_registers=...)")
+
+
+def _launch_bounds(value):
+    """``cuda.jit(launch_bounds=...)``: None, max threads per block, or a tuple (max threads, min blocks per
+    multiprocessor, max blocks per cluster) of 1 to 3 positive ints, as numba-cuda takes it."""
+    what = "cuda.jit(launch_bounds=...)"
+    if value is None:
+        return None
+    if isinstance(value, tuple):
+        if not 1 <= len(value) <= 3:
+            raise ValueError(f"{what} must be an int or a tuple of 1 to 3 ints, not {value!r:.60}")
+        return tuple(_positive_int(v, what + " entries") for v in value)
+    if not hasattr(value, "__index__"):
+        raise TypeError(f"{what} must be an int or a tuple of 1 to 3 ints, not {value!r:.60}")
+    return _positive_int(value, what)
 
 
 def _is_signature(obj):

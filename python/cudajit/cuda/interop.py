@@ -5,6 +5,7 @@ Numba) without a copy; ``from_dlpack`` does the same for DLPack producers. Every
 checked before the memory is used: a malformed description raises ``TypeError`` (a field of the
 wrong type) or ``ValueError`` (a wrong value) naming the field, never a crash later in a kernel.
 """
+import math
 import operator
 
 import numpy as np
@@ -14,6 +15,7 @@ from .devicearray import DeviceNDArray, _backend_id, _c_strides
 
 _CAI = "__cuda_array_interface__"
 _CAI_VERSIONS = range(0, 4)   # versions 0 to 3 share these keys; 3 added 'stream'
+_WIDEST_FLOAT = {"f": 8, "c": 16}   # bytes of double and complex<double>: wider is long double, not on CUDA devices
 _DEVICE_MEMORY = 2            # _core.pointer_memory_type: CU_MEMORYTYPE_DEVICE (not managed)
 
 
@@ -35,7 +37,7 @@ def from_cuda_array_interface(desc, owner=None, sync=True):
         raise ValueError(f"{_CAI}: data {ptr:#x} is CUDA device memory, which the CPU backend cannot read: "
                          f"copy it to the host first")
     _core.check_span_is_memory(ptr, lo, hi, f"{_CAI} (data with its shape and strides)")
-    if sync and stream not in (None, 0):
+    if sync and stream is not None:
         # The producer's stream may still be writing: wait for it (CAI v3 semantics).
         _core.stream_synchronize(stream)
     view._readonly = readonly                    # kernels that write it do not compile (Numba's readonly arrays)
@@ -61,6 +63,10 @@ def _parse_cai(desc):
         if n < 0:
             raise ValueError(f"{_CAI}['shape'][{d}] = {n} is negative")
     dtype = _dtype(desc["typestr"])
+    nbytes = math.prod(shape) * dtype.itemsize      # before strides, which would be computed from it
+    if nbytes >= 1 << 63:
+        raise ValueError(f"{_CAI}['shape'] = {shape} of {dtype.itemsize}-byte items spans {nbytes} bytes, "
+                         f"more than an address space holds")
     strides = desc.get("strides")
     if strides is None:
         strides = _c_strides(shape, dtype.itemsize)
@@ -68,11 +74,14 @@ def _parse_cai(desc):
         strides = _int_tuple(strides, "strides")
         if len(strides) != len(shape):
             raise ValueError(f"{_CAI}['strides'] has {len(strides)} entries, but 'shape' has {len(shape)}")
-    ptr, readonly = _data_pointer(desc["data"], int(np.prod(shape, dtype=object)))
+    ptr, readonly = _data_pointer(desc["data"], math.prod(shape))
     stream = desc.get("stream")
     if stream is not None:
         if type(stream) is not int:
             raise TypeError(f"{_CAI}['stream'] must be an int or None, not {type(stream).__name__}")
+        if stream == 0:
+            raise ValueError(f"{_CAI}['stream'] = 0 is disallowed by the CUDA Array Interface (v3): it is ambiguous "
+                             f"between None and the legacy or per-thread default stream (use None, 1 or 2)")
         if stream < 0:
             raise ValueError(f"{_CAI}['stream'] = {stream} is not a stream handle")
     return shape, dtype, strides, ptr, readonly, stream
@@ -86,13 +95,13 @@ def _int_tuple(value, key):
         try:
             out.append(operator.index(n))
         except TypeError:
-            raise TypeError(f"{_CAI}['{key}'][{d}] must be an int, not {type(n).__name__}") from None
+            raise TypeError(f"{_CAI}['{key}'][{d}] = {n!r:.40} must be an int, not {type(n).__name__}") from None
     return tuple(out)
 
 
 def _dtype(typestr):
     if not isinstance(typestr, str):
-        raise TypeError(f"{_CAI}['typestr'] must be a str, not {type(typestr).__name__}")
+        raise TypeError(f"{_CAI}['typestr'] = {typestr!r:.40} must be a str, not {type(typestr).__name__}")
     try:
         dtype = np.dtype(typestr)
     except TypeError:
@@ -101,6 +110,8 @@ def _dtype(typestr):
         raise ValueError(f"{_CAI}['typestr'] = {typestr!r} cannot describe device memory")
     if not dtype.isnative:
         raise ValueError(f"{_CAI}['typestr'] = {typestr!r} is not in the machine's byte order")
+    if dtype.itemsize > _WIDEST_FLOAT.get(dtype.kind, dtype.itemsize):
+        raise ValueError(f"{_CAI}['typestr'] = {typestr!r} is a C long double type, which CUDA devices do not have")
     return dtype
 
 
@@ -111,7 +122,7 @@ def _data_pointer(data, size):
         raise TypeError(f"{_CAI}['data'] must be a tuple (pointer, read_only), not {data!r:.60}")
     ptr, read_only = data
     if type(ptr) is not int:
-        raise TypeError(f"{_CAI}['data'][0] (the pointer) must be an int, not {type(ptr).__name__}")
+        raise TypeError(f"{_CAI}['data'][0] (the pointer) = {ptr!r:.40} must be an int, not {type(ptr).__name__}")
     if not isinstance(read_only, (bool, np.bool_)):
         raise TypeError(f"{_CAI}['data'][1] (read-only) must be a bool, not {type(read_only).__name__}")
     if ptr < 0 or ptr >= 1 << 64:

@@ -29,6 +29,12 @@ template <class T> CJ_INLINE T popc(T x) {
     return sizeof(T) == 8 ? T(__builtin_popcountll((unsigned long long)x)) : T(__builtin_popcount((unsigned)x));
 #endif
 }
+// int.bit_count(): the set bits of |x|, as Python (the magnitude is taken in the unsigned type: INT_MIN has one).
+template <class T> CJ_INLINE T bit_count(T x) {
+    using U = uint_like_t<T>;
+    const U magnitude = is_signed_v<T> && x < 0 ? U(0) - U(x) : U(x);
+    return T(popc(magnitude));
+}
 template <class T> CJ_INLINE T clz(T x) {
 #if defined(CJ_GPU)
     return sizeof(T) == 8 ? T(__clzll((long long)x)) : T(__clz((int)x));

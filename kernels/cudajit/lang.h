@@ -21,6 +21,13 @@ template <class T> CJ_INLINE int64_t dynamic_shared_count() {
     return int64_t(dynamic_shared_bytes() / sizeof(T));  // thread.h: the launch's size on both targets
 }
 
+// CUDA vector types (cuda.float32x4 ...): N components x, y, z, w, an aggregate built as cj::vec<float, 4>{...}.
+template <class T, int N> struct vec;
+template <class T> struct vec<T, 1> { T x; };
+template <class T> struct vec<T, 2> { T x, y; };
+template <class T> struct vec<T, 3> { T x, y, z; };
+template <class T> struct vec<T, 4> { T x, y, z, w; };
+
 // cuda.popc / brev / clz / ffs on 32- and 64-bit integers.
 template <class T> CJ_INLINE T popc(T x) {
 #if defined(CJ_GPU)

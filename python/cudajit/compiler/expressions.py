@@ -9,6 +9,7 @@ import numpy as np
 
 from . import types as T
 from . import intrinsics as I
+from . import vectors
 from .frontend import NOT_FOLDED, TOO_LARGE, canonical_name, python_folded
 from .indexing import IndexingMixin
 from .methods import call_value_method
@@ -210,6 +211,8 @@ class ExpressionMixin(IndexingMixin):
             if attr == "T" and t.ndim <= 2:
                 return self.transpose(v)
             self.unsupported(node, f"array attribute '.{attr}' is not supported in CUDA kernels")
+        if isinstance(t, vectors.Vector):
+            return vectors.attribute(self, node, v, attr)
         if T.is_number(t) or t == T.boolean:
             if attr in ("real", "imag"):
                 if isinstance(t, T.Complex):

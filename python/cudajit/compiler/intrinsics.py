@@ -485,4 +485,4 @@ def _cuda_cbrt(cx, node, args, kwargs):
 
 
 # Importing these modules registers their entries in REGISTRY.
-from . import mathlib, pybuiltins  # noqa: E402,F401
+from . import mathlib, pybuiltins, vectors  # noqa: E402,F401

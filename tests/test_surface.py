@@ -4,6 +4,8 @@ import numpy as np
 import pytest
 
 from cudajit import cuda, float32, int64
+from cudajit.cuda import libdevice
+from cudajit.cuda.fp16 import hexp10
 from cudajit.errors import TypingError
 
 TILE = 16            # a module-level constant sizes shared arrays, as in Numba
@@ -113,3 +115,83 @@ def test_a_reassigned_local_is_not_a_constant_shape(backend):
 
     with pytest.raises(TypingError, match="shape must be a constant"):
         varying[1, 1](np.ones(1))
+
+
+# numba-cuda's documented cuda.fp16 functions ("16-bit Floating Point Intrinsics"), and the ones its fp16 module adds.
+FP16_DOCUMENTED = ("hfma hadd hsub hmul hdiv hneg habs hsin hcos hlog hlog10 hlog2 hexp hexp10 hexp2 hfloor hceil "
+                   "hsqrt hrsqrt hrcp hrint htrunc heq hne hge hgt hle hlt hmax hmin htanh htanh_approx "
+                   "__hadd __hsub __hmul __hdiv __hneg __habs __hfma __heq __hne __hge __hgt __hle __hlt __hmax "
+                   "__hmin __hisnan __hisinf __half2float __float2half __double2half").split()
+
+
+def test_every_documented_fp16_function_exists_in_both_spellings():
+    import cudajit.cuda.fp16 as fp16_module
+    for name in FP16_DOCUMENTED:
+        assert getattr(fp16_module, name) is getattr(cuda.fp16, name), name
+        assert name in getattr(cuda.fp16, name).__doc__
+
+
+@cuda.jit
+def fp16_functions(a, out, flags):
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i, 0] = hexp10(a[i])
+        out[i, 1] = cuda.fp16.htanh(a[i])
+        out[i, 2] = cuda.fp16.hrcp(a[i])
+        out[i, 3] = cuda.fp16.__hadd(a[i], a[i])
+        out[i, 4] = cuda.fp16.__float2half(cuda.fp16.__half2float(a[i]) * float32(3.0))
+        flags[i, 0] = cuda.fp16.__hisinf(a[i])
+        flags[i, 1] = cuda.fp16.__hisnan(a[i])
+
+
+def test_fp16_functions_match_numpy(backend, rng):
+    a = (rng.standard_normal(64) * 2).astype(np.float16)
+    a[:4] = [np.inf, -np.inf, np.nan, 0.5]
+    out = np.zeros((64, 5), np.float16)
+    flags = np.zeros((64, 2), np.int32)
+    fp16_functions[1, 64](a, out, flags)
+    f = a.astype(np.float32)
+    with np.errstate(all="ignore"):
+        want = [np.power(np.float32(10), f), np.tanh(f), np.float32(1) / f, f + f, f * np.float32(3)]
+        want = [w.astype(np.float16).astype(np.float64) for w in want]
+    for k, w in enumerate(want):
+        got = out[:, k].astype(np.float64)
+        if k < 2:   # exp10, tanh: computed in float, rounded once: within one float16 ulp of NumPy's
+            finite = np.isfinite(w)
+            assert np.all(np.abs(got[finite] - w[finite]) <= np.spacing(np.abs(w[finite]).astype(np.float16))), k
+            np.testing.assert_array_equal(got[~finite], w[~finite])
+        else:       # correctly rounded operations: exactly NumPy's
+            np.testing.assert_array_equal(got, w, err_msg=str(k))
+    np.testing.assert_array_equal(flags[:, 0], np.where(np.isinf(a), np.sign(a), 0))
+    np.testing.assert_array_equal(flags[:, 1], np.isnan(a))
+
+
+@cuda.jit
+def libdevice_functions(x, n, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i, 0] = libdevice.sinf(x[i])
+        out[i, 1] = libdevice.pow(x[i], 3)
+        out[i, 2] = libdevice.popcll(n[i])
+        out[i, 3] = libdevice.brev(n[i])
+
+
+def test_libdevice_functions_have_libdevices_types(backend, rng):
+    x = rng.standard_normal(64)
+    n = rng.integers(-2**40, 2**40, size=64)
+    out = np.zeros((64, 4))
+    libdevice_functions[1, 64](x, n, out)
+    np.testing.assert_allclose(out[:, 0], np.sin(x.astype(np.float32)), rtol=2e-7)  # float32, not float64
+    assert not np.array_equal(out[:, 0], np.sin(x))
+    np.testing.assert_allclose(out[:, 1], x ** 3, rtol=1e-15)
+    np.testing.assert_array_equal(out[:, 2], [(int(v) % 2**64).bit_count() for v in n])
+    n32 = n.astype(np.int32).view(np.uint32)
+    brev = [int(f"{int(v):032b}"[::-1], 2) for v in n32]
+    np.testing.assert_array_equal(out[:, 3], np.array(brev, np.uint32).view(np.int32))
+
+
+def test_libdevice_names_it_does_not_provide():
+    with pytest.raises(AttributeError, match="no function 'erfcinv'"):
+        libdevice.erfcinv
+    with pytest.raises(ImportError):
+        from cudajit.cuda.libdevice import erfcinvf  # noqa: F401

@@ -1,4 +1,6 @@
 """The user namespace: what ``numba.cuda`` offers, for ``from cudajit import cuda``."""
+import importlib as _importlib
+
 from .. import _backend
 from ..errors import (CompileError, CudaAPIError, CudaSupportError, KernelRuntimeError, LaunchError,
                       TypingError, UnsupportedError)
@@ -16,6 +18,11 @@ from .raw import RawKernel, RawModule
 from .reduction import Reduce, reduce
 from .streams import (Event, Stream, default_stream, event, event_elapsed_time, external_stream,
                       legacy_default_stream, per_thread_default_stream, stream)
+
+# Modules as in numba.cuda (``from cudajit.cuda.fp16 import hadd``); each replaces its namespace's placeholder and
+# holds the same kernel-only names.
+fp16 = _importlib.import_module(".fp16", __name__)
+libdevice = _importlib.import_module(".libdevice", __name__)
 
 
 def is_available():

@@ -195,3 +195,129 @@ def test_libdevice_names_it_does_not_provide():
         libdevice.erfcinv
     with pytest.raises(ImportError):
         from cudajit.cuda.libdevice import erfcinvf  # noqa: F401
+
+
+def test_compile_ptx_of_a_kernel_and_of_a_device_function():
+    from cudajit import _core
+    if not _core.nvrtc_available()[0]:
+        pytest.skip("NVRTC not found")
+
+    def scale(r, a, x):
+        i = cuda.grid(1)
+        if i < r.size:
+            r[i] = a * x[i]
+
+    def mul_add(x, y):
+        return x * y + 1
+
+    ptx, rt = cuda.compile_ptx(scale, "void(float32[:], float32, float32[:])", cc=(8, 0))
+    assert str(rt) == "none" and ".target sm_80" in ptx and ".entry" in ptx
+    ptx, rt = cuda.compile_ptx(mul_add, (float32, float32), device=True)       # Numba's ABI: int status
+    assert str(rt) == "float64"           # float32 * float32 + int literal is float64 in Numba
+    assert ".visible .func  (.param .b32 func_retval0) mul_add(" in ptx
+    assert ".target sm_75" in ptx         # config.CUDA_DEFAULT_PTX_CC
+    ptx, rt = cuda.compile(mul_add, "float32(float32, float32)", abi_info={"abi_name": "fused"})  # the C ABI
+    assert str(rt) == "float32" and ".visible .func  (.param .b32 func_retval0) fused(" in ptx
+    ptx, _ = cuda.compile_ptx_for_current_device(scale, "void(float32[:], float32, float32[:])")
+    cc = cuda.get_current_device().compute_capability
+    assert f".target sm_{cc[0]}{cc[1]}" in ptx
+    with pytest.raises(NotImplementedError, match="PTX only"):
+        cuda.compile(mul_add, "float32(float32, float32)", output="ltoir")
+    with pytest.raises(TypeError, match="must return void"):
+        cuda.compile_ptx(scale, "float32(float32[:], float32, float32[:])")
+
+
+def test_inspect_sass_and_ptx(backend):
+    from cudajit import _core
+    from cudajit.cuda import ptx as ptx_module
+    from cudajit.errors import CudaSupportError
+
+    @cuda.jit(lineinfo=True, cache=True, lto=True)        # options numba-cuda code passes are accepted
+    def fill(a):
+        a[cuda.grid(1)] = 7
+
+    fill[1, 4](np.zeros(4))
+    if not _core.nvrtc_available()[0]:
+        pytest.skip("NVRTC not found")
+    sig = next(iter(fill.signatures))
+    assert ".entry" in fill.inspect_ptx(sig) and ".loc" in fill.inspect_ptx(sig)    # lineinfo reached NVRTC
+    if ptx_module._sass_tool() is None:
+        with pytest.raises(CudaSupportError, match="cuobjdump or nvdisasm"):
+            fill.inspect_sass(sig)
+    else:
+        assert "STG" in fill.inspect_sass(sig) or "ST.E" in fill.inspect_sass(sig)
+
+
+def test_nvrtc_extra_search_paths_reach_linked_sources(backend, tmp_path, monkeypatch):
+    from cudajit import config
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "triple.h").write_text("#define CJ_TEST_TRIPLE(x) (3 * (x))\n")
+    src = tmp_path / "triple.cu"
+    src.write_text('#include "triple.h"\nextern "C" __device__ int triple(double* r, double x) '
+                   '{ *r = CJ_TEST_TRIPLE(x); return 0; }\n')
+    triple = cuda.declare_device("triple", "float64(float64)", link=[str(src)])
+
+    @cuda.jit(link=[str(src)])
+    def apply(a):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] = triple(a[i])
+
+    monkeypatch.setattr(config, "CUDA_NVRTC_EXTRA_SEARCH_PATHS", str(tmp_path / "inc"))
+    a = np.arange(8.0)
+    apply[1, 8](a)
+    np.testing.assert_array_equal(a, np.arange(8.0) * 3)
+
+
+def test_host_names_numba_programs_use(backend, rng):
+    assert cuda.is_available() is bool(__import__("cudajit")._backend.gpu_status()[0])   # a driver and a GPU
+    cuda.profile_start()
+    with cuda.defer_cleanup(), cuda.profiling():
+        d = cuda.to_device(rng.standard_normal(16))
+        del d
+    cuda.profile_stop()
+    assert cuda.config is __import__("cudajit.config").config
+    from cudajit.core.errors import LiteralTypingError, NumbaError, RequireLiteralValueError
+    from cudajit.core.errors import TypingError as CoreTypingError
+    assert CoreTypingError is TypingError and issubclass(LiteralTypingError, TypingError)
+    assert issubclass(RequireLiteralValueError, NumbaError)
+
+
+def test_device_array_stream_and_cuda_array_interface(backend, rng):
+    s = cuda.stream()
+    a = rng.standard_normal(8)
+    d = cuda.to_device(a, stream=s)
+    s.synchronize()
+    assert d.stream is s and d.__cuda_array_interface__["stream"] == (s.handle or None)
+    d0 = cuda.to_device(a)
+    assert d0.stream == 0 and d0.__cuda_array_interface__["stream"] is None
+    np.testing.assert_array_equal(d.copy_to_host(), a)
+
+
+def test_device_array_like_follows_the_stride_order_of_a_view(backend, rng):
+    f = np.asfortranarray(rng.standard_normal((4, 6)))
+    view = f[:, ::2]                        # F-ordered, not contiguous
+    twisted = np.zeros((3, 4, 5)).transpose(2, 0, 1)[:, :, ::2]
+    for host in (f, view, view.T, twisted, np.zeros((4, 6))[::2]):
+        want = np.empty_like(host)
+        got = cuda.device_array_like(host)
+        assert got.shape == host.shape and got.strides == want.strides, host.strides
+
+
+def test_forall_checks_its_arguments(backend):
+    @cuda.jit
+    def inc(a):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] += 1
+
+    a = np.zeros(100)
+    inc.forall(a.size)(a)
+    inc.forall(a.size, tpb=32)(a)
+    np.testing.assert_array_equal(a, 2)
+    with pytest.raises(TypeError, match="ntasks"):
+        inc.forall(1.5)
+    with pytest.raises(ValueError, match="ntasks"):
+        inc.forall(-1)
+    with pytest.raises(TypeError, match="tpb"):
+        inc.forall(10, tpb=-4)

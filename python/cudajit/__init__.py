@@ -15,7 +15,7 @@ def __getattr__(name):
     from .compiler import types as _types
     if hasattr(_types, name) and not name.startswith("_"):
         return getattr(_types, name)
-    if name in ("cuda", "cache"):
+    if name in ("cuda", "cache", "config"):
         import importlib
         return importlib.import_module("." + name, __name__)
     raise AttributeError(f"module 'cudajit' has no attribute {name!r}")

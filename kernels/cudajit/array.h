@@ -228,6 +228,38 @@ template <class R, class T, int ND, class L> CJ_INLINE R transpose(const Array<T
     }
     return r;
 }
+// a.reshape(n0, n1, ...) of a C-contiguous array: the same data under a new C-contiguous shape; one -1 is
+// inferred, as NumPy. A shape whose size differs gives an empty array (nothing is touched); with the error record
+// (debug=True) site >= 0 also raises NumPy's ValueError on the host.
+template <class R, class T, int ND, class... N> CJ_INLINE R reshape(int32_t site, const Array<T, ND, C>& a, N... n) {
+    constexpr int NN = int(sizeof...(N));
+    const int64_t want[NN] = {static_cast<int64_t>(n)...};
+    const int64_t size = a.size();
+    int64_t known = 1;
+    int inferred = -1;
+    bool ok = true;
+    for (int k = 0; k < NN; ++k) {
+        if (want[k] == -1 && inferred < 0) inferred = k;
+        else if (want[k] < 0) ok = false;
+        else known *= want[k];
+    }
+    R r;
+    r.data = a.data;
+    int64_t stride = sizeof(T);
+    for (int k = NN - 1; k >= 0; --k) {
+        r.shape[k] = k != inferred ? want[k] : (known != 0 ? size / known : -1);
+        r.strides[k] = stride;
+        stride *= r.shape[k];
+    }
+    ok = ok && (inferred < 0 ? known == size : known != 0 && size % known == 0);
+    if (!ok) {
+        for (int k = 0; k < NN; ++k) r.shape[k] = 0;
+#if defined(CJ_ERROR_RECORD)
+        if (site >= 0) debug_raise(site);
+#endif
+    }
+    return r;
+}
 // a[...] = scalar and a[...] = b on views: element by element, in C order.
 template <class T, int ND, class L, class V, class F>
 CJ_INLINE void for_each_index(const Array<T, ND, L>& a, F f) {

@@ -53,4 +53,10 @@ CJ_INLINE bool operator>=(half a, half b) { return float(a) >= float(b); }
 // cuda.fp16.hfma: a * b + c rounded once to half (double holds a * b exactly and the sum closely enough).
 CJ_INLINE half hfma(half a, half b, half c) { return half(double(float(a)) * double(float(b)) + double(float(c))); }
 
+// cuda.fp16.__hisinf: CUDA's int result: -1 for -inf, 1 for +inf, else 0.
+CJ_INLINE int32_t hisinf(half x) {
+    const float f = float(x);
+    return f > 3.4e38f ? 1 : (f < -3.4e38f ? -1 : 0);
+}
+
 }  // namespace cj

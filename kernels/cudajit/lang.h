@@ -21,6 +21,13 @@ template <class T> CJ_INLINE int64_t dynamic_shared_count() {
     return int64_t(dynamic_shared_bytes() / sizeof(T));  // thread.h: the launch's size on both targets
 }
 
+// CUDA vector types (cuda.float32x4 ...): N components x, y, z, w, an aggregate built as cj::vec<float, 4>{...}.
+template <class T, int N> struct vec;
+template <class T> struct vec<T, 1> { T x; };
+template <class T> struct vec<T, 2> { T x, y; };
+template <class T> struct vec<T, 3> { T x, y, z; };
+template <class T> struct vec<T, 4> { T x, y, z, w; };
+
 // cuda.popc / brev / clz / ffs on 32- and 64-bit integers.
 template <class T> CJ_INLINE T popc(T x) {
 #if defined(CJ_GPU)
@@ -28,6 +35,12 @@ template <class T> CJ_INLINE T popc(T x) {
 #else
     return sizeof(T) == 8 ? T(__builtin_popcountll((unsigned long long)x)) : T(__builtin_popcount((unsigned)x));
 #endif
+}
+// int.bit_count(): the set bits of |x|, as Python (the magnitude is taken in the unsigned type: INT_MIN has one).
+template <class T> CJ_INLINE T bit_count(T x) {
+    using U = uint_like_t<T>;
+    const U magnitude = is_signed_v<T> && x < 0 ? U(0) - U(x) : U(x);
+    return T(popc(magnitude));
 }
 template <class T> CJ_INLINE T clz(T x) {
 #if defined(CJ_GPU)

@@ -18,7 +18,7 @@ def __getattr__(name):
     if name in ("vectorize", "guvectorize"):          # numba.vectorize(..., target="cuda") and friends
         from .cuda import vectorizers
         return getattr(vectorizers, name)
-    if name in ("cuda", "cache"):
+    if name in ("cuda", "cache", "config"):
         import importlib
         return importlib.import_module("." + name, __name__)
     raise AttributeError(f"module 'cudajit' has no attribute {name!r}")

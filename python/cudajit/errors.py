@@ -51,6 +51,44 @@ class UnsupportedError(CudaJitError):
 NumbaError = CudaJitError
 
 
+# The other numba.core.errors names that programs catch (``cudajit.core.errors`` re-exports them all). Each sits
+# under the cudajit class that plays its part, so catching either name works.
+class LiteralTypingError(TypingError):
+    """Numba: an argument that must be a compile-time constant (a literal) is not one."""
+
+
+class RequireLiteralValueError(TypingError):
+    """Numba: a value needed as a literal (e.g. a shape or an ndim) is not known at compile time."""
+
+
+class NumbaTypeError(TypingError):
+    """Numba's TypeError raised while typing."""
+
+
+class NumbaValueError(CudaJitError, ValueError):
+    """Numba's ValueError raised while compiling."""
+
+
+class NumbaNotImplementedError(UnsupportedError, NotImplementedError):
+    """Numba: a feature that is not implemented."""
+
+
+LoweringError = CompileError          # Numba's error of code generation: NVRTC or the host compiler here
+NvrtcError = CompileError             # numba.cuda.cudadrv.error.NvrtcError
+
+
+class NumbaWarning(Warning):
+    """Base of Numba's warnings."""
+
+
+class NumbaPerformanceWarning(NumbaWarning):
+    """Numba: code that runs correctly but slowly (e.g. a grid too small for the device)."""
+
+
+class NumbaDeprecationWarning(NumbaWarning, DeprecationWarning):
+    """Numba: a feature that will go away."""
+
+
 # Errors in the user's kernel, not in cudajit: their tracebacks hide cudajit's frames.
 COMPILE_ERRORS = (TypingError, UnsupportedError, CompileError)
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep

@@ -9,8 +9,10 @@ import numpy as np
 
 from . import types as T
 from . import intrinsics as I
+from . import vectors
 from .frontend import NOT_FOLDED, TOO_LARGE, canonical_name, python_folded
 from .indexing import IndexingMixin
+from .methods import call_value_method
 from .operators import PY_OPS, binary, compare, unary
 from .typeconv import unify
 from .values import Value, Symbol, cast, const_value, tuple_value, PRIMARY, LAND, LOR, COND
@@ -212,6 +214,8 @@ class ExpressionMixin(IndexingMixin):
             if attr == "T" and t.ndim <= 2:
                 return self.transpose(v)
             self.unsupported(node, f"array attribute '.{attr}' is not supported in CUDA kernels")
+        if isinstance(t, vectors.Vector):
+            return vectors.attribute(self, node, v, attr)
         if T.is_number(t) or t == T.boolean:
             if attr in ("real", "imag"):
                 if isinstance(t, T.Complex):
@@ -444,7 +448,10 @@ class ExpressionMixin(IndexingMixin):
             if isinstance(v.type, T.Complex):
                 return Value(v.type, f"cj::conj({v.code})")
             return v
-        self.error(node, f"'{v.type}' has no method '{name}'")
+        result = call_value_method(self, node, v, name, args, kwargs)
+        if result is None:
+            self.error(node, f"'{v.type}' has no method '{name}'")
+        return result
 
     def call_extern(self, node, ext, args, kwargs):
         """A foreign device function (cuda.declare_device): arguments converted to its declared types."""

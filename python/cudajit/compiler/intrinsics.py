@@ -48,6 +48,8 @@ NAMESPACE_DOCS = {
     "cuda.cg": "Cooperative groups, as numba.cuda.cg: ``cuda.cg.this_grid()`` gives the grid group, whose "
                "``sync()`` waits for every thread of the grid. A kernel that uses it is launched cooperatively.",
     "cuda.fp16": "Half-precision (float16) arithmetic and math for kernels, as numba.cuda.fp16.",
+    "cuda.libdevice": "libdevice's math functions with fixed types (``sin`` float64, ``sinf`` float32), those that "
+                      "cudajit's math provides.",
 }
 
 
@@ -462,35 +464,48 @@ for _n, _t in (("next", T.uint64), ("uniform_float32", T.float32), ("uniform_flo
 _FP16_OPS = {"hadd": "a + b", "hsub": "a - b", "hmul": "a * b", "hdiv": "a / b", "heq": "a == b", "hne": "a != b",
              "hgt": "a > b", "hge": "a >= b", "hlt": "a < b", "hle": "a <= b", "hneg": "-a", "habs": "abs(a)",
              "hfma": "a * b + c, rounded once", "hmax": "max(a, b)", "hmin": "min(a, b)", "hrcp": "1 / a",
-             "hrsqrt": "1 / sqrt(a)"}
+             "hrsqrt": "1 / sqrt(a)", "hexp10": "10 ** a", "htanh_approx": "math.tanh(a)",
+             "__hisnan": "math.isnan(a)", "__hisinf": "-1, 1 or 0: a is -inf, +inf or finite/nan (CUDA's int)",
+             "__half2float": "a as float32", "__float2half": "a rounded to float16",
+             "__double2half": "a rounded to float16 (once, from float64)"}
 
 
-def _fp16(name, nargs, fmt, ret=T.float16):
+def _fp16(name, nargs, fmt, ret=T.float16, arg=T.float16):
     def impl(cx, node, args, kwargs):
         expect_args(cx, node, f"cuda.fp16.{name}", args, nargs)
         for a in args:
             if not (isinstance(a, Value) and T.is_number(a.type) and not isinstance(a.type, T.Complex)):
-                cx.error(node, f"cuda.fp16.{name} takes float16 numbers, not {getattr(a, 'type', a)}")
-        conv = [typed(cx.convert(node, a, T.float16), T.float16).code for a in args]
+                cx.error(node, f"cuda.fp16.{name} takes {arg} numbers, not {getattr(a, 'type', a)}")
+        conv = [typed(cx.convert(node, a, arg), arg).code for a in args]
         return Value(ret, fmt.format(*conv))
     what = _FP16_OPS.get(name) or f"math.{name[1:]}(a)"
     intrinsic(f"cuda.fp16.{name}", doc=f"cuda.fp16.{name}({', '.join('abc'[:nargs])}): {what} in half precision "
-                                       f"({ret}); arguments convert to float16.")(impl)
+                                       f"({ret}); arguments convert to {arg}.")(impl)
 
 
-for _n, _op in (("hadd", "+"), ("hsub", "-"), ("hmul", "*"), ("hdiv", "/")):
-    _fp16(_n, 2, "({0} " + _op + " {1})")
-for _n, _op in (("heq", "=="), ("hne", "!="), ("hgt", ">"), ("hge", ">="), ("hlt", "<"), ("hle", "<=")):
-    _fp16(_n, 2, "({0} " + _op + " {1})", T.boolean)
-_fp16("hneg", 1, "(-{0})")
-_fp16("habs", 1, "cj::m::fabs({0})")
-_fp16("hfma", 3, "cj::hfma({0}, {1}, {2})")
-_fp16("hmax", 2, "cj::m::fmax({0}, {1})")
-_fp16("hmin", 2, "cj::m::fmin({0}, {1})")
+# numba-cuda's fp16 module: the documented h* names, their CUDA spellings __h*, and its conversions.
+for _prefix in ("", "__"):
+    for _n, _op in (("hadd", "+"), ("hsub", "-"), ("hmul", "*"), ("hdiv", "/")):
+        _fp16(_prefix + _n, 2, "({0} " + _op + " {1})")
+    for _n, _op in (("heq", "=="), ("hne", "!="), ("hgt", ">"), ("hge", ">="), ("hlt", "<"), ("hle", "<=")):
+        _fp16(_prefix + _n, 2, "({0} " + _op + " {1})", T.boolean)
+    _fp16(_prefix + "hneg", 1, "(-{0})")
+    _fp16(_prefix + "habs", 1, "cj::m::fabs({0})")
+    _fp16(_prefix + "hfma", 3, "cj::hfma({0}, {1}, {2})")
+    _fp16(_prefix + "hmax", 2, "cj::m::fmax({0}, {1})")
+    _fp16(_prefix + "hmin", 2, "cj::m::fmin({0}, {1})")
 for _n in ("sqrt", "exp", "exp2", "log", "log2", "log10", "sin", "cos", "floor", "ceil", "trunc", "rint"):
     _fp16(f"h{_n}", 1, f"cj::m::{_n}({{0}})")
 _fp16("hrcp", 1, "(cj::half(1.0f) / {0})")
 _fp16("hrsqrt", 1, "(cj::half(1.0f) / cj::m::sqrt({0}))")
+_fp16("hexp10", 1, "cj::half(cj::m::pow(10.0f, float({0})))")
+for _n in ("htanh", "htanh_approx"):
+    _fp16(_n, 1, "cj::half(cj::m::tanh(float({0})))")
+_fp16("__hisnan", 1, "cj::m::isnan({0})", T.boolean)
+_fp16("__hisinf", 1, "cj::hisinf({0})", T.int32)
+_fp16("__half2float", 1, "float({0})", T.float32)
+_fp16("__float2half", 1, "cj::half({0})", arg=T.float32)
+_fp16("__double2half", 1, "cj::half({0})", arg=T.float64)
 
 
 _BITS_DOCS = {"popc": "the number of set bits", "brev": "the bits in reverse order",
@@ -528,4 +543,4 @@ def _cuda_cbrt(cx, node, args, kwargs):
 
 
 # Importing these modules registers their entries in REGISTRY.
-from . import mathlib, npufuncs, pybuiltins  # noqa: E402,F401
+from . import libdevice, mathlib, npufuncs, pybuiltins, vectors  # noqa: E402,F401

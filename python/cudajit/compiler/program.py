@@ -446,12 +446,12 @@ def compile_device(pyfunc, argtypes, options=None):
         body += f + [(0, "", None)]
     body += lines
     source = "#include <cudajit/runtime.h>\n\n" + _linked_sources(prog) + render(body, filename) + "\n"
-    return DeviceSource(source, tr.return_type, T.Signature(tr.return_type, tuple(argtypes)))
+    return DeviceSource(source, tr.return_type, T.Signature(tr.return_type, tuple(argtypes)), tr.cname)
 
 
 class DeviceSource:
-    def __init__(self, source, return_type, signature):
-        self.source, self.return_type, self.signature = source, return_type, signature
+    def __init__(self, source, return_type, signature, cname):
+        self.source, self.return_type, self.signature, self.cname = source, return_type, signature, cname
 
     def __iter__(self):                       # allows: source, restype = compile_device(...)
         return iter((self.source, self.return_type))

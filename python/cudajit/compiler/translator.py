@@ -24,6 +24,7 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
         self.argtypes, self.is_kernel, self.options, self.cname = tuple(argtypes), is_kernel, options, cname
         # Persistent across passes: definition types, webs (union-find), return type.
         self.def_types, self.def_nonneg, self.def_names, self.def_nodes, self.def_order = {}, {}, {}, {}, {}
+        self.def_consts = {}         # definition -> the int or tuple of ints it assigned (``N = 32``), this pass
         self.parent = {}
         self.escapes, self.def_loop = set(), {}
         self.return_type = T.undefined
@@ -175,11 +176,14 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
                 self.error(node, f"cannot unify {' and '.join(ts)} for variable '{name}'",
                            "give the variable one type on every path")
         nonneg = all(self.def_nonneg.get(d, True) for d in defs)
+        # A use reached by one definition of a constant keeps it (Numba's constant propagation): a local
+        # ``N = 32`` can size a shared or local array.
+        const = self.def_consts.get(next(iter(defs)), Value.NOCONST) if len(defs) == 1 else Value.NOCONST
         if not self.final:
-            return Value(t, name, nonneg=nonneg)
+            return Value(t, name, nonneg=nonneg, const=const)
         self._record("use", name, defs)
         var = self.storage[next(iter(defs))]
-        v = Value(var.type, var.cname, nonneg=nonneg)
+        v = Value(var.type, var.cname, nonneg=nonneg, const=const)
         return cast(v, t) if var.type != t else v
 
     def store_var(self, target, name, value, simple):
@@ -192,6 +196,10 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
         if isinstance(value.type, (T.DType, T.NoneType)) or value.type == T.none:
             self.error(target, f"cannot assign a value of type {value.type} to variable '{name}'")
         self._set_def_type(key, value.type, value.nonneg)
+        if _is_shape_constant(value.const if value.is_const else None):
+            self.def_consts[key] = value.const
+        else:
+            self.def_consts.pop(key, None)
         if self.env is not None:
             self.env[name] = frozenset([key])
         if getattr(target, "lineno", None):
@@ -652,3 +660,10 @@ _HINTS = {ast.FunctionDef: "define it at module level with @cuda.jit(device=True
 
 def _describe(node):
     return _NAMES.get(type(node), f"'{type(node).__name__}'")
+
+
+def _is_shape_constant(c):
+    """An int or a tuple of ints (not bools): what a local may carry as a known constant."""
+    def is_int(x):
+        return isinstance(x, int) and not isinstance(x, bool)
+    return is_int(c) or (isinstance(c, tuple) and len(c) > 0 and all(is_int(x) for x in c))

@@ -1,9 +1,11 @@
 """The user namespace: what ``numba.cuda`` offers, for ``from cudajit import cuda``."""
-from .. import _backend
+import importlib as _importlib
+
+from .. import _backend, config
 from ..errors import (CompileError, CudaAPIError, CudaSupportError, KernelRuntimeError, LaunchError,
                       TypingError, UnsupportedError)
 from .args import In, InOut, Out
-from .arrays import (device_array, device_array_like, managed_array, mapped, mapped_array, mapped_array_like,
+from .arrays import (defer_cleanup, device_array, device_array_like, managed_array, mapped, mapped_array, mapped_array_like,
                      pinned, pinned_array, pinned_array_like, to_device)
 from .devicearray import DeviceNDArray
 from .devices import (close, current_context, detect, get_current_device, gpus, list_devices, select_device,
@@ -12,16 +14,23 @@ from .dispatcher import jit
 from .ffi import declare_device
 from .interop import as_cuda_array, from_cuda_array_interface, from_dlpack, is_cuda_array
 from .kernelapi import *  # noqa: F401,F403  (threadIdx, grid, shared, atomic, syncthreads, …)
+from .ptx import compile, compile_for_current_device, compile_ptx, compile_ptx_for_current_device
+from .profiling import profile_start, profile_stop, profiling
 from .raw import RawKernel, RawModule
 from .reduction import Reduce, reduce
 from .vectorizers import guvectorize, vectorize
 from .streams import (Event, Stream, default_stream, event, event_elapsed_time, external_stream,
                       legacy_default_stream, per_thread_default_stream, stream)
 
+# Modules as in numba.cuda (``from cudajit.cuda.fp16 import hadd``); each replaces its namespace's placeholder and
+# holds the same kernel-only names.
+fp16 = _importlib.import_module(".fp16", __name__)
+libdevice = _importlib.import_module(".libdevice", __name__)
+
 
 def is_available():
-    """True when kernels run on a GPU (Numba's meaning); False under the CPU backend."""
-    return _backend.name() == "gpu"
+    """True when a CUDA driver and a GPU are present (Numba's meaning), whichever backend runs the kernels."""
+    return bool(_backend.gpu_status()[0])
 
 
 def is_supported_version():

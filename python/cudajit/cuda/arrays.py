@@ -26,10 +26,27 @@ def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
 
 
 def device_array_like(ary, stream=0):
-    """An uninitialised device array with ``ary``'s shape, dtype and (contiguous) layout."""
+    """An uninitialised device array with ``ary``'s shape, dtype and (contiguous) layout; a non-contiguous ``ary``
+    gets compact strides in the order of its own (numba-cuda's rule, NumPy's ``empty_like``)."""
     _check_like(ary, "device_array_like")
     order = "F" if _is_f_only(ary) else "C"
-    return device_array(ary.shape, ary.dtype, order=order, stream=stream)
+    return device_array(ary.shape, ary.dtype, strides=_compact_strides_like(ary), order=order, stream=stream)
+
+
+def _compact_strides_like(ary):
+    """Strides of a compact array whose axes are laid out in the order of ``ary``'s strides (smallest stride
+    innermost, a stable sort as numba-cuda's); None where the order's default strides do (contiguous, 1-d)."""
+    flags = getattr(ary, "flags", None)
+    strides = getattr(ary, "strides", None)
+    if len(ary.shape) <= 1 or strides is None or (flags is not None and (flags["C_CONTIGUOUS"] or
+                                                                          flags["F_CONTIGUOUS"])):
+        return None
+    out = [0] * len(ary.shape)
+    step = np.dtype(ary.dtype).itemsize
+    for axis in sorted(range(len(strides)), key=lambda k: strides[k]):
+        out[axis] = step
+        step *= ary.shape[axis]
+    return tuple(out)
 
 
 def _check_like(ary, fn):
@@ -201,3 +218,11 @@ def mapped(*arrays, stream=0, portable=False, wc=False):
             _core.synchronize()          # kernels still writing must finish before the memory is unmapped
         for r in regs:
             r.release()
+
+
+@contextlib.contextmanager
+def defer_cleanup():
+    """numba.cuda's ``with cuda.defer_cleanup():``. Numba queues frees and runs them later so that a free does not
+    synchronize inside the block; cudajit's frees never synchronize (device memory goes back with cuMemFreeAsync
+    when its last reference goes), so the block runs as it would without it. Nested blocks are fine."""
+    yield

@@ -7,7 +7,7 @@ into a module. CPU: the host C++ compiler → shared library. Both are cached on
 import os
 import re
 
-from .. import _backend, _core, _paths
+from .. import _backend, _core, _paths, config
 from ..errors import CompileError
 
 _NVRTC_BASE = ("-std=c++17", "-default-device", "-DCJ_GPU_BUILD=1")
@@ -23,7 +23,7 @@ def _cuda_include():
 def nvrtc_options(options):
     """NVRTC flags for a kernel's CompileOptions (Numba's: fastmath, lineinfo, debug, max_registers, opt).
     Bounds checks are in the source and add no flag: they compile at full optimisation."""
-    flags = list(_NVRTC_BASE) + ["-I" + _paths.include_dir()]
+    flags = list(_NVRTC_BASE) + ["-I" + _paths.include_dir()] + config.extra_include_flags()
     cuda_inc = _cuda_include()
     if cuda_inc:
         flags += ["-I" + cuda_inc, "-I" + os.path.join(cuda_inc, "cccl")]
@@ -42,7 +42,7 @@ def nvrtc_options(options):
 
 def host_options(options):
     # -fwrapv: Numba's integers wrap on overflow (as LLVM's and the GPU's do); plain C++ leaves it undefined.
-    flags = ["-fwrapv"]
+    flags = ["-fwrapv"] + config.extra_include_flags()
     if options.fastmath:
         # numba-cuda's fastmath is flush-to-zero, approximate division/sqrt and contraction; it keeps NaN and inf,
         # so math.isnan still works. Not -ffast-math itself: it assumes finite values, and g++ then links

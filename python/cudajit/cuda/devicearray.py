@@ -145,7 +145,7 @@ class DeviceNDArray(_core.ArrayCore):
             "strides": None if c_contig else self.strides,
             "data": (self._ptr if self.size else 0, self._readonly),
             "typestr": self.dtype.str,
-            "stream": None,
+            "stream": _stream_handle(self.stream) or None,   # the array's stream, as numba-cuda (0: None)
             "version": 3,
         }
 

@@ -108,6 +108,9 @@ class CUDADispatcher(_JitFunction):
             raise TypeError(f"forall: ntasks must be an int, not {type(ntasks).__name__}")
         if ntasks < 0:
             raise ValueError(f"forall: ntasks must be >= 0, got {ntasks}")
+        if isinstance(tpb, bool) or not hasattr(tpb, "__index__") or tpb < 0:
+            raise TypeError(f"forall: tpb (threads per block) must be an int >= 0 (0: chosen for occupancy), "
+                            f"not {tpb!r}")
 
         def launch(*args):
             if ntasks == 0:
@@ -234,6 +237,18 @@ class CUDADispatcher(_JitFunction):
                for k, s in self._pick(signature).items()}
         return next(iter(out.values())) if signature is not None else out
 
+    inspect_ptx = inspect_asm     # the PTX, by the name older Numba code uses
+
+    def inspect_sass(self, signature=None):
+        """SASS for each specialization: the cubin NVRTC builds for the current device (sm_90 without a GPU),
+        disassembled by the toolkit's cuobjdump or nvdisasm (CudaSupportError when neither is installed)."""
+        from .ptx import sass
+        arch = build.device_arch() if _backend.name() == "gpu" else 90
+        options = self._options.for_backend("gpu")
+        out = {k: sass(build.gpu_image(s.source.source, options, arch=arch, cubin=True))
+               for k, s in self._pick(signature).items()}
+        return next(iter(out.values())) if signature is not None else out
+
     def _attr(self, name, signature):
         out = {k: getattr(s.kernel, name) for k, s in self._pick(signature).items()}
         # One value for one signature, or for a specialized kernel (it has one), as in Numba.
@@ -333,7 +348,7 @@ def _conversion_costs(sig_args, argtypes):
 
 def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=True, lineinfo=False,
         cache=False, fastmath=False, max_registers=None, launch_bounds=None, forceinline=False, boundscheck=None,
-        **kws):
+        lto=False, **kws):
     """Numba's ``cuda.jit``: decorate a kernel (or, with ``device=True``, a device function).
 
     Forms: ``@cuda.jit``, ``@cuda.jit(...)`` with options, ``@cuda.jit("void(float32[:])")``,
@@ -361,6 +376,7 @@ def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=T
       launch_bounds: the largest block the kernel will be launched with, or ``(max_threads, min_blocks)``,
         as CUDA's ``__launch_bounds__`` (it lets the compiler budget registers for that block size).
       cache: accepted for compatibility: compiled code is always cached on disk (``CUDAJIT_CACHE_DIR``).
+      lto: accepted for compatibility: a kernel and its device functions are one NVRTC unit, optimised whole.
       nopython, extensions: accepted for compatibility and ignored, as in numba-cuda.
     """
     from .ffi import check_link

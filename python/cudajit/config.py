@@ -1,0 +1,31 @@
+"""Numba's configuration knobs that apply to cudajit, as ``numba.config`` holds them: each is read from its
+``NUMBA_*`` environment variable when cudajit is imported and may be set by the program afterwards
+(``cudajit.config.CUDA_NVRTC_EXTRA_SEARCH_PATHS = "/opt/inc"``); the compiler reads them when a kernel compiles.
+
+CUDA_NVRTC_EXTRA_SEARCH_PATHS: extra include folders, separated by ':', for CUDA C++ that kernels link
+  (``cuda.jit(link=...)``, ``declare_device``) and for the generated code; NUMBA_CUDA_NVRTC_EXTRA_SEARCH_PATHS.
+  (The disk cache keys on the folder names, not on the headers in them: clear it after editing such a header.)
+CUDA_DEFAULT_PTX_CC: the (major, minor) that ``cuda.compile_ptx`` targets when given no ``cc``;
+  NUMBA_CUDA_DEFAULT_PTX_CC as "major.minor". cudajit's default is (7, 5), the oldest NVRTC 13 compiles for.
+"""
+import os
+
+
+def _cc(text, name):
+    try:
+        major, minor = (int(x) for x in text.split("."))
+    except ValueError:
+        raise ValueError(f"{name} must be 'major.minor' such as '8.0', not {text!r}") from None
+    return major, minor
+
+
+CUDA_NVRTC_EXTRA_SEARCH_PATHS = os.environ.get("NUMBA_CUDA_NVRTC_EXTRA_SEARCH_PATHS", "")
+CUDA_DEFAULT_PTX_CC = _cc(os.environ.get("NUMBA_CUDA_DEFAULT_PTX_CC", "7.5"), "NUMBA_CUDA_DEFAULT_PTX_CC")
+
+
+def extra_include_flags():
+    """``-I`` flags for CUDA_NVRTC_EXTRA_SEARCH_PATHS (a str of ':'-separated folders, or a list of them)."""
+    paths = CUDA_NVRTC_EXTRA_SEARCH_PATHS
+    if isinstance(paths, str):
+        paths = paths.split(":")
+    return ["-I" + os.path.abspath(p) for p in paths if p]

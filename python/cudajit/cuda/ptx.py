@@ -1,0 +1,114 @@
+"""``cuda.compile``, ``cuda.compile_ptx`` and their ``_for_current_device`` forms: a Python function compiled for
+a signature to PTX by NVRTC, without a GPU, returning ``(ptx, return_type)`` as numba-cuda.
+
+A kernel (``device=False``) gives its ``.entry``. A device function gives an ``extern "C"`` function named
+``abi_info['abi_name']`` (default: the Python function's name), compiled with ``-rdc=true`` so that it stays in
+the PTX: ``abi="c"`` returns the value; ``abi="numba"`` is Numba's device ABI, ``int name(T* result, args...)``
+returning 0. Parameters have cudajit's kernel ABI types (docs/INTERNALS.md): scalars as C, arrays as
+``cj::Array``. Only PTX can be produced (``output="ltoir"`` needs NVVM, which cudajit does not use).
+"""
+from .. import _core, config
+from ..errors import CudaSupportError, hide_internal_frames
+from . import build
+
+
+
+@hide_internal_frames
+def compile(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=False, cc=None, opt=True, abi="c",
+            abi_info=None, output="ptx", forceinline=False, launch_bounds=None):
+    """``pyfunc`` compiled for ``sig`` to PTX: ``(ptx text, return type)``. numba-cuda's defaults: a device
+    function with the C ABI."""
+    from .. import compiler
+    if output != "ptx":
+        raise NotImplementedError(f"cuda.compile(output={output!r}): cudajit produces PTX only (output='ptx'); "
+                                  f"LTO-IR needs NVVM, which cudajit does not use")
+    if abi not in ("c", "numba"):
+        raise NotImplementedError(f"cuda.compile(abi={abi!r}): the ABI is 'c' or 'numba'")
+    if cc is not None and not (isinstance(cc, tuple) and len(cc) == 2 and all(isinstance(x, int) for x in cc)):
+        raise TypeError(f"cc must be a (major, minor) tuple of ints such as (8, 0), not {cc!r}")
+    major, minor = cc or config.CUDA_DEFAULT_PTX_CC
+    sig = compiler.parse_signature(sig)
+    options = compiler.CompileOptions(debug=bool(debug), lineinfo=bool(lineinfo), fastmath=bool(fastmath), opt=opt,
+                                      inline=forceinline, launch_bounds=launch_bounds).for_backend("gpu")
+    flags = build.nvrtc_options(options)
+    if device:
+        ds = compiler.compile_device(pyfunc, tuple(sig.args), options)
+        name = (abi_info or {}).get("abi_name", pyfunc.__name__)
+        restype = sig.return_type if sig.return_type is not None else ds.return_type   # a declared one converts
+        source = ds.source + _exported_wrapper(ds, name, abi, restype)
+        flags.append("-rdc=true")
+    else:
+        if sig.return_type is not None and str(sig.return_type) not in ("none", "void"):
+            raise TypeError(f"kernel '{pyfunc.__name__}' must return void, not {sig.return_type}")
+        source, restype = compiler.compile_kernel(pyfunc, tuple(sig.args), options).source, compiler.types.void
+    if not _core.nvrtc_available()[0]:
+        raise CudaSupportError(f"cuda.compile needs NVRTC, which was not found: {_core.nvrtc_available()[1]}")
+    ptx = _core.nvrtc_compile(source, f"{pyfunc.__name__}.cu", flags, major * 10 + minor, False)
+    return ptx.decode(), restype
+
+
+def _exported_wrapper(ds, name, abi, ret):
+    """The ``extern "C"`` function that exposes the device function ``ds`` under ``name`` in ``abi``, returning
+    ``ret``."""
+    params = [f"{t.cpp} a{i}" for i, t in enumerate(ds.signature.args)]
+    call = f"{ds.cname}({', '.join(f'a{i}' for i in range(len(params)))})"
+    if str(ret) != "none":
+        call = f"static_cast<{ret.cpp}>({call})"
+    if abi == "c":
+        body = f"{call};" if str(ret) == "none" else f"return {call};"
+        return f'\nextern "C" __device__ {ret.cpp} {name}({", ".join(params)}) {{ {body} }}\n'
+    out = [] if str(ret) == "none" else [f"{ret.cpp}* cj_result"]
+    body = f"{call};" if str(ret) == "none" else f"*cj_result = {call};"
+    return f'\nextern "C" __device__ int {name}({", ".join(out + params)}) {{ {body} return 0; }}\n'
+
+
+def compile_for_current_device(pyfunc, sig, **kws):
+    """``cuda.compile`` for the compute capability of the current device."""
+    return compile(pyfunc, sig, cc=_current_cc(), **kws)
+
+
+def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False, cc=None, opt=True,
+                abi="numba", abi_info=None, forceinline=False, launch_bounds=None):
+    """numba-cuda's ``compile_ptx``: a kernel by default (``device=True`` for a device function, Numba's ABI)."""
+    return compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath, cc=cc, opt=opt,
+                   abi=abi, abi_info=abi_info, forceinline=forceinline, launch_bounds=launch_bounds)
+
+
+def compile_ptx_for_current_device(pyfunc, sig, **kws):
+    """``compile_ptx`` for the compute capability of the current device."""
+    return compile_ptx(pyfunc, sig, cc=_current_cc(), **kws)
+
+
+def _current_cc():
+    from .devices import get_current_device
+    return tuple(get_current_device().compute_capability)
+
+
+def _sass_tool():
+    """cuobjdump (or nvdisasm) from PATH or the CUDA toolkit's bin folder; None when neither is installed."""
+    import os
+    import shutil
+    roots = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"]
+    for tool, args in (("cuobjdump", ["-sass"]), ("nvdisasm", ["-c"])):
+        found = shutil.which(tool) or next((os.path.join(r, "bin", tool) for r in roots
+                                            if r and os.access(os.path.join(r, "bin", tool), os.X_OK)), None)
+        if found:
+            return [found] + args
+    return None
+
+
+def sass(cubin):
+    """The SASS of a cubin, disassembled by cuobjdump or nvdisasm (numba-cuda's inspect_sass uses nvdisasm)."""
+    import subprocess
+    import tempfile
+    tool = _sass_tool()
+    if tool is None:
+        raise CudaSupportError("inspect_sass needs cuobjdump or nvdisasm from the CUDA toolkit, and neither was found "
+                               "on PATH or in $CUDA_HOME/bin; inspect_asm() gives the PTX")
+    with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
+        f.write(cubin)
+        f.flush()
+        done = subprocess.run(tool + [f.name], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise CudaSupportError(f"{tool[0]} failed on the kernel's cubin: {done.stderr.strip()}")
+    return done.stdout

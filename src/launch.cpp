@@ -428,6 +428,13 @@ void Kernel::launch(const LaunchConfig& cfg, PyObject* const* args, size_t nargs
         CJ_CU(cuFuncSetAttribute, fn_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(cfg.shared_mem));
         dynamic_limit_set_ = cfg.shared_mem;
     }
+    if (cooperative_) {
+        if (!grid_barrier_) {
+            size_t bytes = 0;
+            grid_barrier_ = module_->global("cj_grid_barrier", &bytes);
+        }
+        CJ_CU(cuMemsetD8Async, grid_barrier_, 0, 2 * sizeof(unsigned), reinterpret_cast<CUstream>(cfg.stream));
+    }
     if (cooperative_)
         CJ_CU(cuLaunchCooperativeKernel, fn_, cfg.grid[0], cfg.grid[1], cfg.grid[2], cfg.block[0], cfg.block[1],
               cfg.block[2], static_cast<unsigned>(cfg.shared_mem), reinterpret_cast<CUstream>(cfg.stream), ptrs);

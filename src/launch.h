@@ -88,6 +88,7 @@ class Kernel {
     std::shared_ptr<cpu::CpuKernel> cpu_;
     pybind11::object error_handler_;
     CUdeviceptr error_record_gpu_ = 0;
+    mutable CUdeviceptr grid_barrier_ = 0;   // cooperative kernels: cj_grid_barrier (thread.h), zeroed per launch
     void* error_record_cpu_ = nullptr;
 };
 

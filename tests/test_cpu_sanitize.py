@@ -11,6 +11,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+import cudajit
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -135,7 +136,7 @@ def _run_sanitized(tmp_path, name, source):
     script = tmp_path / f"{name}.py"
     script.write_text(source)
     env = {k: v for k, v in os.environ.items() if not k.startswith("CUDAJIT_")}
-    env.update(PYTHONPATH=str(ROOT / "python"), CUDAJIT_BACKEND="cpu", CUDAJIT_CPU_SANITIZE="address,undefined",
+    env.update(PYTHONPATH=str(Path(cudajit.__file__).resolve().parents[1]), CUDAJIT_BACKEND="cpu", CUDAJIT_CPU_SANITIZE="address,undefined",
                CUDAJIT_CACHE_DIR=os.environ.get("CUDAJIT_CACHE_DIR", str(tmp_path / "cache")),
                CUDAJIT_NUM_THREADS="2", LD_PRELOAD=_preload(),
                ASAN_OPTIONS="detect_leaks=0", UBSAN_OPTIONS="print_stacktrace=1")

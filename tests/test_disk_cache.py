@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from cudajit import _core
+import cudajit
 
 
 @pytest.fixture
@@ -266,7 +267,7 @@ def test_read_only_cache_is_still_read(tmp_path):
     fake.chmod(0o755)
     cache = tmp_path / "cache"
     env = {k: v for k, v in os.environ.items() if not k.startswith("CUDAJIT_")}
-    env.update(PYTHONPATH=str(Path(__file__).resolve().parents[1] / "python"), CUDAJIT_BACKEND="cpu",
+    env.update(PYTHONPATH=str(Path(cudajit.__file__).resolve().parents[1]), CUDAJIT_BACKEND="cpu",
                CUDAJIT_CACHE_DIR=str(cache), CXX="g++")
     subprocess.run([sys.executable, str(script)], env=env, check=True, capture_output=True)   # fills the cache
     for f in [cache, *cache.iterdir()]:
@@ -323,7 +324,7 @@ def test_compiler_under_another_name_reads_the_same_entries(tmp_path):
     wrapper.write_text(LOGGING_COMPILER.format(log=log))
     wrapper.chmod(0o755)
     env = {k: v for k, v in os.environ.items() if not k.startswith("CUDAJIT_") and k != "CXX"}
-    env.update(PYTHONPATH=str(Path(__file__).resolve().parents[1] / "python"), CUDAJIT_BACKEND="cpu",
+    env.update(PYTHONPATH=str(Path(cudajit.__file__).resolve().parents[1]), CUDAJIT_BACKEND="cpu",
                CUDAJIT_CACHE_DIR=str(tmp_path / "cache"))
     subprocess.run([sys.executable, str(script)], env=env, check=True, capture_output=True)    # as c++
     subprocess.run([sys.executable, str(script)], env=dict(env, CXX=str(wrapper)), check=True, capture_output=True)

@@ -10,8 +10,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
+import cudajit
 
-PYTHON_DIR = str(Path(__file__).resolve().parents[1] / "python")
+PYTHON_DIR = str(Path(cudajit.__file__).resolve().parents[1])   # the cudajit this test imports: in place or installed
 
 SCRIPT = textwrap.dedent("""
     import json, os, signal, sys, threading, time

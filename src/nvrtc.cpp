@@ -34,6 +34,11 @@ std::vector<std::string> g_roots;  // site-packages dirs, from Python
 // The library names tried in each directory, newest CUDA first.
 const char* const kLibraryNames[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
 
+bool exists(const std::string& path) {
+    struct stat st;
+    return ::stat(path.c_str(), &st) == 0;
+}
+
 // Where NVRTC is looked for, in order: a toolkit named by the environment, the default toolkit,
 // then NVIDIA's pip wheels in each site-packages directory; last the dynamic loader's own path.
 // A toolkit wins over a wheel: it is what the user installed on purpose, with its headers.
@@ -45,15 +50,11 @@ std::vector<Candidate> candidates() {
     out.push_back({"/usr/local/cuda/lib64", "toolkit (/usr/local/cuda)", ""});
     std::lock_guard<std::mutex> lock(g_roots_mutex);
     for (const std::string& root : g_roots) {
+        if (root.empty() || !exists(root + "/nvidia")) continue;  // no NVIDIA wheel there
         out.push_back({root + "/nvidia/cu13/lib", "wheel nvidia-cuda-nvrtc (CUDA 13)", ""});
         out.push_back({root + "/nvidia/cuda_nvrtc/lib", "wheel nvidia-cuda-nvrtc-cu12", ""});
     }
     return out;
-}
-
-bool exists(const std::string& path) {
-    struct stat st;
-    return ::stat(path.c_str(), &st) == 0;
 }
 
 // Tries each candidate directory; records what happened to each in info->searched.

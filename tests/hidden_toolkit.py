@@ -14,8 +14,10 @@ def toolkit_dirs():
 
 
 def env_without_toolkit(**extra):
+    """os.environ less what names a toolkit, and less CUDAJIT_CHECK_NVRTC (CI sets it; NVRTC may be
+    gone with the toolkit): ``extra`` sets it again where a test wants it."""
     env = {k: v for k, v in os.environ.items()
-           if k not in ("CUDA_HOME", "CUDA_PATH", "LIBRARY_PATH", "LD_LIBRARY_PATH", "CPATH")}
+           if k not in ("CUDA_HOME", "CUDA_PATH", "LIBRARY_PATH", "LD_LIBRARY_PATH", "CPATH", "CUDAJIT_CHECK_NVRTC")}
     env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if "cuda" not in p)
     env.update(extra)
     return env

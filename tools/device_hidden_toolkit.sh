@@ -14,16 +14,12 @@ wheels=${CUDAJIT_WHEELS:-$PWD/.whl}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-echo "== NVIDIA wheels and build tools present"
-python3 -m pip list 2>/dev/null | grep -iE "^(nvidia-cuda-(nvrtc|runtime|cccl)|scikit.build.core|pybind11|cmake|ninja|numpy) " || true
-missing=()
-for req in nvidia-cuda-nvrtc nvidia-cuda-runtime nvidia-cuda-cccl; do
-    python3 -m pip show -q "$req" >/dev/null 2>&1 || missing+=("$req>=13,<14")
-done
-if ((${#missing[@]})); then
-    echo "== installing ${missing[*]} from $wheels"
-    python3 -m pip install -q --no-index --find-links "$wheels" "${missing[@]}"
-fi
+echo "== the [cuda13] extra's wheels (pyproject.toml), installed or from $wheels"
+mapfile -t extra < <(python3 -c "import tomllib
+for r in tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['cuda13']: print(r)")
+python3 -m pip install --no-index --find-links "$wheels" "${extra[@]}" 2>&1 | grep -v "^Looking in links" || true
+python3 -m pip list 2>/dev/null | grep -iE "^(nvidia-cuda-(nvrtc|runtime|cccl)|scikit.build.core|pybind11|cmake|ninja|numpy) "
+echo "driver: $(ldconfig -p | grep -m1 'libcuda.so.1 ' || echo 'libcuda.so.1 not in the ldconfig cache')"
 
 # Everything below runs where no toolkit is visible: an empty tmpfs over each toolkit directory
 # (and the environment variables that name one removed), in a private mount namespace.

@@ -82,6 +82,9 @@ typedef enum CUjit_option_enum : int {
 
 typedef enum CUpointer_attribute_enum : int {
     CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,
+    CU_POINTER_ATTRIBUTE_IS_MANAGED = 8,
+    CU_POINTER_ATTRIBUTE_RANGE_START_ADDR = 11,
+    CU_POINTER_ATTRIBUTE_RANGE_SIZE = 12,
 } CUpointer_attribute;
 
 typedef enum CUmemPool_attribute_enum : int {

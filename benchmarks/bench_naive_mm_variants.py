@@ -10,7 +10,7 @@ np.row_stack = np.vstack          # numba-cuda 0.30 under NumPy 2.5
 sys.path.insert(0, os.path.dirname(__file__))
 import seeds_kernels                                     # noqa: E402
 from cudajit import _core, cuda                          # noqa: E402
-from cudajit.compiler import compile_kernel, types as T  # noqa: E402
+from cudajit.compiler import CompileOptions, compile_kernel, types as T  # noqa: E402
 from cudajit.cuda import build                           # noqa: E402
 
 N, REPS = 4096, 7
@@ -29,7 +29,7 @@ HOISTED = ("        const float* ap = &A(row, 0); const float* bp = &B(0, col); 
 
 def variants(src):
     assert LOOP in src
-    flags = build.nvrtc_options({})
+    flags = build.nvrtc_options(CompileOptions())
     yield "as generated", src, flags
     yield "#pragma unroll 4", src.replace(LOOP, "#pragma unroll 4\n" + LOOP), flags
     yield "__ldg loads", src.replace("tmp += A(row, k) * B(k, col);",

@@ -2,6 +2,14 @@
 
 #include <pybind11/stl.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+
+#include "context.h"
+#include "driver.h"
 #include "errors.h"
 
 namespace py = pybind11;
@@ -21,11 +29,39 @@ DtypeId dtype_id_of(const std::string& typestr) {
 
 namespace {
 
+// The item size a typestr ends with ("<f4" → 4); ValueError for a typestr without one.
 int itemsize_of(const std::string& typestr) {
     size_t i = 0;
     while (i < typestr.size() && !(typestr[i] >= '0' && typestr[i] <= '9')) ++i;
-    if (i == typestr.size()) throw py::value_error("typestr '" + typestr + "' has no item size");
-    return std::stoi(typestr.substr(i));
+    int64_t n = 0;
+    size_t j = i;
+    for (; j < typestr.size() && typestr[j] >= '0' && typestr[j] <= '9' && n <= 1 << 20; ++j) n = n * 10 + (typestr[j] - '0');
+    if (i == typestr.size() || j != typestr.size() || n <= 0 || n > 1 << 20)
+        throw py::value_error("typestr '" + typestr + "' does not end in a positive item size in bytes");
+    return static_cast<int>(n);
+}
+
+// shape[d] / strides[d] as int64: TypeError for a non-integer, ValueError when it does not fit.
+int64_t dim_value(py::handle h, const char* field, int d) {
+    PyObject* idx = PyNumber_Index(h.ptr());
+    if (!idx) {
+        PyErr_Clear();
+        throw py::type_error(std::string(field) + "[" + std::to_string(d) + "] must be an int, not " +
+                             Py_TYPE(h.ptr())->tp_name);
+    }
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(idx, &overflow);
+    std::string text = py::str(idx);
+    Py_DECREF(idx);
+    if (overflow)
+        throw py::value_error(std::string(field) + "[" + std::to_string(d) + "] = " + text + " does not fit in int64");
+    return v;
+}
+
+std::string hex(uintptr_t v) {
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+    return buf;
 }
 
 Layout classify(int ndim, const int64_t* shape, const int64_t* strides, int64_t itemsize, int64_t size) {
@@ -47,32 +83,106 @@ Layout classify(int ndim, const int64_t* shape, const int64_t* strides, int64_t 
 
 }  // namespace
 
+std::pair<int64_t, int64_t> checked_extent(int ndim, const int64_t* shape, const int64_t* strides,
+                                           int64_t itemsize, const std::string& what) {
+    int64_t size = 1;
+    for (int d = 0; d < ndim; ++d) {
+        if (shape[d] < 0)
+            throw py::value_error(what + ": shape[" + std::to_string(d) + "] = " + std::to_string(shape[d]) +
+                                  " is negative");
+        if (__builtin_mul_overflow(size, shape[d], &size))
+            throw py::value_error(what + ": the shape's element count overflows int64");
+    }
+    int64_t bytes;
+    if (__builtin_mul_overflow(size, itemsize, &bytes))
+        throw py::value_error(what + ": " + std::to_string(size) + " elements of " + std::to_string(itemsize) +
+                              " bytes overflow int64");
+    if (size == 0) return {0, 0};
+    int64_t lo = 0, hi = itemsize;
+    for (int d = 0; d < ndim; ++d) {
+        int64_t span;
+        bool bad = __builtin_mul_overflow(shape[d] - 1, strides[d], &span) ||
+                   (span < 0 ? __builtin_add_overflow(lo, span, &lo) : __builtin_add_overflow(hi, span, &hi));
+        if (bad)
+            throw py::value_error(what + ": strides[" + std::to_string(d) + "] = " + std::to_string(strides[d]) +
+                                  " over " + std::to_string(shape[d]) + " elements overflows int64");
+    }
+    return {lo, hi};
+}
+
+void check_address_range(uintptr_t ptr, std::pair<int64_t, int64_t> extent, const std::string& what) {
+    constexpr uintptr_t kAddressLimit = uintptr_t{1} << 57;  // x86-64 with 5-level paging; ARM64 uses less
+    auto [lo, hi] = extent;
+    if (hi == 0) return;  // no elements: the pointer is never read
+    if (ptr == 0) throw py::value_error(what + ": data is a null pointer, but the array has elements");
+    if (ptr >= kAddressLimit || (lo < 0 && uintptr_t(-lo) > ptr) || uintptr_t(hi) > kAddressLimit - ptr)
+        throw py::value_error(what + ": data " + hex(ptr) + " with the strides' byte range [" + std::to_string(lo) +
+                              ", " + std::to_string(hi) + ") leaves the address space");
+}
+
+bool page_is_mapped(uintptr_t address) {
+    static const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+    unsigned char resident;
+    return mincore(reinterpret_cast<void*>(address & ~(page - 1)), 1, &resident) == 0 || errno != ENOMEM;
+}
+
+void check_span_is_memory(uintptr_t ptr, std::pair<int64_t, int64_t> extent, const std::string& what) {
+    auto [lo, hi] = extent;
+    if (hi == 0) return;
+    uintptr_t first = ptr + lo, end = ptr + static_cast<uintptr_t>(hi);
+    if (current_backend() == Backend::Cpu) {
+        for (uintptr_t a : {first, end - 1})
+            if (!page_is_mapped(a))
+                throw py::value_error(what + ": address " + hex(a) + " is not memory of this process");
+        return;
+    }
+    if (!drv::available(nullptr)) return;
+    ctx::ensure();
+    CUdeviceptr base = 0;
+    size_t bytes = 0;
+    // Memory the driver did not allocate (pinned host memory, some VMM mappings) has no known extent.
+    if (drv::api().cuPointerGetAttribute(&base, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, first) != CUDA_SUCCESS ||
+        drv::api().cuPointerGetAttribute(&bytes, CU_POINTER_ATTRIBUTE_RANGE_SIZE, first) != CUDA_SUCCESS)
+        return;
+    uintptr_t limit = static_cast<uintptr_t>(base) + bytes;
+    if (end > limit)
+        throw py::value_error(what + ": the elements end at " + hex(end) + ", " + std::to_string(end - limit) +
+                              " bytes past the end of the device allocation [" + hex(base) + ", " + hex(limit) +
+                              ") they start in");
+}
+
 ArrayCore::ArrayCore(uintptr_t ptr_, py::tuple shape_, py::object strides_, std::string typestr_,
                      py::object owner_, int backend_)
     : ptr(ptr_), typestr(std::move(typestr_)), owner(std::move(owner_)) {
     ndim = static_cast<int>(shape_.size());
     if (ndim > kMaxDims)
-        throw py::value_error("arrays of more than " + std::to_string(kMaxDims) + " dimensions are not supported");
+        throw py::value_error("arrays of more than " + std::to_string(kMaxDims) + " dimensions are not supported, got " +
+                              std::to_string(ndim));
     itemsize = itemsize_of(typestr);
     dtype = dtype_id_of(typestr);
     backend = static_cast<Backend>(backend_);
-    size = 1;
-    for (int d = 0; d < ndim; ++d) {
-        shape[d] = shape_[d].cast<int64_t>();
-        if (shape[d] < 0) throw py::value_error("negative dimension in shape");
-        size *= shape[d];
-    }
+    for (int d = 0; d < ndim; ++d) shape[d] = dim_value(shape_[d], "shape", d);
     if (strides_.is_none()) {
+        // C order; a product that overflows is refused by checked_extent below.
         int64_t s = itemsize;
         for (int d = ndim - 1; d >= 0; --d) {
             strides[d] = s;
-            s *= shape[d];
+            __builtin_mul_overflow(s, shape[d] > 0 ? shape[d] : 1, &s);
         }
     } else {
-        py::tuple st = strides_.cast<py::tuple>();
-        if (static_cast<int>(st.size()) != ndim) throw py::value_error("strides and shape differ in length");
-        for (int d = 0; d < ndim; ++d) strides[d] = st[d].cast<int64_t>();
+        if (!py::isinstance<py::tuple>(strides_) && !py::isinstance<py::list>(strides_))
+            throw py::type_error(std::string("strides must be a tuple of ints or None, not ") +
+                                 Py_TYPE(strides_.ptr())->tp_name);
+        py::sequence st = strides_;
+        if (static_cast<int>(st.size()) != ndim)
+            throw py::value_error("strides has " + std::to_string(st.size()) + " entries, but shape has " +
+                                  std::to_string(ndim));
+        for (int d = 0; d < ndim; ++d) strides[d] = dim_value(st[d], "strides", d);
     }
+    auto span = checked_extent(ndim, shape, strides, itemsize, "array");
+    check_address_range(ptr, span, "array");
+    size = 1;
+    for (int d = 0; d < ndim; ++d) size *= shape[d];
     layout = classify(ndim, shape, strides, itemsize, size);
 }
 
@@ -109,7 +219,12 @@ void bind_array_core(py::module_& m) {
         .def_property_readonly("_layout", [](const ArrayCore& a) { return std::string(1, a.layout_char()); })
         .def_property_readonly("_owner", [](const ArrayCore& a) { return a.owner; })
         .def_property_readonly("_backend", [](const ArrayCore& a) { return static_cast<int>(a.backend); })
+        .def_readwrite("_readonly", &ArrayCore::readonly)
         .def("_extent", &ArrayCore::extent);
+    m.def("check_span_is_memory", [](uintptr_t ptr, int64_t lo, int64_t hi, const std::string& what) {
+        check_span_is_memory(ptr, {lo, hi}, what);
+    }, py::arg("ptr"), py::arg("lo"), py::arg("hi"), py::arg("what"),
+       "ValueError when bytes [ptr + lo, ptr + hi) are not memory where that is known (array_core.h).");
 }
 
 }  // namespace cj

@@ -22,6 +22,18 @@ enum DtypeId : uint8_t {
 };
 DtypeId dtype_id_of(const std::string& typestr);  // "<f4", "|b1", "f4" … (byte order ignored)
 
+// Byte offsets [lo, hi) that the elements occupy relative to element [0, …, 0] ({0, 0} when
+// empty). Raises ValueError naming `what` when a shape is negative or the span overflows int64.
+std::pair<int64_t, int64_t> checked_extent(int ndim, const int64_t* shape, const int64_t* strides,
+                                           int64_t itemsize, const std::string& what);
+// Raises ValueError unless [ptr + lo, ptr + hi) is an address range memory can have: a null
+// pointer only for an empty array, no wrap-around, below the 57-bit user address space.
+void check_address_range(uintptr_t ptr, std::pair<int64_t, int64_t> extent, const std::string& what);
+// Raises ValueError when the range is not memory where that is known: on the GPU, running past
+// the end of the device allocation it starts in (the driver knows its own allocations; other
+// memory is not judged); on the CPU, a first or last byte in a page the process has not mapped.
+void check_span_is_memory(uintptr_t ptr, std::pair<int64_t, int64_t> extent, const std::string& what);
+
 struct ArrayCore {
     uintptr_t ptr = 0;  // address of element [0, …, 0]
     int ndim = 0;
@@ -32,6 +44,7 @@ struct ArrayCore {
     DtypeId dtype = kOther;
     Layout layout = Layout::C;
     Backend backend = Backend::Gpu;
+    bool readonly = false;     // kernels may not write it (read-only CAI data, a non-writeable NumPy array's copy)
     std::string typestr;       // as __array_interface__ writes it, e.g. "<f4"
     pybind11::object owner;    // keeps the memory alive (a buffer, another array, a foreign object)
 
@@ -41,9 +54,9 @@ struct ArrayCore {
     // Byte offsets [lo, hi) relative to ptr that the elements occupy (for copies of views).
     std::pair<int64_t, int64_t> extent() const;
     char layout_char() const { return "CFA"[static_cast<int>(layout)]; }
-    // Dispatch key part: dtype, ndim, layout, backend.
+    // Dispatch key part: dtype, ndim, layout, backend, read-only (a kernel compiles differently for it).
     uint64_t type_code() const {
-        return (uint64_t{1} << 56) | (uint64_t{dtype} << 16) | (uint64_t(ndim) << 8) |
+        return (uint64_t{1} << 56) | (uint64_t{readonly} << 32) | (uint64_t{dtype} << 16) | (uint64_t(ndim) << 8) |
                (uint64_t(layout) << 4) | uint64_t(backend);
     }
 };

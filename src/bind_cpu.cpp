@@ -7,18 +7,33 @@
 
 #include "bindings.h"
 #include "cpu_launch.h"
+#include "gil.h"
 #include "host_compiler.h"
 
 namespace py = pybind11;
 using namespace pybind11::literals;
 
 namespace cj {
+namespace {
+
+// A running CPU launch calls this on its launching thread (without the GIL): Python's signal
+// handlers run here, so Ctrl-C raises KeyboardInterrupt, which stops the launch.
+void check_python_signals() {
+    std::exception_ptr raised;
+    with_gil([&] {
+        if (PyErr_CheckSignals() != 0) raised = std::make_exception_ptr(py::error_already_set());
+    });
+    if (raised) std::rethrow_exception(raised);
+}
+
+}  // namespace
 
 void bind_cpu(py::module_& m) {
+    cpu::set_interrupt_check(&check_python_signals);
     m.def("host_compiler_identity", &host::compiler_identity,
           "The host C++ compiler's --version line ($CXX, else c++, g++, clang++).");
     m.def("compile_host", &host::compile, "source"_a, "options"_a, "include_dir"_a,
-          py::call_guard<py::gil_scoped_release>(),
+          py::call_guard<NoGil>(),
           "Compile a generated kernel to a shared library (cached on disk); returns its path.");
     m.def("cpu_num_threads", &cpu::num_threads, "OS threads that run blocks ($CUDAJIT_NUM_THREADS or all cores).");
 
@@ -44,7 +59,7 @@ void bind_cpu(py::module_& m) {
                 }
                 std::vector<void*> ptrs;
                 for (size_t i : first) ptrs.push_back(&slots[i]);
-                py::gil_scoped_release no_gil;
+                NoGil no_gil;
                 k.launch({std::get<0>(grid), std::get<1>(grid), std::get<2>(grid)},
                          {std::get<0>(block), std::get<1>(block), std::get<2>(block)}, shmem, ptrs.data());
             },

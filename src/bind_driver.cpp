@@ -9,6 +9,7 @@
 #include "driver.h"
 #include "nvrtc.h"
 #include "streams.h"
+#include "gil.h"
 
 namespace py = pybind11;
 using namespace pybind11::literals;
@@ -71,7 +72,7 @@ void bind_nvrtc_and_cache(py::module_& m) {
              const std::vector<std::string>& options, int arch, bool cubin) {
               nvrtc::Result r;
               {
-                  py::gil_scoped_release nogil;
+                  NoGil nogil;
                   r = nvrtc::compile(source, name, options, arch, cubin);
               }
               return py::bytes(r.image);
@@ -140,12 +141,12 @@ void bind_devices(py::module_& m) {
     m.attr("DEVICE_ATTRIBUTES") = attrs;
 
     m.def("select_device", [](int i) {
-        py::gil_scoped_release nogil;  // retaining a primary context takes a while
+        NoGil nogil;  // retaining a primary context takes a while
         ctx::select(i);
     }, py::arg("ordinal"));
     m.def("current_device", &ctx::current_device);
     m.def("close", &ctx::close, "Releases the primary contexts this process retained.");
-    m.def("synchronize", &synchronize, py::call_guard<py::gil_scoped_release>());
+    m.def("synchronize", &synchronize, py::call_guard<NoGil>());
     m.def("mem_info", &mem_info, "(free, total) bytes on the current device.");
 }
 
@@ -156,7 +157,7 @@ void bind_streams(py::module_& m) {
                                [](const Event& e) { return reinterpret_cast<uintptr_t>(e.handle()); })
         .def("record", [](const Event& e, uintptr_t s) { e.record(as_stream(s)); },
              py::arg("stream_handle") = 0)
-        .def("synchronize", &Event::synchronize, py::call_guard<py::gil_scoped_release>())
+        .def("synchronize", &Event::synchronize, py::call_guard<NoGil>())
         .def("query", &Event::query)
         .def("wait", [](const Event& e, uintptr_t s) { e.wait(as_stream(s)); },
              py::arg("stream_handle") = 0);
@@ -174,7 +175,7 @@ void bind_streams(py::module_& m) {
         .def_readonly_static("PER_THREAD", &Stream::kPerThread)
         .def_property_readonly("handle", [](const Stream& s) { return as_int(s.handle()); })
         .def_property_readonly("owned", &Stream::owned)
-        .def("synchronize", &Stream::synchronize, py::call_guard<py::gil_scoped_release>())
+        .def("synchronize", &Stream::synchronize, py::call_guard<NoGil>())
         .def("query", &Stream::query)
         .def("wait_event", &Stream::wait_event, py::arg("event"))
         .def("add_callback", [](const Stream& s, py::function fn) {

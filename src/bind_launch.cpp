@@ -20,7 +20,20 @@ namespace {
 struct Launcher {
     std::shared_ptr<Dispatcher> dispatcher;
     LaunchConfig config;
+    py::object owner;  // keeps the Python dispatcher alive while its launcher is (kern[g, b] outlives kern)
 };
+
+// A compile error (cudajit.errors.COMPILE_ERRORS) raised while a launch compiled its kernel reaches
+// the user with cudajit's frames dropped: the traceback starts at the launch, and the message
+// names the kernel's file:line. CUDAJIT_FULL_TRACEBACK=1 keeps every frame.
+void drop_internal_frames(py::error_already_set& e) {
+    py::module_ errors = py::module_::import("cudajit.errors");
+    if (!e.matches(errors.attr("COMPILE_ERRORS")) || errors.attr("full_traceback")().cast<bool>()) return;
+    py::object value = e.value();
+    PyException_SetTraceback(value.ptr(), Py_None);
+    PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(value.ptr())), value.ptr());  // no traceback yet
+    throw py::error_already_set();
+}
 
 std::vector<ParamSlot> parse_params(const py::list& specs) {
     std::vector<ParamSlot> out;
@@ -84,13 +97,21 @@ void bind_launch(py::module_& m) {
         .def(py::init<py::object, py::object>(), py::arg("compile"), py::arg("prepare"))
         .def("configure", [](std::shared_ptr<Dispatcher> d, py::handle grid, py::handle block, py::handle stream,
                              py::handle shmem) {
-            return Launcher{std::move(d), parse_config(grid, block, stream, shmem)};
+            py::object owner = d->owner();
+            return Launcher{std::move(d), parse_config(grid, block, stream, shmem), std::move(owner)};
         }, py::arg("griddim"), py::arg("blockdim"), py::arg("stream") = py::none(), py::arg("sharedmem") = 0)
         .def("clear", &Dispatcher::clear)
         .def("__len__", &Dispatcher::size);
 
     py::class_<Launcher>(m, "Launcher")
-        .def("__call__", [](Launcher& l, py::args args) { l.dispatcher->call(l.config, args); })
+        .def("__call__", [](Launcher& l, py::args args) {
+            try {
+                l.dispatcher->call(l.config, args);
+            } catch (py::error_already_set& e) {
+                drop_internal_frames(e);
+                throw;
+            }
+        })
         .def_property_readonly("griddim", [](const Launcher& l) {
             return py::make_tuple(l.config.grid[0], l.config.grid[1], l.config.grid[2]);
         })

@@ -6,6 +6,7 @@
 #include "context.h"
 #include "driver.h"
 #include "memory.h"
+#include "gil.h"
 
 namespace py = pybind11;
 
@@ -59,24 +60,24 @@ void bind_memory(py::module_& m) {
 
     m.def("copy_htod", [](uintptr_t dst, py::buffer src, size_t n, uintptr_t stream) {
         HostView v(src, false);
-        py::gil_scoped_release nogil;
+        NoGil nogil;
         copy_htod(dst, v.ptr(), n, stream, current_backend());
     });
     m.def("copy_dtoh", [](py::buffer dst, uintptr_t src, size_t n, uintptr_t stream) {
         HostView v(dst, true);
-        py::gil_scoped_release nogil;
+        NoGil nogil;
         copy_dtoh(v.ptr(), src, n, stream, current_backend());
     });
     m.def("copy_htod_ptr", [](uintptr_t dst, uintptr_t src, size_t n, uintptr_t stream) {
-        py::gil_scoped_release nogil;
+        NoGil nogil;
         copy_htod(dst, reinterpret_cast<const void*>(src), n, stream, current_backend());
     });
     m.def("copy_dtoh_ptr", [](uintptr_t dst, uintptr_t src, size_t n, uintptr_t stream) {
-        py::gil_scoped_release nogil;
+        NoGil nogil;
         copy_dtoh(reinterpret_cast<void*>(dst), src, n, stream, current_backend());
     });
     m.def("copy_dtod", [](uintptr_t dst, uintptr_t src, size_t n, uintptr_t stream) {
-        py::gil_scoped_release nogil;
+        NoGil nogil;
         copy_dtod(dst, src, n, stream, current_backend());
     });
     m.def("memset", [](uintptr_t dst, int value, size_t n, uintptr_t stream) {
@@ -85,16 +86,18 @@ void bind_memory(py::module_& m) {
     m.def("stream_synchronize", [](uintptr_t stream) {
         if (current_backend() == Backend::Cpu) return;
         ctx::ensure();
-        py::gil_scoped_release nogil;
+        NoGil nogil;
         CJ_CU(cuStreamSynchronize, reinterpret_cast<CUstream>(stream));
     });
     m.def("pointer_memory_type", [](uintptr_t ptr) {
-        // 1 host, 2 device, 3 array, 4 unified; 0 when the driver does not know the pointer.
+        // 1 host (pinned or mapped), 2 device, 4 managed; 0 when there is no driver or it does not know the pointer.
+        if (!drv::available(nullptr)) return 0u;
         ctx::ensure();
-        unsigned int type = 0;
-        if (drv::api().cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-                                             static_cast<CUdeviceptr>(ptr)) != CUDA_SUCCESS)
-            return 0u;
+        unsigned int type = 0, managed = 0;
+        CUdeviceptr p = static_cast<CUdeviceptr>(ptr);
+        if (drv::api().cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, p) != CUDA_SUCCESS) return 0u;
+        if (drv::api().cuPointerGetAttribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, p) == CUDA_SUCCESS && managed)
+            return 4u;
         return type;
     });
 }

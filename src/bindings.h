@@ -8,4 +8,5 @@ void bind_memory(pybind11::module_& m);   // buffers, ArrayCore, copies
 void bind_launch(pybind11::module_& m);   // modules, kernels, launch plans, dispatcher
 void bind_cpu(pybind11::module_& m);      // host compiler, CPU kernels
 void bind_random(pybind11::module_& m);   // cuda.random's generator states
+void bind_cache(pybind11::module_& m);    // the disk cache's size, limit and clearing
 }  // namespace cj

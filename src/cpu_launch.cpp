@@ -9,11 +9,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -186,6 +188,15 @@ private:
 // ---------------------------------------------------------------------------------------------
 // A launch, shared by the workers that run its blocks.
 
+// The running launch's control word (cj_cpu_state::control; one launch runs at a time). kAbort: stop
+// taking blocks and unwind running threads. kPollRequest: the launch has run a while; the launching
+// thread should look for signals (Ctrl-C) at its next chance.
+constexpr int32_t kAbort = 1, kPollRequest = 2;
+std::atomic<int32_t> g_control{0};
+static_assert(sizeof(g_control) == sizeof(int32_t), "kernels read the control word as a plain int32_t");
+
+void (*g_interrupt_check)() = nullptr;  // set_interrupt_check
+
 struct Job {
     cj_cpu_entry_fn fn;
     const std::string* name;
@@ -195,14 +206,28 @@ struct Job {
     bool fibers;
     uint64_t nblocks;
     std::atomic<uint64_t> next_block{0};
-    std::atomic<bool> aborted{false};
     std::mutex error_mu;
-    std::string error;  // the first failure; raised by launch()
+    std::string error;           // the first failure; raised by launch()
+    std::exception_ptr interrupt;  // what the interrupt check threw (KeyboardInterrupt); rethrown by launch()
+
+    static bool aborted() { return g_control.load(std::memory_order_relaxed) & kAbort; }
 
     void fail(const std::string& what) {
         std::lock_guard<std::mutex> lock(error_mu);
         if (error.empty()) error = "kernel " + *name + ": " + what;
-        aborted.store(true, std::memory_order_relaxed);
+        g_control.fetch_or(kAbort, std::memory_order_relaxed);
+    }
+
+    // On the launching thread only: runs the interrupt check; if it throws, the launch aborts.
+    void check_interrupt() {
+        g_control.fetch_and(~kPollRequest, std::memory_order_relaxed);
+        if (!g_interrupt_check || aborted()) return;
+        try {
+            g_interrupt_check();
+        } catch (...) {
+            interrupt = std::current_exception();
+            g_control.fetch_or(kAbort, std::memory_order_relaxed);
+        }
     }
 };
 
@@ -232,9 +257,12 @@ std::string dim3_text(const int32_t* v) {
 // exchange slots, all reused from block to block and launch to launch.
 class Worker {
 public:
-    Worker() {
+    // launching: this worker runs on the thread that launches (worker 0), which polls for signals.
+    explicit Worker(bool launching) : launching_(launching) {
         state_.sync = &Worker::sync_callback;
         state_.fail = &Worker::fail_callback;
+        state_.poll = &Worker::poll_callback;
+        state_.control = reinterpret_cast<const int32_t*>(&g_control);
         state_.launcher = this;
         state_.warp = warp_exchange_.get();
     }
@@ -255,7 +283,7 @@ public:
             state_.dynamic_smem = shared_memory(job.dynamic_shared);
             state_.dynamic_smem_bytes = job.dynamic_shared;
             uint64_t plane = uint64_t(job.grid.x) * job.grid.y;
-            while (!job.aborted.load(std::memory_order_relaxed)) {
+            while (!between_blocks()) {
                 uint64_t b = job.next_block.fetch_add(1, std::memory_order_relaxed);
                 if (b >= job.nblocks) break;
                 state_.ctaid[0] = int32_t(b % job.grid.x);
@@ -315,7 +343,7 @@ private:
         for (;;) {
             if (Fiber* next = next_ready(0)) {
                 resume(scheduler_, *next);
-                if (job.aborted.load(std::memory_order_relaxed)) return;  // abandon the parked fibers
+                if (between_blocks()) return;  // aborted: abandon the parked fibers
                 continue;
             }
             if (live_ == 0) return;
@@ -422,6 +450,7 @@ private:
     // last to arrive (then runs on), else switches to the next runnable fiber.
     static int32_t sync_callback(cj_cpu_state* s, int32_t op, uint32_t arg) {
         auto* w = static_cast<Worker*>(s->launcher);
+        if (Job::aborted()) return -1;
         if (!w->job_->fibers) return w->sync_without_fibers(op, arg);
         Fiber* f = w->current_;
         size_t index = size_t(f - w->fibers_.data());
@@ -463,12 +492,34 @@ private:
         return -1;
     }
 
+    // True when the launch aborts. The launching thread answers a poll request by checking for signals
+    // (between blocks, and between fiber switches on the scheduler's own stack).
+    bool between_blocks() {
+        if (launching_ && (g_control.load(std::memory_order_relaxed) & kPollRequest)) job_->check_interrupt();
+        return Job::aborted();
+    }
+
+    // cj_cpu_state::poll (a kernel loop saw the control word set): non-zero when the launch aborts. A
+    // fiber does not check for signals on its small stack (Python's handlers may run there): it hands
+    // over to the scheduler, which checks and resumes it later.
+    static int32_t poll_callback(cj_cpu_state* s) {
+        auto* w = static_cast<Worker*>(s->launcher);
+        if (!w->job_->fibers) return w->between_blocks();
+        if (w->launching_ && (g_control.load(std::memory_order_relaxed) & kPollRequest) && !Job::aborted()) {
+            Fiber* f = w->current_;
+            f->state = FiberState::Ready;
+            context_switch(f->ctx, w->scheduler_);  // resume() makes it current again
+        }
+        return Job::aborted();
+    }
+
     static void fail_callback(cj_cpu_state* s, const char* what) {
         auto* w = static_cast<Worker*>(s->launcher);
         w->job_->fail("thread " + dim3_text(s->tid) + " of block " + dim3_text(s->ctaid) + ": " + what);
     }
 
     cj_cpu_state state_{};
+    const bool launching_;
     Job* job_ = nullptr;
     std::vector<Fiber> fibers_;
     std::vector<Warp> warps_;
@@ -484,12 +535,21 @@ private:
 // ---------------------------------------------------------------------------------------------
 // The pool. The launching thread is worker 0; helpers sleep on a condition variable between
 // launches. One launch runs at a time (blocks of one launch already fill every core).
+//
+// Ctrl-C: only the launching thread can run Python's signal handlers, and it is busy running blocks.
+// A watchdog thread raises kPollRequest every tick while one launch lasts longer than a tick; the
+// launching thread answers it between blocks, inside kernel loops (CJ_LOOP_POLL) and while it waits
+// for the helpers. Short launches never see the watchdog: they cost a few atomic stores.
+
+constexpr auto kTick = std::chrono::milliseconds(20);
+constexpr int kIdleTicks = 50;  // the watchdog sleeps for good after this many ticks without a launch
 
 class Pool {
 public:
     explicit Pool(unsigned n) : pid_(getpid()) {
-        for (unsigned i = 0; i < n; ++i) workers_.push_back(std::make_unique<Worker>());
+        for (unsigned i = 0; i < n; ++i) workers_.push_back(std::make_unique<Worker>(i == 0));
         for (unsigned i = 1; i < n; ++i) std::thread([this, i] { helper(i); }).detach();
+        std::thread([this] { watchdog(); }).detach();
     }
 
     // The process's pool; a forked child (whose helpers did not survive the fork) makes a new one.
@@ -503,7 +563,24 @@ public:
     }
 
     void run(Job& job) {
+        // A Python signal handler run by the interrupt check may launch: that would wait for itself.
+        static thread_local bool inside = false;
+        if (inside)
+            throw LaunchError("kernel " + *job.name + " was launched from a signal handler while this thread's "
+                              "launch was running; launch it after that launch returns");
+        inside = true;
+        struct Leave {
+            ~Leave() { inside = false; }
+        } leave;
         std::lock_guard<std::mutex> one_launch(launch_mu_);
+        g_control.store(0, std::memory_order_relaxed);
+        launch_seq_.fetch_add(1, std::memory_order_relaxed);
+        launching_.store(true);
+        if (watchdog_parked_.load()) {
+            std::lock_guard<std::mutex> lock(watchdog_mu_);
+            watchdog_parked_ = false;
+            watchdog_wake_.notify_one();
+        }
         unsigned helpers = unsigned(std::min<uint64_t>(workers_.size() - 1, job.nblocks - 1));
         if (helpers) {
             std::lock_guard<std::mutex> lock(mu_);
@@ -516,9 +593,14 @@ public:
         workers_[0]->run(job);
         if (helpers) {
             std::unique_lock<std::mutex> lock(mu_);
-            done_.wait(lock, [&] { return running_ == 0; });
+            while (!done_.wait_for(lock, kTick, [&] { return running_ == 0; })) {
+                lock.unlock();
+                job.check_interrupt();
+                lock.lock();
+            }
             job_ = nullptr;
         }
+        launching_.store(false, std::memory_order_relaxed);
     }
 
 private:
@@ -537,6 +619,28 @@ private:
         }
     }
 
+    // Asks for a poll when the same launch is still running a tick later. Parks after a while without
+    // launches; run() wakes it (watchdog_parked_ and launching_ are seq_cst, so one of the two sides
+    // always sees the other's store: no launch is missed).
+    void watchdog() {
+        uint64_t seen = 0;
+        int idle = 0;
+        std::unique_lock<std::mutex> lock(watchdog_mu_);
+        for (;;) {
+            watchdog_wake_.wait_for(lock, kTick);
+            uint64_t seq = launch_seq_.load(std::memory_order_relaxed);
+            bool running = launching_.load();
+            if (running && seq == seen) g_control.fetch_or(kPollRequest, std::memory_order_relaxed);
+            idle = running || seq != seen ? 0 : idle + 1;
+            seen = seq;
+            if (idle < kIdleTicks) continue;
+            watchdog_parked_ = true;
+            if (launching_.load()) watchdog_parked_ = false;
+            watchdog_wake_.wait(lock, [&] { return !watchdog_parked_.load(); });
+            idle = 0;
+        }
+    }
+
     pid_t pid_;
     std::vector<std::unique_ptr<Worker>> workers_;
     std::mutex launch_mu_;
@@ -545,6 +649,10 @@ private:
     Job* job_ = nullptr;
     uint64_t generation_ = 0;
     unsigned wanted_ = 0, running_ = 0;
+    std::atomic<uint64_t> launch_seq_{0};
+    std::atomic<bool> launching_{false}, watchdog_parked_{false};
+    std::mutex watchdog_mu_;
+    std::condition_variable watchdog_wake_;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -556,7 +664,13 @@ std::shared_ptr<void> open_library(const std::string& path) {
     std::lock_guard<std::mutex> lock(mu);
     if (auto h = open[path].lock()) return h;
     void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!handle) throw CompileError(std::string("cannot load the compiled kernel library: ") + dlerror());
+    if (!handle) {
+        std::string why = std::string("cannot load the compiled kernel library: ") + dlerror();
+        if (const char* s = std::getenv("CUDAJIT_CPU_SANITIZE"); s && *s)
+            why += " (CUDAJIT_CPU_SANITIZE is set: start Python with the sanitizer runtime loaded first, "
+                   "e.g. LD_PRELOAD=$(g++ -print-file-name=libasan.so))";
+        throw CompileError(why);
+    }
     std::shared_ptr<void> h(handle, [](void* p) { dlclose(p); });
     open[path] = h;
     return h;
@@ -577,6 +691,8 @@ void check_config(Dim3 grid, Dim3 block) {
 }
 
 }  // namespace
+
+void set_interrupt_check(void (*check)()) { g_interrupt_check = check; }
 
 // "cj_k_saxpy_3" -> "saxpy": the Python name, for messages.
 std::string python_kernel_name(const std::string& entry) {
@@ -621,6 +737,7 @@ void CpuKernel::launch(Dim3 grid, Dim3 block, size_t dynamic_shared_bytes, void*
     job.fibers = uses_barriers_;
     job.nblocks = uint64_t(grid.x) * grid.y * grid.z;
     Pool::get().run(job);
+    if (job.interrupt) std::rethrow_exception(job.interrupt);
     if (!job.error.empty()) throw KernelRuntimeError(job.error);
 }
 

@@ -25,7 +25,8 @@ public:
 
     // Runs the whole grid and returns when every block has finished (call without the GIL).
     // params[i] points at parameter i (16-byte aligned). Throws LaunchError for a configuration a
-    // GPU would refuse, KernelRuntimeError when a thread traps or a block deadlocks at a barrier.
+    // GPU would refuse, KernelRuntimeError when a thread traps or a block deadlocks at a barrier, and
+    // what the interrupt check threw (set_interrupt_check) when it stopped the launch.
     void launch(Dim3 grid, Dim3 block, size_t dynamic_shared_bytes, void** params) const;
 
     const std::string& entry() const { return entry_; }
@@ -42,6 +43,10 @@ private:
 
 // "cj_k_saxpy_3" -> "saxpy": a kernel's Python name from its entry point, for messages.
 std::string python_kernel_name(const std::string& entry);
+
+// Installs what a running launch calls on its launching thread every ~20 ms (without the GIL): it
+// throws to stop the launch (Ctrl-C), which then unwinds its threads and rethrows from launch().
+void set_interrupt_check(void (*check)());
 
 // The number of OS threads that run blocks: $CUDAJIT_NUM_THREADS, else every core.
 unsigned num_threads();

@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
+#include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -13,7 +16,9 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace fs = std::filesystem;
@@ -124,6 +129,89 @@ bool safe_name(const std::string& s) {
            });
 }
 
+// What this process may do in a cache directory.
+enum class Access { None, ReadOnly, Writable };
+
+// The configured directory and its access, judged once per path per process (one mkdir/access).
+std::pair<std::string, Access> resolve_directory() {
+    std::string dir;
+    if (const char* d = std::getenv("CUDAJIT_CACHE_DIR"); d && *d) {
+        dir = d;
+    } else if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) {
+        dir = std::string(x) + "/cudajit";
+    } else if (const char* home = std::getenv("HOME"); home && *home) {
+        dir = std::string(home) + "/.cache/cudajit";
+    } else {
+        return {{}, Access::None};
+    }
+    static std::mutex mutex;
+    static std::map<std::string, Access> verdicts;
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = verdicts.find(dir);
+    if (it == verdicts.end()) {
+        std::error_code ec;
+        fs::create_directories(dir, ec);
+        Access a = !fs::is_directory(dir, ec)                      ? Access::None
+                   : ::access(dir.c_str(), W_OK | X_OK) == 0       ? Access::Writable
+                   : ::access(dir.c_str(), R_OK | X_OK) == 0       ? Access::ReadOnly
+                                                                   : Access::None;
+        it = verdicts.emplace(dir, a).first;
+    }
+    return {dir, it->second};
+}
+
+// The files of a cache directory: entries ("<key>.<ext>") and temporary files of writers
+// ("tmp-*" from the host compiler, ".<key>.<ext>.tmp.*" from store()); anything else is left alone.
+enum class Kind { Entry, Temp };
+struct CacheFile {
+    std::string path;
+    Kind kind;
+    uint64_t bytes;
+    fs::file_time_type mtime;
+};
+
+std::vector<CacheFile> list_files(const std::string& dir) {
+    std::vector<CacheFile> out;
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        std::string name = it->path().filename().string();
+        Kind kind;
+        size_t dot = name.find('.');
+        if (name.rfind("tmp-", 0) == 0 || (name[0] == '.' && name.find(".tmp.") != std::string::npos))
+            kind = Kind::Temp;
+        else if (dot != std::string::npos && name.find('.', dot + 1) == std::string::npos &&
+                 safe_name(name.substr(0, dot)) && safe_name(name.substr(dot + 1)))
+            kind = Kind::Entry;
+        else
+            continue;
+        std::error_code e;
+        if (!it->is_regular_file(e)) continue;
+        uint64_t bytes = it->file_size(e);
+        auto mtime = it->last_write_time(e);
+        if (!e) out.push_back({it->path().string(), kind, bytes, mtime});
+    }
+    return out;
+}
+
+// Removes temporary files older than ten minutes (a writer killed mid-write) and, when the entries
+// exceed the size limit, the least recently used ones (oldest mtime: a hit touches it).
+void trim(const std::string& dir, uint64_t limit) {
+    auto files = list_files(dir);
+    auto stale = fs::file_time_type::clock::now() - std::chrono::minutes(10);
+    uint64_t total = 0;
+    std::vector<const CacheFile*> entries;
+    for (const CacheFile& f : files) {
+        if (f.kind == Kind::Temp && f.mtime < stale) ::unlink(f.path.c_str());
+        if (f.kind == Kind::Entry) total += f.bytes, entries.push_back(&f);
+    }
+    if (total <= limit) return;
+    std::sort(entries.begin(), entries.end(), [](auto* a, auto* b) { return a->mtime < b->mtime; });
+    for (const CacheFile* f : entries) {
+        if (total <= limit) break;
+        if (::unlink(f->path.c_str()) == 0) total -= f->bytes;
+    }
+}
+
 std::string file_path(const std::string& key, const std::string& ext) {
     if (!safe_name(key) || !safe_name(ext)) return {};
     std::string dir = directory();
@@ -159,6 +247,7 @@ std::optional<std::string> load_verified(const std::string& path) {
         ::unlink(path.c_str());
         return std::nullopt;
     }
+    ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);  // recency for the size limit; may fail (read-only)
     data->resize(*n);
     return data;
 }
@@ -211,28 +300,49 @@ std::string key(std::initializer_list<std::string_view> parts) { return key_of(p
 std::string key(const std::vector<std::string>& parts) { return key_of(parts); }
 
 std::string directory() {
-    std::string dir;
-    if (const char* d = std::getenv("CUDAJIT_CACHE_DIR"); d && *d) {
-        dir = d;
-    } else if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) {
-        dir = std::string(x) + "/cudajit";
-    } else if (const char* home = std::getenv("HOME"); home && *home) {
-        dir = std::string(home) + "/.cache/cudajit";
-    } else {
-        return {};
-    }
-    // Remember the verdict per path: one mkdir/access per directory per process.
-    static std::mutex mutex;
-    static std::map<std::string, bool> usable;
-    std::lock_guard<std::mutex> lock(mutex);
-    auto it = usable.find(dir);
-    if (it == usable.end()) {
-        std::error_code ec;
-        fs::create_directories(dir, ec);
-        bool ok = fs::is_directory(dir, ec) && ::access(dir.c_str(), W_OK | X_OK) == 0;
-        it = usable.emplace(dir, ok).first;
-    }
-    return it->second ? dir : std::string();
+    auto [dir, access] = resolve_directory();
+    return access == Access::None ? std::string() : dir;
+}
+
+std::string writable_directory() {
+    auto [dir, access] = resolve_directory();
+    return access == Access::Writable ? dir : std::string();
+}
+
+uint64_t size_limit() {
+    const char* text = std::getenv("CUDAJIT_CACHE_MAX");
+    if (!text || !*text) return uint64_t{1} << 30;
+    char* end = nullptr;
+    double number = std::strtod(text, &end);
+    std::string unit(end ? end : "");
+    for (char& c : unit) c = char(std::toupper(static_cast<unsigned char>(c)));
+    if (unit.size() >= 3 && unit.compare(unit.size() - 2, 2, "IB") == 0) unit.resize(unit.size() - 2);  // "2GiB"
+    else if (!unit.empty() && unit.back() == 'B') unit.pop_back();                                      // "2GB", "500B"
+    static const std::map<std::string, int> shifts = {{"", 0}, {"K", 10}, {"M", 20}, {"G", 30}, {"T", 40}};
+    auto shift = shifts.find(unit);
+    double bytes = shift == shifts.end() ? 0 : std::ldexp(number, shift->second);
+    if (end == text || shift == shifts.end() || !(bytes >= 1) || !(bytes < 0x1p63))
+        throw std::invalid_argument(std::string("CUDAJIT_CACHE_MAX='") + text +
+                                    "' is not a cache size: give bytes or a number with K, M, G or T "
+                                    "(powers of 1024), e.g. 500M or 2G");
+    return uint64_t(bytes);
+}
+
+uint64_t size() {
+    std::string dir = directory();
+    uint64_t total = 0;
+    if (!dir.empty())
+        for (const CacheFile& f : list_files(dir))
+            if (f.kind == Kind::Entry) total += f.bytes;
+    return total;
+}
+
+size_t clear() {
+    std::string dir = directory();
+    size_t removed = 0;
+    if (!dir.empty())
+        for (const CacheFile& f : list_files(dir)) removed += ::unlink(f.path.c_str()) == 0;
+    return removed;
 }
 
 std::optional<std::string> load(const std::string& key, const std::string& ext) {
@@ -246,12 +356,14 @@ std::optional<std::string> verified_path(const std::string& key, const std::stri
 }
 
 void store(const std::string& key, const std::string& ext, std::string_view payload) {
+    const uint64_t limit = size_limit();
+    const std::string dir = writable_directory();
     std::string path = file_path(key, ext);
-    if (path.empty()) return;
+    if (path.empty() || dir.empty()) return;
     // Unique per process, thread and call, so concurrent writers never share a temp file;
     // the leading dot keeps temp files out of the way of anything listing "*.<ext>".
     static std::atomic<uint64_t> counter{0};
-    std::string tmp = directory() + "/." + key + "." + ext + ".tmp." + std::to_string(::getpid()) +
+    std::string tmp = dir + "/." + key + "." + ext + ".tmp." + std::to_string(::getpid()) +
                       "." + std::to_string(std::hash<std::thread::id>()(std::this_thread::get_id())) +
                       "." + std::to_string(counter++);
     std::string trailer(kMagic, 8);
@@ -265,6 +377,7 @@ void store(const std::string& key, const std::string& ext, std::string_view payl
     ok = (::close(fd) == 0) && ok;
     // rename() replaces atomically: a reader sees the old file or the new one, never a mix.
     if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) ::unlink(tmp.c_str());
+    trim(dir, limit);
 }
 
 std::string header_hash(const std::string& include_dir) {

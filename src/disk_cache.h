@@ -4,6 +4,10 @@
 //
 // File format: payload, then a 24-byte trailer: "CJCACHE1", u64 payload size, u64 checksum
 // (little-endian). A trailer after an ELF shared object does not stop dlopen from loading it.
+//
+// Size: each store keeps the directory under $CUDAJIT_CACHE_MAX (default 1 GiB) by deleting the
+// least recently used entries (a hit touches its file's mtime), and removes temporary files that
+// killed writers left (older than ten minutes). A read-only directory is read, never written.
 #pragma once
 #include <cstdint>
 #include <initializer_list>
@@ -21,9 +25,22 @@ std::string key(std::initializer_list<std::string_view> parts);
 std::string key(const std::vector<std::string>& parts);
 
 // $CUDAJIT_CACHE_DIR, else $XDG_CACHE_HOME/cudajit, else ~/.cache/cudajit; created on demand.
-// Empty when it cannot be created or written: caching is then off and compiling still works.
+// Empty when it neither exists nor can be created: caching is then off and compiling still works.
 // Re-read from the environment on each call, so a test may point it elsewhere.
 std::string directory();
+
+// directory() when this process may write there, else empty (read-only: entries are still read).
+std::string writable_directory();
+
+// $CUDAJIT_CACHE_MAX in bytes: a number with an optional K, M, G or T suffix (powers of 1024, "500M",
+// "2G"); 1 GiB when unset. Throws std::invalid_argument (ValueError) naming a malformed value.
+uint64_t size_limit();
+
+// The bytes held by cache entries (temporary files not counted); 0 when caching is off.
+uint64_t size();
+
+// Deletes every entry and temporary file of the cache directory; returns how many files went.
+size_t clear();
 
 // The payload stored under (key, ext) when the file is whole; a corrupt or truncated file is
 // deleted and reads as a miss.
@@ -33,8 +50,8 @@ std::optional<std::string> load(const std::string& key, const std::string& ext);
 // that need a file (the CPU backend dlopens its .so in place).
 std::optional<std::string> verified_path(const std::string& key, const std::string& ext);
 
-// Writes atomically (temp file in the same directory, then rename). Failures are silent: the
-// cache is an optimisation.
+// Writes atomically (temp file in the same directory, then rename), then trims the cache to its
+// size limit. Failures are silent (the cache is an optimisation); a malformed $CUDAJIT_CACHE_MAX is not.
 void store(const std::string& key, const std::string& ext, std::string_view payload);
 
 // A hash of every file under include_dir/cudajit/ (names and contents), computed once per

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <mutex>
 #include <sstream>
+#include <stdexcept>
 
 #include "disk_cache.h"
 #include "errors.h"
@@ -100,6 +101,20 @@ Compiler find_compiler() {
     return none;
 }
 
+// $CUDAJIT_CPU_SANITIZE ("address,undefined"): kernels are built with -fsanitize=<it> (and frame
+// pointers, for readable reports); part of the cache key through the flags. The process must load the
+// sanitizer runtime first (LD_PRELOAD=$(g++ -print-file-name=libasan.so)); see tests/test_cpu_sanitize.py.
+std::vector<std::string> sanitizer_flags() {
+    const char* s = std::getenv("CUDAJIT_CPU_SANITIZE");
+    if (!s || !*s) return {};
+    std::string list(s);
+    bool plain = list.find_first_not_of("abcdefghijklmnopqrstuvwxyz-,") == std::string::npos;
+    if (!plain || list.front() == ',' || list.back() == ',')
+        throw std::invalid_argument("CUDAJIT_CPU_SANITIZE='" + list +
+                                    "' is not a list of sanitizers: use e.g. address,undefined");
+    return {"-fsanitize=" + list, "-fno-omit-frame-pointer", "-g"};
+}
+
 const Compiler& compiler() {
     static const Compiler c = find_compiler();
     if (c.command.empty()) throw SupportError(c.missing);
@@ -117,9 +132,9 @@ std::string read_file(const std::string& path) {
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
-// Where compiles happen: the cache directory, else (caching off) a private temp directory.
+// Where compiles happen: the cache directory, else (caching off or read-only) a private temp directory.
 std::string work_directory() {
-    std::string dir = cache::directory();
+    std::string dir = cache::writable_directory();
     if (!dir.empty()) return dir;
     static std::once_flag once;
     static std::string tmp;
@@ -139,8 +154,9 @@ std::string compiler_identity() { return compiler().identity; }
 std::string compile(const std::string& source, const std::vector<std::string>& options,
                     const std::string& include_dir) {
     const Compiler& cxx = compiler();
+    const std::vector<std::string> sanitize = sanitizer_flags();
     std::string flags;
-    for (const auto* list : {&kBaseFlags, &options})
+    for (const auto* list : {&kBaseFlags, &options, &sanitize})
         for (const std::string& f : *list) flags += f + '\n';
     std::string key = cache::key({"cpu-so-1", source, flags, cxx.identity, cxx.machine, cache::header_hash(include_dir)});
     if (auto path = cache::verified_path(key, "so")) return *path;
@@ -156,6 +172,7 @@ std::string compile(const std::string& source, const std::vector<std::string>& o
     argv.insert(argv.end(), kBaseFlags.begin(), kBaseFlags.end());
     argv.push_back("-I" + include_dir);
     argv.insert(argv.end(), options.begin(), options.end());
+    argv.insert(argv.end(), sanitize.begin(), sanitize.end());
     argv.insert(argv.end(), {"-o", lib, src});
     std::string log;
     int status = run(argv, &log);

@@ -2,12 +2,15 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
+#include <type_traits>
 
 #include "array_core.h"
 #include "context.h"
 #include "cpu_launch.h"
 #include "driver.h"
 #include "errors.h"
+#include "gil.h"
 
 namespace py = pybind11;
 
@@ -22,10 +25,11 @@ struct DebugRecord {
     int32_t code;  // 1 + the raise site; 0: none
     int32_t tid[3];
     int32_t ctaid[3];
-    int32_t unused;
+    int32_t ndim;  // index errors: the array's dimensions (shape holds the first four)
     int64_t value[3];
+    int64_t shape[4];
 };
-static_assert(sizeof(DebugRecord) == 56, "layout shared with kernels/cudajit/debug.h");
+static_assert(sizeof(DebugRecord) == 88, "layout shared with kernels/cudajit/debug.h");
 
 // NumPy scalar types registered from Python (np.float32 → kF4, …) for the dispatch key.
 std::vector<std::pair<PyTypeObject*, DtypeId>> g_scalar_types;
@@ -73,45 +77,79 @@ size_t put(unsigned char* p, T v) {
     return sizeof(T);
 }
 
-// Writes a Python scalar as the C++ type of `code`; returns its size. Raises on overflow.
+// A kernel argument that cannot be packed: Kernel::launch raises `type` with the kernel's name,
+// the argument's position and `message`.
+struct ArgumentError {
+    PyObject* type;
+    std::string message;
+};
+
+const char* scalar_name(DtypeId code) {
+    static const char* names[] = {"?", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                                  "uint64", "float16", "float32", "float64", "complex64", "complex128"};
+    return code < sizeof(names) / sizeof(*names) ? names[code] : "?";
+}
+
+// A Python int must fit the parameter's integer type (NumPy raises the same OverflowError for
+// np.int32(2**40)); a NumPy integer scalar converts with C's wrap-around, as NumPy's astype does.
+template <class T>
+T integer_value(PyObject* o, DtypeId code) {
+    PyObject* idx = PyNumber_Index(o);
+    if (!idx) {
+        PyErr_Clear();
+        throw ArgumentError{PyExc_TypeError, std::string("a ") + Py_TYPE(o)->tp_name + " cannot be passed as " +
+                                                 scalar_name(code) + " (an integer is needed)"};
+    }
+    py::object value = py::reinterpret_steal<py::object>(idx);
+    if (!PyLong_Check(o)) return static_cast<T>(PyLong_AsUnsignedLongLongMask(idx));
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(idx, &overflow);
+    bool fits = !overflow && v >= static_cast<long long>(std::numeric_limits<T>::min()) &&
+                (v < 0 || static_cast<unsigned long long>(v) <= std::numeric_limits<T>::max());
+    if (!fits && std::is_same_v<T, uint64_t> && overflow > 0) {
+        unsigned long long u = PyLong_AsUnsignedLongLong(idx);
+        if (!PyErr_Occurred()) return static_cast<T>(u);
+        PyErr_Clear();
+    }
+    if (!fits)
+        throw ArgumentError{PyExc_OverflowError, "Python int " + std::string(py::str(value)) + " is out of range for " +
+                                                     scalar_name(code) + " [" +
+                                                     std::to_string(std::numeric_limits<T>::min()) + ", " +
+                                                     std::to_string(std::numeric_limits<T>::max()) + "]"};
+    return static_cast<T>(v);
+}
+
+// Writes a Python scalar as the C++ type of `code`; returns its size. Throws ArgumentError.
 size_t pack_scalar(unsigned char* p, DtypeId code, PyObject* o) {
-    auto signed_value = [&]() {
-        long long v = PyLong_AsLongLong(o);
-        if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
-        return v;
-    };
-    auto unsigned_value = [&]() {
-        PyObject* idx = PyNumber_Index(o);
-        if (!idx) throw py::error_already_set();
-        unsigned long long v = PyLong_AsUnsignedLongLong(idx);
-        Py_DECREF(idx);
-        if (v == static_cast<unsigned long long>(-1) && PyErr_Occurred()) throw py::error_already_set();
-        return v;
+    auto fail = [&](const char* needed) {
+        PyErr_Clear();
+        return ArgumentError{PyExc_TypeError, std::string("a ") + Py_TYPE(o)->tp_name + " cannot be passed as " +
+                                                  scalar_name(code) + " (" + needed + " is needed)"};
     };
     auto real_value = [&]() {
         double v = PyFloat_AsDouble(o);
-        if (v == -1.0 && PyErr_Occurred()) throw py::error_already_set();
+        if (v == -1.0 && PyErr_Occurred()) throw fail("a real number");
         return v;
     };
     auto complex_value = [&]() {
         Py_complex c = PyComplex_AsCComplex(o);
-        if (c.real == -1.0 && PyErr_Occurred()) throw py::error_already_set();
+        if (c.real == -1.0 && PyErr_Occurred()) throw fail("a number");
         return c;
     };
     switch (code) {
         case kBool: {
             int t = PyObject_IsTrue(o);
-            if (t < 0) throw py::error_already_set();
+            if (t < 0) throw fail("a bool");
             return put<bool>(p, t != 0);
         }
-        case kI1: return put<int8_t>(p, static_cast<int8_t>(signed_value()));
-        case kI2: return put<int16_t>(p, static_cast<int16_t>(signed_value()));
-        case kI4: return put<int32_t>(p, static_cast<int32_t>(signed_value()));
-        case kI8: return put<int64_t>(p, signed_value());
-        case kU1: return put<uint8_t>(p, static_cast<uint8_t>(unsigned_value()));
-        case kU2: return put<uint16_t>(p, static_cast<uint16_t>(unsigned_value()));
-        case kU4: return put<uint32_t>(p, static_cast<uint32_t>(unsigned_value()));
-        case kU8: return put<uint64_t>(p, unsigned_value());
+        case kI1: return put(p, integer_value<int8_t>(o, code));
+        case kI2: return put(p, integer_value<int16_t>(o, code));
+        case kI4: return put(p, integer_value<int32_t>(o, code));
+        case kI8: return put(p, integer_value<int64_t>(o, code));
+        case kU1: return put(p, integer_value<uint8_t>(o, code));
+        case kU2: return put(p, integer_value<uint16_t>(o, code));
+        case kU4: return put(p, integer_value<uint32_t>(o, code));
+        case kU8: return put(p, integer_value<uint64_t>(o, code));
         case kF2: return put<uint16_t>(p, to_half_bits(real_value()));
         case kF4: return put<float>(p, static_cast<float>(real_value()));
         case kF8: return put<double>(p, real_value());
@@ -127,11 +165,32 @@ size_t pack_scalar(unsigned char* p, DtypeId code, PyObject* o) {
             std::memcpy(p, v, 16);
             return 16;
         }
-        default: throw py::type_error("unsupported scalar parameter type");
+        default: throw ArgumentError{PyExc_TypeError, "unsupported scalar parameter type"};
     }
 }
 
 const char* backend_name(Backend b) { return b == Backend::Cpu ? "CPU" : "GPU"; }
+
+// Packs one argument into its parameter slot; returns the bytes used. Throws ArgumentError.
+size_t pack_argument(unsigned char* p, const ParamSlot& s, PyObject* arg, Backend mine) {
+    if (s.kind == ParamSlot::Scalar) return pack_scalar(p, static_cast<DtypeId>(s.code), arg);
+    ArrayCore* a = as_array(arg);
+    if (!a)
+        throw ArgumentError{PyExc_TypeError, std::string("an array is needed (a device array, a NumPy array or a "
+                                                         "__cuda_array_interface__ object), not ") +
+                                                 Py_TYPE(arg)->tp_name};
+    if (a->backend != mine)
+        throw ArgumentError{PyExc_TypeError, std::string("an array of the ") + backend_name(a->backend) +
+                                                 " backend, but the kernel runs on the " + backend_name(mine) +
+                                                 " backend"};
+    size_t used = put<uint64_t>(p, a->ptr);
+    if (s.kind == ParamSlot::Array) {
+        std::memcpy(p + 8, a->shape, 8 * s.ndim);
+        std::memcpy(p + 8 + 8 * s.ndim, a->strides, 8 * s.ndim);
+        used += 16 * s.ndim;
+    }
+    return used;
+}
 
 struct DeviceLimits {
     int max_grid[3];
@@ -217,7 +276,7 @@ Kernel::Kernel(std::string name, std::vector<ParamSlot> params, std::shared_ptr<
     }
 }
 
-// debug=True: wait for the kernel, and when a thread raised, clear the record and let Python raise.
+// debug=True or boundscheck: wait for the kernel, and when a thread raised, clear the record and let Python raise.
 void Kernel::check_raised(const LaunchConfig& cfg) const {
     DebugRecord r;
     if (error_record_cpu_) {
@@ -233,9 +292,11 @@ void Kernel::check_raised(const LaunchConfig& cfg) const {
         }
     }
     if (!r.code) return;
+    py::tuple shape(std::clamp(r.ndim, 0, 4));
+    for (size_t k = 0; k < shape.size(); ++k) shape[k] = py::int_(r.shape[k]);
     error_handler_(r.code - 1, py::make_tuple(r.tid[0], r.tid[1], r.tid[2]),
                    py::make_tuple(r.ctaid[0], r.ctaid[1], r.ctaid[2]),
-                   py::make_tuple(r.value[0], r.value[1], r.value[2]));
+                   py::make_tuple(r.value[0], r.value[1], r.value[2], r.ndim, shape));
     throw KernelRuntimeError("kernel '" + display_ + "' raised, but its error handler did not");
 }
 
@@ -293,27 +354,17 @@ void Kernel::launch(const LaunchConfig& cfg, PyObject* const* args, size_t nargs
         unsigned char* p = buffer + off;
         ptrs[i] = p;
         size_t used;
-        if (s.kind == ParamSlot::Scalar) {
-            used = pack_scalar(p, static_cast<DtypeId>(s.code), args[i]);
-        } else {
-            ArrayCore* a = as_array(args[i]);
-            if (!a) throw py::type_error("kernel '" + display_ + "': argument " + std::to_string(i) + " must be an array");
-            if (a->backend != mine)
-                throw py::type_error("kernel '" + display_ + "': argument " + std::to_string(i) + " is an array of the " +
-                                     backend_name(a->backend) + " backend, but the kernel runs on the " +
-                                     backend_name(mine) + " backend");
-            used = put<uint64_t>(p, a->ptr);
-            if (s.kind == ParamSlot::Array) {
-                std::memcpy(p + 8, a->shape, 8 * s.ndim);
-                std::memcpy(p + 8 + 8 * s.ndim, a->strides, 8 * s.ndim);
-                used += 16 * s.ndim;
-            }
+        try {
+            used = pack_argument(p, s, args[i], mine);
+        } catch (const ArgumentError& e) {
+            PyErr_SetString(e.type, ("kernel '" + display_ + "': argument " + std::to_string(i) + ": " + e.message).c_str());
+            throw py::error_already_set();
         }
         off += (used + kSlot - 1) / kSlot * kSlot;
     }
     if (cpu_) {
         {
-            py::gil_scoped_release nogil;
+            NoGil nogil;
             cpu_->launch({cfg.grid[0], cfg.grid[1], cfg.grid[2]}, {cfg.block[0], cfg.block[1], cfg.block[2]},
                          cfg.shared_mem, ptrs);
         }
@@ -330,8 +381,14 @@ void Kernel::launch(const LaunchConfig& cfg, PyObject* const* args, size_t nargs
     if (error_record_gpu_) check_raised(cfg);
 }
 
-Dispatcher::Dispatcher(py::object compile, py::object prepare)
-    : compile_(std::move(compile)), prepare_(std::move(prepare)) {}
+Dispatcher::Dispatcher(py::object compile, py::object prepare) : prepare_(std::move(prepare)) {
+    if (PyMethod_Check(compile.ptr())) {
+        owner_ = py::weakref(py::reinterpret_borrow<py::object>(PyMethod_GET_SELF(compile.ptr())));
+        compile_ = py::reinterpret_borrow<py::object>(PyMethod_GET_FUNCTION(compile.ptr()));
+    } else {
+        compile_ = std::move(compile);
+    }
+}
 
 namespace {
 
@@ -364,6 +421,19 @@ bool append_key(PyObject* o, std::string* key, bool* has_tuple) {
     return true;
 }
 
+// `prepare` names what it cannot convert; this is the backstop for a converter that let one through.
+[[noreturn]] void throw_unconvertible(py::tuple args) {
+    std::string key;
+    bool has_tuple = false;
+    for (size_t i = 0; i < PyTuple_GET_SIZE(args.ptr()); ++i) {
+        PyObject* a = PyTuple_GET_ITEM(args.ptr(), i);
+        if (!append_key(a, &key, &has_tuple))
+            throw py::type_error("kernel argument " + std::to_string(i) + " of type " + Py_TYPE(a)->tp_name +
+                                 " cannot be passed to a kernel (pass arrays, NumPy arrays or scalars)");
+    }
+    throw py::type_error("kernel arguments could not be converted");
+}
+
 // A tuple argument is passed as its elements, one kernel parameter each (docs/INTERNALS.md).
 void flatten(PyObject* o, std::vector<PyObject*>* out) {
     if (Py_TYPE(o) == &PyTuple_Type) {
@@ -393,7 +463,7 @@ void Dispatcher::call(const LaunchConfig& cfg, py::tuple args) {
         // NumPy arrays (copied in and back, as Numba does) and foreign CUDA arrays.
         py::tuple prepared = prepare_(args);
         py::tuple converted = prepared[0];
-        if (!make_key(converted, &key, &has_tuple)) throw py::type_error("kernel arguments could not be converted");
+        if (!make_key(converted, &key, &has_tuple)) throw_unconvertible(converted);
         py::object write_back = prepared[1];
         try {
             call(cfg, converted);
@@ -413,7 +483,18 @@ void Dispatcher::call(const LaunchConfig& cfg, py::tuple args) {
         if (it != cache_.end()) {
             k = it->second;
         } else {
-            k = compile_(args).cast<std::shared_ptr<Kernel>>();
+            py::object compiled;
+            if (owner_) {
+                py::object owner = owner_();
+                if (owner.is_none()) {
+                    PyErr_SetString(PyExc_ReferenceError, "the kernel's dispatcher has been freed");
+                    throw py::error_already_set();
+                }
+                compiled = compile_(owner, args);
+            } else {
+                compiled = compile_(args);
+            }
+            k = compiled.cast<std::shared_ptr<Kernel>>();
             cache_.emplace(key, k);
         }
         last_key_ = key;
@@ -431,18 +512,36 @@ void Dispatcher::call(const LaunchConfig& cfg, py::tuple args) {
 
 namespace {
 
-void parse_dims(py::handle h, unsigned out[3], const char* what) {
-    auto one = [&](PyObject* o) -> unsigned {
-        PyObject* idx = PyNumber_Index(o);
-        if (!idx) {
-            PyErr_Clear();
-            throw LaunchError(std::string(what) + " must be an int or a tuple of 1 to 3 ints, not " +
-                              Py_TYPE(o)->tp_name);
-        }
-        long long v = PyLong_AsLongLong(idx);
-        Py_DECREF(idx);
-        if (v <= 0) throw LaunchError(std::string(what) + " must be positive, got " + std::to_string(v));
-        if (v > 0xffffffffLL) throw LaunchError(std::string(what) + " value " + std::to_string(v) + " is too large");
+[[noreturn]] void throw_overflow(const std::string& message) {
+    PyErr_SetString(PyExc_OverflowError, message.c_str());
+    throw py::error_already_set();
+}
+
+// One launch number as an integer in [.., limit]: TypeError for a non-integer, OverflowError
+// naming the limit beyond it.
+long long launch_integer(PyObject* o, const std::string& what, long long limit) {
+    PyObject* idx = PyNumber_Index(o);
+    if (!idx) {
+        PyErr_Clear();
+        throw py::type_error(what + " must be an int, not " + Py_TYPE(o)->tp_name);
+    }
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(idx, &overflow);
+    std::string text = py::str(idx);
+    Py_DECREF(idx);
+    if (overflow > 0 || v > limit) throw_overflow(what + " = " + text + " exceeds CUDA's limit of " + std::to_string(limit));
+    if (overflow < 0) throw LaunchError(what + " must not be negative, got " + text);
+    return v;
+}
+
+// griddim or blockdim: an int or a sequence of 1 to 3 ints, each in [1, CUDA's limit for its axis]
+// (the same on every GPU since compute capability 3.0).
+void parse_dims(py::handle h, unsigned out[3], const char* what, const int (&limits)[3]) {
+    static const char* axis = "xyz";
+    auto one = [&](PyObject* o, int i) -> unsigned {
+        std::string name = std::string(what) + "." + axis[i];
+        long long v = launch_integer(o, name, limits[i]);
+        if (v <= 0) throw LaunchError(name + " must be positive, got " + std::to_string(v));
         return static_cast<unsigned>(v);
     };
     if (PyTuple_Check(h.ptr()) || PyList_Check(h.ptr())) {
@@ -450,10 +549,23 @@ void parse_dims(py::handle h, unsigned out[3], const char* what) {
         size_t n = s.size();
         if (n < 1 || n > 3)
             throw LaunchError(std::string(what) + " must have 1 to 3 dimensions, got " + std::to_string(n));
-        for (size_t i = 0; i < n; ++i) out[i] = one(s[i].ptr());
+        for (size_t i = 0; i < n; ++i) out[i] = one(s[i].ptr(), static_cast<int>(i));
         return;
     }
-    out[0] = one(h.ptr());
+    if (!PyIndex_Check(h.ptr()))
+        throw py::type_error(std::string(what) + " must be an int or a tuple of 1 to 3 ints, not " +
+                             Py_TYPE(h.ptr())->tp_name);
+    out[0] = one(h.ptr(), 0);
+}
+
+// A stream handle held in an int: a CUstream is a pointer, so it is in [0, 2**64).
+uintptr_t handle_value(PyObject* o) {
+    unsigned long long v = PyLong_AsUnsignedLongLong(o);
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        throw py::value_error("stream handle " + std::string(py::str(o)) + " is not a pointer value in [0, 2**64)");
+    }
+    return static_cast<uintptr_t>(v);
 }
 
 }  // namespace
@@ -462,28 +574,30 @@ void parse_dims(py::handle h, unsigned out[3], const char* what) {
 // CuPy's (.ptr).
 uintptr_t stream_handle(py::handle s) {
     if (s.is_none()) return 0;
-    if (PyLong_Check(s.ptr())) return s.cast<uintptr_t>();
+    if (PyLong_Check(s.ptr())) return handle_value(s.ptr());
     for (const char* attr : {"handle", "ptr", "cuda_stream"}) {
         if (!py::hasattr(s, attr)) continue;
         py::object h = s.attr(attr);
         if (h.is_none()) return 0;
-        if (PyLong_Check(h.ptr())) return h.cast<uintptr_t>();
+        if (PyLong_Check(h.ptr())) return handle_value(h.ptr());
         if (py::hasattr(h, "value")) {
             py::object v = h.attr("value");
-            return v.is_none() ? 0 : v.cast<uintptr_t>();
+            if (v.is_none()) return 0;
+            if (PyLong_Check(v.ptr())) return handle_value(v.ptr());
         }
     }
-    throw LaunchError(std::string("stream must be a cudajit Stream, an int handle or 0, not ") + Py_TYPE(s.ptr())->tp_name);
+    throw py::type_error(std::string("stream must be a cudajit Stream, an int handle or 0, not ") + Py_TYPE(s.ptr())->tp_name);
 }
 
 LaunchConfig parse_config(py::handle grid, py::handle block, py::handle stream, py::handle shared_mem) {
     LaunchConfig c;
-    parse_dims(grid, c.grid, "griddim");
-    parse_dims(block, c.block, "blockdim");
+    parse_dims(grid, c.grid, "griddim", kCpuLimits.max_grid);
+    parse_dims(block, c.block, "blockdim", kCpuLimits.max_block);
     if (!stream.is_none()) c.stream = stream_handle(stream);
     if (!shared_mem.is_none()) {
-        long long s = shared_mem.cast<long long>();
-        if (s < 0) throw LaunchError("dynamic shared memory size must be >= 0, got " + std::to_string(s));
+        // cuLaunchKernel takes an unsigned int; the device's own limit is checked at launch.
+        long long s = launch_integer(shared_mem.ptr(), "sharedmem", 0xffffffffLL);
+        if (s < 0) throw LaunchError("sharedmem (dynamic shared memory bytes) must be >= 0, got " + std::to_string(s));
         c.shared_mem = static_cast<size_t>(s);
     }
     return c;

@@ -43,8 +43,8 @@ struct LaunchConfig {
 // One compiled specialization: the code (GPU function or CPU entry) and its parameter plan.
 class Kernel {
  public:
-    // error_handler: None, or (for kernels compiled with debug=True) a Python callable that the launch calls
-    // with (site, tid, ctaid, values) when a thread raised (kernels/cudajit/debug.h); it raises the exception.
+    // error_handler: None, or (kernels compiled with debug=True or boundscheck) a Python callable that the launch
+    // calls with (site, tid, ctaid, values) when a thread raised (kernels/cudajit/debug.h); it raises the exception.
     // max_threads: the kernel's launch bound (0: none); the GPU knows it from the module, the CPU from here.
     Kernel(std::string name, std::vector<ParamSlot> params, std::shared_ptr<GpuModule> module,
            std::shared_ptr<cpu::CpuKernel> cpu, pybind11::object error_handler = pybind11::none(),
@@ -79,14 +79,20 @@ class Kernel {
 // foreign CUDA arrays) go through Python's `prepare` first; a miss calls Python's `compile`.
 class Dispatcher {
  public:
+    // compile: usually a bound method of the Python dispatcher that owns this object. It is held as its
+    // function and a weak reference to the owner: this object is invisible to the GC, so a strong bound
+    // method would be a cycle never collected (every dispatcher immortal).
     Dispatcher(pybind11::object compile, pybind11::object prepare);
     void call(const LaunchConfig& cfg, pybind11::tuple args);
+    // The Python owner (None if compile was not a bound method); a configured launch holds it.
+    pybind11::object owner() const { return owner_ ? owner_() : pybind11::none(); }
     void clear() { cache_.clear(); last_kernel_ = nullptr; last_key_.clear(); }
     size_t size() const { return cache_.size(); }
 
  private:
     bool make_key(pybind11::tuple args, std::string* key, bool* has_tuple) const;
     pybind11::object compile_, prepare_;
+    pybind11::weakref owner_;  // empty: compile_ is called as it is
     std::unordered_map<std::string, std::shared_ptr<Kernel>> cache_;
     std::string last_key_;
     std::shared_ptr<Kernel> last_kernel_;

@@ -26,6 +26,7 @@ PYBIND11_MODULE(_core, m) {
     cj::bind_launch(m);
     cj::bind_cpu(m);
     cj::bind_random(m);
+    cj::bind_cache(m);
 
     py::register_exception_translator([](std::exception_ptr p) {
         try {

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "bindings.h"
+#include "gil.h"
 
 namespace py = pybind11;
 
@@ -56,7 +57,7 @@ void init_states(py::buffer states, uint64_t seed, uint64_t subsequence_start) {
     auto* out = static_cast<State*>(info.ptr);
     py::ssize_t n = info.shape[0];
     if (n == 0) return;
-    py::gil_scoped_release nogil;
+    NoGil nogil;
     State s = splitmix(seed);
     for (uint64_t k = 0; k < subsequence_start; ++k) jump(s);
     out[0] = s;

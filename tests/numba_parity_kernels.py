@@ -166,6 +166,19 @@ def zero_div(a, b, out):
         out[i, 2] = a[i] / b[i]
 
 
+@cuda.jit(debug=True, opt=False)
+def zero_div_debug(a, b, out, op):
+    # debug=True: numba-cuda's 'python' error model raises ZeroDivisionError
+    i = cuda.grid(1)
+    if i < a.size:
+        if op == 0:
+            out[i] = a[i] // b[i]
+        elif op == 1:
+            out[i] = a[i] % b[i]
+        else:
+            out[i] = a[i] / b[i]
+
+
 @cuda.jit
 def mixed_typing(a, out):
     i = cuda.grid(1)

@@ -187,7 +187,7 @@ TABLE = np.zeros(3)
 
 
 def test_frozen_global_array_is_read_only():
-    check(write_const, (F32,), TypingError, "cannot assign to a read-only (constant) array", "TABLE[0] = a[0]")
+    check(write_const, (F32,), TypingError, "cannot write to 'TABLE': it is a global array frozen", "TABLE[0] = a[0]")
 
 
 def atomic_bad_type(a):
@@ -231,3 +231,39 @@ def test_recursion_without_base_case():
     assert "cannot infer the return type of recursive function 'endless'" in msg
     assert f"{HERE}:{_line_of(endless, 'def endless')}:" in msg, msg
     assert "base case" in msg
+
+
+HUGE = 2**70
+
+
+def store_pow(o):
+    o[0] = 2**100
+
+
+def store_literal(o):
+    o[0] = 123456789012345678901234567890
+
+
+def store_global(o):
+    o[0] = HUGE
+
+
+def store_shift(o):
+    o[0] = 1 << 70
+
+
+@pytest.mark.parametrize("fn,line", [(store_pow, "2**100"), (store_literal, "1234567890"), (store_global, "HUGE"),
+                                     (store_shift, "1 << 70")])
+def test_integer_constants_beyond_uint64_are_typing_errors(fn, line):
+    check(fn, (types.float64[::1],), TypingError, "Int value is too large", line)
+
+
+def store_folded(o):
+    o[0] = 2**64 - 1
+    o[1] = -2**63
+
+
+def test_folded_constants_keep_their_value():
+    # Python folds these to constants that fit uint64 / int64, and Numba types those constants.
+    src = compile_kernel(store_folded, (types.uint64[::1],)).source
+    assert "18446744073709551615" in src and "9223372036854775807" in src

@@ -5,7 +5,10 @@ import os
 import shutil
 import struct
 import subprocess
+import sys
 import threading
+import time
+from pathlib import Path
 
 import pytest
 
@@ -165,3 +168,117 @@ def test_shared_object_with_trailer_still_loads(cache_dir, tmp_path):
     assert path == str(cache_dir / f"{key}.so")
     lib = ctypes.CDLL(path)
     assert lib.cj_answer() == 42
+
+
+# ---- upkeep: size, limit, eviction, stale temporary files, read-only directories (cudajit.cache) -----------
+
+def _age(path, seconds):
+    t = time.time() - seconds
+    os.utime(path, (t, t))
+
+
+def test_size_and_clear(cache_dir):
+    import cudajit.cache
+    assert cudajit.cache.directory() == str(cache_dir)
+    payloads = [os.urandom(1000 * (i + 1)) for i in range(3)]
+    for i, p in enumerate(payloads):
+        _core.cache_store(_core.cache_key([str(i)]), "bin", p)
+    assert cudajit.cache.size() == sum(len(p) + 24 for p in payloads)   # payload and trailer
+    (cache_dir / "notes.txt.keep").write_text("not ours")                # not an entry: left alone
+    assert cudajit.cache.clear() == 3
+    assert cudajit.cache.size() == 0
+    assert files_in(cache_dir) == ["notes.txt.keep"]
+
+
+@pytest.mark.parametrize("text, expected", [("", 1 << 30), ("1024", 1024), ("500M", 500 << 20), ("2G", 2 << 30),
+                                            ("2GiB", 2 << 30), ("10kb", 10 << 10), ("1.5T", 3 << 39), ("700B", 700)])
+def test_size_limit_parses(monkeypatch, text, expected):
+    import cudajit.cache
+    monkeypatch.setenv("CUDAJIT_CACHE_MAX", text)
+    assert cudajit.cache.limit() == expected
+
+
+@pytest.mark.parametrize("text", ["abc", "-5M", "0", "5X", "1e30", "M", "nan"])
+def test_bad_size_limit_is_a_clear_error(cache_dir, monkeypatch, text):
+    import cudajit.cache
+    monkeypatch.setenv("CUDAJIT_CACHE_MAX", text)
+    with pytest.raises(ValueError, match=f"CUDAJIT_CACHE_MAX='{text}' is not a cache size.*500M"):
+        cudajit.cache.limit()
+    with pytest.raises(ValueError, match="CUDAJIT_CACHE_MAX"):   # also where it is used: storing
+        _core.cache_store(_core.cache_key(["x"]), "bin", b"payload")
+
+
+def test_least_recently_used_entries_are_evicted(cache_dir, monkeypatch):
+    monkeypatch.setenv("CUDAJIT_CACHE_MAX", "350K")
+    keys = {name: _core.cache_key([name]) for name in "abcd"}
+    payload = os.urandom(100_000)
+    for age, name in ((300, "a"), (200, "b"), (100, "c")):
+        _core.cache_store(keys[name], "bin", payload)
+        _age(cache_dir / f"{keys[name]}.bin", age)
+    assert _core.cache_load(keys["a"], "bin") == payload     # a hit makes "a" the most recent
+    _core.cache_store(keys["d"], "bin", payload)              # 400 KB > 350 KB: the least recent goes
+    assert files_in(cache_dir) == sorted(f"{keys[n]}.bin" for n in "acd")
+
+
+def test_stale_temporary_files_are_removed(cache_dir):
+    cache_dir.mkdir(exist_ok=True)
+    stale = [cache_dir / "tmp-0123456789abcdef-999-0.cpp", cache_dir / ".0123.bin.tmp.999.1.2"]
+    fresh = cache_dir / "tmp-fedcba9876543210-998-0.so"       # a compile in progress
+    for f in stale + [fresh]:
+        f.write_bytes(b"partial")
+    for f in stale:
+        _age(f, 20 * 60)
+    key = _core.cache_key(["trigger"])
+    _core.cache_store(key, "bin", b"payload")
+    assert files_in(cache_dir) == sorted([f"{key}.bin", fresh.name])
+
+
+READ_ONLY_SCRIPT = """
+import numpy as np
+from cudajit import cuda, cache
+
+@cuda.jit
+def axpy(out, a, x):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a * x[i] + 1.0
+
+x = np.random.default_rng(0).random(100)
+out = np.zeros(100)
+axpy[1, 128](out, 2.0, x)
+assert np.allclose(out, 2.0 * x + 1.0)
+print("cache", cache.directory(), cache.size())
+"""
+
+FAILING_COMPILER = """#!/bin/sh
+case "$1" in --version|-dumpmachine) exec g++ "$@";; esac
+echo "the compiler ran: the cache was not read" >&2
+exit 1
+"""
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+def test_read_only_cache_is_still_read(tmp_path):
+    script = tmp_path / "kernel.py"
+    script.write_text(READ_ONLY_SCRIPT)
+    fake = tmp_path / "fake-g++"
+    fake.write_text(FAILING_COMPILER)
+    fake.chmod(0o755)
+    cache = tmp_path / "cache"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CUDAJIT_")}
+    env.update(PYTHONPATH=str(Path(__file__).resolve().parents[1] / "python"), CUDAJIT_BACKEND="cpu",
+               CUDAJIT_CACHE_DIR=str(cache), CXX="g++")
+    subprocess.run([sys.executable, str(script)], env=env, check=True, capture_output=True)   # fills the cache
+    for f in [cache, *cache.iterdir()]:
+        f.chmod(0o555 if f.is_dir() else 0o444)
+    # root ignores permission bits: drop the capabilities that let it
+    drop = ["setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner", "--"] if os.geteuid() == 0 else []
+    if drop and shutil.which("setpriv") is None:
+        pytest.skip("running as root without setpriv: a read-only directory cannot be made")
+    env["CXX"] = str(fake)
+    try:
+        proc = subprocess.run(drop + [sys.executable, str(script)], env=env, capture_output=True, text=True)
+    finally:
+        cache.chmod(0o755)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split()[:2] == ["cache", str(cache)]

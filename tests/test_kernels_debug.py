@@ -1,12 +1,14 @@
 """debug=True: exceptions raised in kernels reach the host (Numba's exception checking): ``raise``, ``assert``,
 and, beyond Numba, out-of-bounds array indices, which raise IndexError naming the kernel's file and line instead
-of touching memory they do not own. Without debug, a raise ends the raising thread silently, as in Numba."""
+of touching memory they do not own; a run-time tuple index out of range and a zero divisor (numba-cuda's 'python'
+error model) raise too. Without debug, a raise ends the raising thread silently, as in Numba."""
 import inspect
 
 import numpy as np
 import pytest
 
 from cudajit import cuda
+from numba_parity_kernels import zero_div_debug
 
 
 def _line(fn, text):
@@ -117,3 +119,53 @@ def test_shared_and_constant_arrays_are_checked(backend, rng):
         staged[1, 32](a, out, 0)
     with pytest.raises(IndexError, match=r"for axis 0 with size 8 .*test_kernels_debug.py:"):
         staged[2, 16](a, out, 1)
+
+
+_OPS = ["//", "%", "/"]
+_DIVISIONS = [(np.int64, 0, "integer division by zero"), (np.int32, 1, "integer modulo by zero"),
+              (np.int64, 2, "division by zero"), (np.float64, 0, "division by zero"),
+              (np.float32, 1, "modulo by zero"), (np.float64, 2, "division by zero")]
+
+
+@pytest.mark.parametrize("dtype,op,message", _DIVISIONS, ids=[f"{np.dtype(d)}{_OPS[o]}" for d, o, _ in _DIVISIONS])
+def test_division_by_zero_under_debug_raises_as_numba_cuda(backend, rng, dtype, op, message):
+    kernel = zero_div_debug                             # shared with the GPU parity test against numba-cuda
+    a = (rng.integers(1, 100, 64)).astype(dtype)
+    b = (rng.integers(1, 9, 64)).astype(dtype)
+    out = np.zeros(64)
+    kernel[2, 32](a, b, out, op)
+    expect = [a // b, a % b, a / b][op]
+    np.testing.assert_allclose(out, expect, rtol=1e-6)
+    b[40] = 0
+    with pytest.raises(ZeroDivisionError) as info:
+        kernel[2, 32](a, b, out, op)
+    msg = str(info.value)
+    assert f"tid=[8, 0, 0] ctaid=[1, 0, 0]: {message} (kernel 'zero_div_debug'" in msg, msg
+    line = _line(kernel, f"[i] = a[i] {_OPS[op]} b")
+    assert f"numba_parity_kernels.py:{line}" in msg, msg
+
+
+def test_division_by_zero_without_debug_keeps_numpy_results(backend):
+    kernel = cuda.jit(zero_div_debug.py_func)
+    a = np.array([7, -7, 0], np.int64)
+    out = np.zeros(3)
+    kernel[1, 3](a, np.zeros(3, np.int64), out, 0)
+    np.testing.assert_array_equal(out, [0, 0, 0])                       # Numba's NumPy error model
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kernel[1, 3](a.astype(np.float64), np.zeros(3), out, 2)
+        np.testing.assert_array_equal(out, a / np.zeros(3))
+
+
+@cuda.jit(debug=True, opt=False)
+def shape_at(a, axis, out):
+    out[0] = a.shape[axis]
+
+
+def test_tuple_index_out_of_range_under_debug(backend):
+    a = np.zeros((3, 5))
+    out = np.zeros(1, np.int64)
+    shape_at[1, 1](a, -1, out)
+    assert out[0] == 5
+    with pytest.raises(IndexError, match=rf"tuple index out of range \(kernel 'shape_at', .*"
+                                         rf"test_kernels_debug.py:{_line(shape_at, 'a.shape[axis]')}\)"):
+        shape_at[1, 1](a, 2, out)

@@ -105,6 +105,26 @@ def test_division_by_zero_matches_numba_cuda(both, rng, ta, tb):
     _assert_columns_agree(f"{ta} op {tb} zero", ZERO_DIV_OPS, lambda k: _same_bits(c[:, k], nb[:, k]), c, nb, {"x": a})
 
 
+@pytest.mark.parametrize("dt", ["i8", "u4", "f8", "f4"])
+@pytest.mark.parametrize("op", [0, 1, 2], ids=["floordiv", "mod", "truediv"])
+def test_division_by_zero_under_debug_raises_as_numba_cuda(both, dt, op):
+    from numba import cuda as ncuda
+    from cudajit import cuda
+    a = np.arange(1, 65).astype(dt)
+    b = np.ones(64, dt)
+    b[37] = 0
+    messages = []
+    for lib, mod in ((cuda, both[0]), (ncuda, both[1])):
+        out = lib.to_device(np.zeros(64))
+        with pytest.raises(ZeroDivisionError) as info:
+            mod.zero_div_debug[2, 32](lib.to_device(a), lib.to_device(b), out, op)
+            lib.synchronize()
+        messages.append(str(info.value))
+    cj_msg, nb_msg = messages
+    assert "tid=[5, 0, 0] ctaid=[1, 0, 0]" in cj_msg, cj_msg
+    assert nb_msg.split(": ", 1)[-1].strip() in cj_msg, (cj_msg, nb_msg)
+
+
 FLOAT_PAIRS = [("f4", "f4"), ("f8", "f8"), ("f4", "f8"), ("i4", "f4"), ("i8", "f8"), ("f4", "i8"), ("u8", "f4"),
                ("f8", "i2")]
 
@@ -231,3 +251,33 @@ def test_float16_matches_numba_cuda(both, rng):
             return np.abs(c[:, k] - nb[:, k]) <= 2e-3 * np.abs(nb[:, k]) + 6e-8
         return _same_bits(c[:, k], nb[:, k])
     _assert_columns_agree("float16", HALF_OPS, agree, c, nb, {"x": a, "y": b})
+
+
+def _sum_op(a, b):
+    return a + b
+
+
+def _abs_op(a, b):                    # seed 003's absolute-value reduction: not associative
+    if b < 0:
+        return a - b
+    return a + b
+
+
+def _sub_op(a, b):                    # neither associative nor commutative
+    return a - b
+
+
+@pytest.mark.parametrize("op", [_sum_op, _abs_op, _sub_op], ids=lambda f: f.__name__)
+def test_reduce_matches_numba_cuda(both, rng, op):
+    """cuda.reduce folds in numba-cuda's order: the same bits for every size class (tail only, full blocks only,
+    more than 64 blocks, with and without a tail) and for init."""
+    from numba import cuda as ncuda
+    from cudajit import cuda
+    ours, theirs = cuda.reduce(op), ncuda.reduce(op)
+    for n in [1, 77, 128, 1000, 8192, 8192 * 5 + 3, 10 ** 6, 2 ** 22 + 17]:
+        x = rng.normal(0, 10, n).astype(np.float32)
+        init = np.float32(rng.normal())
+        got, want = ours(cuda.to_device(x), init=init), theirs(ncuda.to_device(x), init=init)
+        assert np.float32(got).tobytes() == np.float32(want).tobytes(), (op.__name__, n, got, want)
+    xi = rng.integers(-10 ** 6, 10 ** 6, 3 * 10 ** 5).astype(np.int64)
+    assert ours(xi) == theirs(xi)

@@ -33,23 +33,25 @@ template <class T, int ND, class L> struct Array {
         const int64_t ix[ND] = {static_cast<int64_t>(idx)...};
         return at(ix);
     }
-#if defined(CJ_DEBUG)
-    // debug=True: Python's indices (negative ones wrap), checked; out of bounds records the raise site and
-    // touches scratch memory instead, so the kernel finishes and the host raises IndexError.
-    template <class... I> CJ_INLINE T& checked(int32_t site, I... idx) const {
+#if defined(CJ_ERROR_RECORD)
+    // Element with its indices checked (debug=True or boundscheck). Bit k of Wrap: index k may be negative and
+    // wraps first, as Python's. Then one unsigned compare per axis; out of range, the failure is recorded out of
+    // line and the access touches scratch memory instead, so the kernel finishes and the host raises IndexError.
+    template <unsigned Wrap, class... I> CJ_INLINE T& checked(int32_t site, I... idx) const {
         static_assert(sizeof...(I) == ND, "array indexed with the wrong number of indices");
-        int64_t ix[ND] = {static_cast<int64_t>(idx)...};
+        const int64_t raw[ND] = {static_cast<int64_t>(idx)...};
+        int64_t ix[ND];
         for (int k = 0; k < ND; ++k) {
-            int64_t i = ix[k] < 0 ? ix[k] + shape[k] : ix[k];
-            if (i < 0 || i >= shape[k]) {
-                debug_raise(site, ix[k], k, shape[k]);
+            ix[k] = ((Wrap >> k) & 1u) && raw[k] < 0 ? raw[k] + shape[k] : raw[k];
+            if (__builtin_expect(static_cast<uint64_t>(ix[k]) >= static_cast<uint64_t>(shape[k]), 0)) {
+                index_error(site, raw[k], k, shape[k], ND, dim(0), dim(1), dim(2), dim(3));
                 return debug_scratch<T>();
             }
-            ix[k] = i;
         }
         return at(ix);
     }
 #endif
+    CJ_INLINE int64_t dim(int k) const { return k < ND ? shape[k < ND ? k : 0] : 0; }
     CJ_INLINE T& at(const int64_t* ix) const {
         if constexpr (is_same_layout<L, C>::value) {
             int64_t off = ix[0];
@@ -173,6 +175,18 @@ template <class R, class T, int ND, class L, class... S> CJ_INLINE R view(const 
 // A homogeneous tuple (Numba's UniTuple): indexable by a run-time integer.
 template <class T, int N> struct UniTuple {
     T v[N];
+#if defined(CJ_ERROR_RECORD)
+    // t[i] with a run-time index, checked (debug=True): out of range records the error and gives T{}.
+    template <bool Wrap, class I> CJ_INLINE T checked(int32_t site, I idx) const {
+        const int64_t raw = static_cast<int64_t>(idx);
+        const int64_t i = Wrap && raw < 0 ? raw + N : raw;
+        if (__builtin_expect(static_cast<uint64_t>(i) >= static_cast<uint64_t>(N), 0)) {
+            index_error(site, raw, 0, N, 1, N, 0, 0, 0);
+            return T{};
+        }
+        return v[i];
+    }
+#endif
 };
 // A heterogeneous tuple (Numba's Tuple): constant indices only, through cj::get<I>.
 template <class... Ts> struct Tuple;

@@ -59,6 +59,11 @@ struct cj_cpu_state {
     // Records that the running thread failed (trap): the launch raises KernelRuntimeError(what).
     void (*fail)(struct cj_cpu_state* s, const char* what);
     void* launcher;           // private to the launcher
+    // The launch's control word, one per process: non-zero while the launch is aborting (an error,
+    // Ctrl-C) or wants the launching thread to look for signals. Kernels read it at loop back-edges
+    // (CJ_LOOP_POLL) and then call poll, which returns non-zero when the running thread must unwind.
+    const int32_t* control;
+    int32_t (*poll)(struct cj_cpu_state* s);
 };
 
 typedef void (*cj_cpu_entry_fn)(struct cj_cpu_state*);

@@ -1,8 +1,9 @@
-// cudajit: what a kernel compiled with debug=True reports to the host (owned by the compiler and the launcher).
+// cudajit: what a kernel compiled with debug=True or boundscheck reports to the host (owned by the compiler and
+// the launcher).
 //
-// A debug compilation unit defines CJ_DEBUG before including runtime.h. It then has one error record: the first
-// thread that raises (a `raise`/`assert` in the kernel, or an out-of-bounds index) claims it with a CAS and writes
-// where it was; the launcher reads it after the kernel and raises the Python exception of that site
+// Such a compilation unit defines CJ_ERROR_RECORD before including runtime.h. It then has one error record: the
+// first thread that raises (a `raise`/`assert` in a debug kernel, or an out-of-range index) claims it with a CAS
+// and writes where it was; the launcher reads it after the kernel and raises the Python exception of that site
 // (src/launch.cpp, struct DebugRecord: the layout below is shared with it).
 #pragma once
 #include "config.h"
@@ -10,32 +11,38 @@
 
 namespace cj {
 
+constexpr int kRecordDims = 4;  // an index error reports the array's shape up to this many dimensions
+
 struct ErrorRecord {
     int32_t code;       // 0: no error; else 1 + the index of the raise site (the compiler's table)
     int32_t tid[3];
     int32_t ctaid[3];
-    int32_t unused;
-    int64_t value[3];   // out-of-bounds: the index, the axis, the extent
-    alignas(16) unsigned char scratch[16];  // what an out-of-bounds access reads or writes instead of memory
+    int32_t ndim;       // index errors: the array's (or tuple's) number of dimensions
+    int64_t value[3];   // index errors: the index, the axis, the extent
+    int64_t shape[kRecordDims];
+    alignas(16) unsigned char scratch[16];  // what an out-of-range access reads or writes instead of memory
 };
 
 }  // namespace cj
 
-#if defined(CJ_DEBUG)
+#if defined(CJ_ERROR_RECORD)
 #if defined(CJ_GPU)
 extern "C" {
 __device__ cj::ErrorRecord cj_error_record;
 }
+#define CJ_COLD __device__ __noinline__
 #else
 static cj::ErrorRecord cj_error_record;
 extern "C" __attribute__((visibility("default"), used)) cj::ErrorRecord* cj_error_record_cpu() {
     return &cj_error_record;
 }
+#define CJ_COLD __attribute__((noinline, cold)) inline
 #endif
 
 namespace cj {
 
-CJ_INLINE void debug_raise(int32_t site, int64_t v0 = 0, int64_t v1 = 0, int64_t v2 = 0) {
+// Claims the record for this thread: true for the first thread that raised since the last launch.
+CJ_INLINE bool debug_claim(int32_t site) {
 #if defined(CJ_GPU)
     bool first = atomicCAS(&cj_error_record.code, 0, site + 1) == 0;
 #else
@@ -43,13 +50,19 @@ CJ_INLINE void debug_raise(int32_t site, int64_t v0 = 0, int64_t v1 = 0, int64_t
     bool first = __atomic_compare_exchange_n(&cj_error_record.code, &expected, site + 1, false, __ATOMIC_SEQ_CST,
                                              __ATOMIC_SEQ_CST);
 #endif
-    if (!first) return;
-    cj_error_record.tid[0] = tid_x();
-    cj_error_record.tid[1] = tid_y();
-    cj_error_record.tid[2] = tid_z();
-    cj_error_record.ctaid[0] = ctaid_x();
-    cj_error_record.ctaid[1] = ctaid_y();
-    cj_error_record.ctaid[2] = ctaid_z();
+    if (first) {
+        cj_error_record.tid[0] = tid_x();
+        cj_error_record.tid[1] = tid_y();
+        cj_error_record.tid[2] = tid_z();
+        cj_error_record.ctaid[0] = ctaid_x();
+        cj_error_record.ctaid[1] = ctaid_y();
+        cj_error_record.ctaid[2] = ctaid_z();
+    }
+    return first;
+}
+
+CJ_INLINE void debug_raise(int32_t site, int64_t v0 = 0, int64_t v1 = 0, int64_t v2 = 0) {
+    if (!debug_claim(site)) return;
     cj_error_record.value[0] = v0;
     cj_error_record.value[1] = v1;
     cj_error_record.value[2] = v2;
@@ -58,7 +71,29 @@ CJ_INLINE void debug_raise(int32_t site, int64_t v0 = 0, int64_t v1 = 0, int64_t
 // Some thread has raised: callers of a device function that may raise stop there (Numba's exception status).
 CJ_INLINE bool debug_raised() { return *static_cast<volatile int32_t*>(&cj_error_record.code) != 0; }
 
+// debug=True: a zero divisor raises ZeroDivisionError (numba-cuda's 'python' error model); the division itself
+// still runs with it and gives the NumPy model's value, and the statement's raise check ends the thread.
+template <class T> CJ_INLINE T check_divisor(int32_t site, T b) {
+    if (__builtin_expect(b == T{}, 0)) debug_raise(site);
+    return b;
+}
+
 template <class T> CJ_INLINE T& debug_scratch() { return *reinterpret_cast<T*>(cj_error_record.scratch); }
+
+// The failure path of a checked index, out of line so that the check itself stays one compare and a branch:
+// records the index, the axis, its extent and the shape (the host raises IndexError after the kernel).
+CJ_COLD void index_error(int32_t site, int64_t index, int32_t axis, int64_t extent, int32_t ndim, int64_t s0,
+                         int64_t s1, int64_t s2, int64_t s3) {
+    if (!debug_claim(site)) return;
+    cj_error_record.ndim = ndim;
+    cj_error_record.value[0] = index;
+    cj_error_record.value[1] = axis;
+    cj_error_record.value[2] = extent;
+    cj_error_record.shape[0] = s0;
+    cj_error_record.shape[1] = s1;
+    cj_error_record.shape[2] = s2;
+    cj_error_record.shape[3] = s3;
+}
 
 }  // namespace cj
 #endif

@@ -11,6 +11,7 @@
 #if defined(CJ_GPU)
 
 #define CJ_SHARED __shared__
+#define CJ_LOOP_POLL()
 
 namespace cj {
 
@@ -99,6 +100,7 @@ CJ_INLINE void nanosleep(uint32_t ns) { __nanosleep(ns); }
 // thread_local is exactly "this block's" copy; it is reused, uninitialised, by the next block, as on
 // the GPU. (The kernel is static, so the variable stays private to its library.)
 #define CJ_SHARED static thread_local
+#define CJ_LOOP_POLL() ::cj::cpu_detail::loop_poll()
 
 namespace cj {
 namespace cpu_detail {
@@ -119,6 +121,22 @@ struct Abort {};
 // config.h's cj::trap() calls this library's hook; install it when the library is loaded.
 static const bool trap_hook_installed = (cj::cpu_trap_hook = &trap_hook, true);
 
+// The launcher's control word (cj_cpu_state::control). A plain static rather than the thread_local
+// state, so that a loop reads it with two loads and no TLS call; every launch stores the same address.
+static const int32_t no_control = 0;
+static const int32_t* control = &no_control;
+
+[[gnu::noinline, gnu::cold]] inline void poll_launcher() {
+    if (state->poll(state)) throw Abort{};
+}
+
+// CJ_LOOP_POLL(): at the top of every loop body that may run long, so that Ctrl-C or another thread's
+// trap stops a thread that loops (the GPU has no equivalent: the macro is empty there).
+inline void loop_poll() {
+    if (__builtin_expect(__atomic_load_n(__atomic_load_n(&control, __ATOMIC_RELAXED), __ATOMIC_RELAXED) != 0, 0))
+        poll_launcher();
+}
+
 inline int32_t sync(int32_t op, uint32_t arg) {
     cj_cpu_state* s = state;
     int32_t r = s->sync(s, op, arg);
@@ -135,6 +153,7 @@ inline void call(void (*kernel)(P...), void** params, std::index_sequence<I...>)
 template <class... P> inline void run_entry(cj_cpu_state* s, void (*kernel)(P...)) {
     state = s;
     (void)trap_hook_installed;
+    if (__atomic_load_n(&control, __ATOMIC_RELAXED) != s->control) __atomic_store_n(&control, s->control, __ATOMIC_RELAXED);
     try {
         if (!s->run_block) {
             call(kernel, s->params, std::index_sequence_for<P...>{});

@@ -15,7 +15,7 @@ def __getattr__(name):
     from .compiler import types as _types
     if hasattr(_types, name) and not name.startswith("_"):
         return getattr(_types, name)
-    if name == "cuda":
+    if name in ("cuda", "cache"):
         import importlib
-        return importlib.import_module(".cuda", __name__)
+        return importlib.import_module("." + name, __name__)
     raise AttributeError(f"module 'cudajit' has no attribute {name!r}")

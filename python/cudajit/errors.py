@@ -2,7 +2,13 @@
 
 The C++ core raises the driver, support, compile, launch and runtime errors through these classes
 (module.cpp translates its C++ exceptions), so a user catches one hierarchy whatever raised it.
+
+A compile error reaches the user with cudajit's own frames dropped from its traceback (its
+message already names the kernel's file:line); ``CUDAJIT_FULL_TRACEBACK=1`` keeps every frame.
 """
+import functools
+import os
+import types
 
 
 class CudaJitError(Exception):
@@ -43,3 +49,40 @@ class UnsupportedError(CudaJitError):
 
 # Numba spells these names too; keep the aliases so `except NumbaError` style code ports.
 NumbaError = CudaJitError
+
+
+# Errors in the user's kernel, not in cudajit: their tracebacks hide cudajit's frames.
+COMPILE_ERRORS = (TypingError, UnsupportedError, CompileError)
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def full_traceback():
+    """True when ``CUDAJIT_FULL_TRACEBACK=1`` asks for cudajit's own frames in tracebacks."""
+    return os.environ.get("CUDAJIT_FULL_TRACEBACK") == "1"
+
+
+def _user_frames(tb):
+    """The traceback ``tb`` without the frames of cudajit's own files."""
+    kept = []
+    while tb is not None:
+        if not tb.tb_frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+            kept.append(tb)
+        tb = tb.tb_next
+    out = None
+    for t in reversed(kept):
+        out = types.TracebackType(out, t.tb_frame, t.tb_lasti, t.tb_lineno)
+    return out
+
+
+def hide_internal_frames(fn):
+    """Decorates a public entry point that compiles: a compile error leaves it with only the caller's
+    frames (and this wrapper's one line) in its traceback. Launches do the same in C++ (bind_launch.cpp)."""
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except COMPILE_ERRORS as e:
+            if full_traceback():
+                raise
+            raise e.with_traceback(_user_frames(e.__traceback__))
+    return call

@@ -9,7 +9,7 @@ import numpy as np
 
 from . import types as T
 from . import intrinsics as I
-from .frontend import canonical_name
+from .frontend import NOT_FOLDED, TOO_LARGE, canonical_name, python_folded
 from .indexing import IndexingMixin
 from .operators import PY_OPS, binary, compare, unary
 from .typeconv import unify
@@ -48,10 +48,27 @@ class ExpressionMixin(IndexingMixin):
             return Value(T.none, "", const=c)
         if c is None:
             return Value(T.none, "", const=None)
+        self.check_int_range(node, c)
         v = const_value(c)
         if v is None:
             self.unsupported(node, f"constants of type {type(c).__name__} are not supported in CUDA kernels")
         return v
+
+    def folded_constant(self, node):
+        """An operation on constants that Python folds is that constant (as in Numba); None for any other."""
+        folded = python_folded(node)
+        if folded is TOO_LARGE:
+            self.error(node, f"Int value is too large: {ast.unparse(node)} does not fit in int64 or uint64",
+                       "integer constants in kernels must fit in int64 or uint64; use a float for larger values")
+        if folded is NOT_FOLDED:
+            return None
+        return self.expr_Constant(ast.copy_location(ast.Constant(folded), node))
+
+    def check_int_range(self, node, c):
+        """Numba types integer constants as int64 or uint64; beyond both it is a typing error, not a wrapped value."""
+        if isinstance(c, int) and not isinstance(c, bool) and not -2**63 <= c < 2**64:
+            self.error(node, f"Int value is too large: {c}",
+                       "integer constants in kernels must fit in int64 or uint64; use a float for larger values")
 
     def expr_Name(self, node):
         if node.id in self.locals:
@@ -68,8 +85,8 @@ class ExpressionMixin(IndexingMixin):
     def global_value(self, node, name, obj):
         """A Python object a kernel names (global, closure cell, module attribute), as Numba freezes it."""
         if isinstance(obj, (bool, int, float, complex)) and not isinstance(obj, np.generic):
-            v = const_value(obj)
-            return v
+            self.check_int_range(node, obj)
+            return const_value(obj)
         if isinstance(obj, np.generic):
             t = T.from_dtype(obj.dtype)
             if t is None:
@@ -210,6 +227,9 @@ class ExpressionMixin(IndexingMixin):
 
     # ---- operators ---------------------------------------------------------------------------------------
     def expr_BinOp(self, node):
+        folded = self.folded_constant(node)
+        if folded is not None:
+            return folded
         a = self.as_value(node.left, self.visit_expr(node.left))
         b = self.as_value(node.right, self.visit_expr(node.right))
         return self.binop(node, PY_OPS[type(node.op).__name__], a, b)
@@ -220,6 +240,9 @@ class ExpressionMixin(IndexingMixin):
         return binary(self, node, op, a, b)
 
     def expr_UnaryOp(self, node):
+        folded = self.folded_constant(node)
+        if folded is not None:
+            return folded
         a = self.as_value(node.operand, self.visit_expr(node.operand))
         op = "not" if isinstance(node.op, ast.Not) else PY_OPS[type(node.op).__name__]
         return unary(self, node, op, a)
@@ -484,6 +507,5 @@ class ExpressionMixin(IndexingMixin):
 class _SelfReference:
     """Stands for the device function being compiled when its own name is not bound yet (recursion)."""
     def __init__(self, pyfunc, options):
-        import dataclasses
         self.__cudajit_pyfunc__ = pyfunc
-        self.__cudajit_options__ = dataclasses.asdict(options)
+        self.__cudajit_options__ = options

@@ -5,6 +5,7 @@ constant arrays; module attribute chains (``cuda.threadIdx.x``, ``math.sqrt``) r
 """
 import ast
 import builtins
+import dis
 import inspect
 import sys
 import textwrap
@@ -108,3 +109,27 @@ def _find_def(tree, pyfunc):
                                  decorator_list=[], returns=None, type_comment=None)
             return ast.fix_missing_locations(ast.copy_location(fn, n))
     return None
+
+
+NOT_FOLDED = object()
+TOO_LARGE = object()
+_CONSTANT_EXPR_NODES = (ast.Constant, ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop)
+
+
+def python_folded(node):
+    """The constant CPython's compiler folds the expression ``node`` to (``2**64 - 1``, ``-1 << 3``): Numba types
+    the folded bytecode, so it is that one constant. TOO_LARGE for an integer ``**`` or ``<<`` of constants that
+    CPython leaves unfolded as too large (its limit, 128 bits, is far beyond uint64); else NOT_FOLDED."""
+    if not all(isinstance(n, _CONSTANT_EXPR_NODES) for n in ast.walk(node)):
+        return NOT_FOLDED
+    code = compile(ast.Expression(body=node), "<constant>", "eval")
+    ops = [i for i in dis.get_instructions(code) if i.opname not in ("RESUME", "NOP", "CACHE")]
+    if [i.opname for i in ops] in (["LOAD_CONST", "RETURN_VALUE"], ["RETURN_CONST"]):
+        return ops[0].argval
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Pow, ast.LShift)):
+        x, y = python_folded(node.left), python_folded(node.right)
+        if TOO_LARGE in (x, y):
+            return TOO_LARGE
+        if all(type(v) is int for v in (x, y)) and y >= 0 and (abs(x) > 1 if isinstance(node.op, ast.Pow) else x):
+            return TOO_LARGE
+    return NOT_FOLDED

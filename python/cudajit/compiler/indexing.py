@@ -54,7 +54,7 @@ class IndexingMixin:
         """One index, wrapped only when it is signed and may be negative (Python's a[-1])."""
         if i.is_const and isinstance(i.const, int) and i.const >= 0:
             return str(i.const)
-        if i.nonneg or not (T.is_int(i.type) and i.type.signed):
+        if not _may_be_negative(i):
             return i.code
         if i.is_const:
             return f"{cpp_int_literal(i.const)} + {base.at(PRIMARY)}.shape[{dim}]"
@@ -67,11 +67,12 @@ class IndexingMixin:
         t = base.type
         if len(idx) != t.ndim:
             self.error(node, f"{t} needs {t.ndim} indices, got {len(idx)}")
-        if self.program.options.debug and t.ndim:
-            # debug=True: every index is checked; out of bounds raises IndexError on the host (debug.h).
+        if self.program.options.boundscheck and t.ndim:
+            # Checked (boundscheck, or debug=True): out of range raises IndexError on the host (debug.h).
             site = self.program.error_site(IndexError, None, self.loc, node)
-            codes = [cast(i, T.int64).code if T.is_int(i.type) else i.code for i in idx]
-            return Value(t.dtype, f"{base.at(PRIMARY)}.checked({site}, {', '.join(codes)})", lvalue=True)
+            wrap = sum(1 << d for d, i in enumerate(idx) if _may_be_negative(i))
+            codes = ", ".join(i.code for i in idx)
+            return Value(t.dtype, f"{base.at(PRIMARY)}.checked<{wrap}>({site}, {codes})", lvalue=True)
         codes = [self.index_code(base, i, d) for d, i in enumerate(idx)]
         return Value(t.dtype, f"{base.at(PRIMARY)}({', '.join(codes)})", lvalue=True)
 
@@ -117,10 +118,27 @@ class IndexingMixin:
                 self.error(node, f"tuple index {k} out of range for {t}")
             return parts[k]
         if isinstance(t, T.UniTuple) and T.is_int(i.type):
-            code = i.code if (i.nonneg or not i.type.signed) else f"cj::wrap({i.code}, {t.count})"
-            whole = base.code if base.elements is None else f"{t.cpp}{{{{{', '.join(p.code for p in parts)}}}}}"
-            return Value(t.dtype, f"{whole}.v[{code}]" if base.elements is None else f"({whole}).v[{code}]")
+            whole = base.code if base.elements is None else f"({t.cpp}{{{{{', '.join(p.code for p in parts)}}}}})"
+            if self.program.options.debug:
+                # debug=True: a run-time index out of range raises IndexError on the host, as Numba's.
+                site = self.program.error_site(IndexError, ("tuple index out of range",), self.loc, node)
+                wrap = "true" if _may_be_negative(i) else "false"
+                return Value(t.dtype, f"{whole}.checked<{wrap}>({site}, {i.code})")
+            code = f"cj::wrap({i.code}, {t.count})" if _may_be_negative(i) else i.code
+            return Value(t.dtype, f"{whole}.v[{code}]")
         self.error(node, f"{t} can only be indexed by a constant", "use a UniTuple (all elements one type)")
+
+    def check_writable(self, node, array_node, array):
+        """A store (setitem, atomic) into ``array``: a TypingError naming it when it is read-only, as Numba's."""
+        if not (isinstance(array.type, T.Array) and array.type.readonly):
+            return
+        name = array_node.id if isinstance(array_node, ast.Name) else ast.unparse(array_node)
+        if array.is_const:
+            self.error(node, f"cannot write to '{name}': it is a global array frozen into constant memory",
+                       "pass the array as an argument to write it")
+        self.error(node, f"cannot write to read-only array '{name}' ({array.type})",
+                   "pass a writeable array (read-only CUDA array interface data and non-writeable NumPy arrays "
+                   "are read-only in kernels, as in Numba)")
 
     def assign_subscript(self, target, value, stmt):
         base = self.as_value(target.value, self.visit_expr(target.value))
@@ -131,9 +149,7 @@ class IndexingMixin:
             return
         if not isinstance(base.type, T.Array):
             self.error(target, f"'{base.type}' does not support item assignment")
-        if base.type.readonly:
-            self.error(target, "cannot assign to a read-only (constant) array",
-                       "global NumPy arrays are frozen as constants; pass the array as an argument to write it")
+        self.check_writable(target, target.value, base)
         ref = self.subscript(target, base, idx)
         if isinstance(ref.type, T.Array):
             if isinstance(value.type, T.Array):
@@ -143,6 +159,11 @@ class IndexingMixin:
             return
         if self.final:
             self.emit(f"{ref.code} = {self.convert(target, value, ref.type).code};", stmt)
+
+
+def _may_be_negative(i):
+    """A signed index not known to be >= 0: Python's negative indices count from the end."""
+    return T.is_int(i.type) and i.type.signed and not i.nonneg and not (i.is_const and i.const >= 0)
 
 
 def _keeps_contiguity(kinds):

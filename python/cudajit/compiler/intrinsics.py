@@ -4,7 +4,8 @@ to an entry that types the call and emits its C++ (a ``Value``). Adding an intri
 An entry's ``impl(cx, node, args, kwargs)`` receives the translator ``cx`` (errors, array indexing, storage
 declarations), the call's AST node and its translated arguments (``Value``/``Symbol``); an attribute entry
 (``kind="attr"``, e.g. ``cuda.threadIdx.x``) receives ``(cx, node)``. ``barrier=True`` marks entries after which
-the CPU backend must run a block's threads as fibers (syncthreads*, syncwarp, warp collectives).
+the CPU backend must run a block's threads as fibers (syncthreads*, syncwarp, warp collectives). ``doc`` is the
+user's documentation of the name: ``cudajit.cuda``'s placeholders take their docstrings from it (kernelapi.py).
 
 The cuda.* entries are here; math/cmath in mathlib.py; Python builtins in pybuiltins.py.
 """
@@ -15,18 +16,35 @@ REGISTRY = {}
 
 
 class Intrinsic:
-    def __init__(self, name, impl, kind, barrier, params):
+    def __init__(self, name, impl, kind, barrier, params, doc):
         self.name, self.impl, self.kind, self.barrier, self.params = name, impl, kind, barrier, params
+        self.doc = doc
 
 
-def intrinsic(*names, kind="call", barrier=False, params=None):
+def intrinsic(*names, kind="call", barrier=False, params=None, doc=None):
     """Register ``impl`` under each of ``names``. ``params``: the parameter names, so keyword arguments
-    (``shape=``, ``dtype=``) are matched to positions before ``impl`` sees them."""
+    (``shape=``, ``dtype=``) are matched to positions before ``impl`` sees them. ``doc``: what the name does,
+    for the user (a ``{name}`` in it becomes the entry's name)."""
     def register(impl):
         for n in names:
-            REGISTRY[n] = Intrinsic(n, impl, kind, barrier, params)
+            REGISTRY[n] = Intrinsic(n, impl, kind, barrier, params, doc and doc.replace("{name}", n))
         return impl
     return register
+
+
+# Documentation of the cuda.* names that are namespaces of entries rather than entries themselves.
+NAMESPACE_DOCS = {
+    "cuda.threadIdx": "The thread's index within its block: ``.x``, ``.y``, ``.z`` (int32). Kernels only.",
+    "cuda.blockIdx": "The block's index within the grid: ``.x``, ``.y``, ``.z`` (int32). Kernels only.",
+    "cuda.blockDim": "The block's shape, in threads: ``.x``, ``.y``, ``.z`` (int32). Kernels only.",
+    "cuda.gridDim": "The grid's shape, in blocks: ``.x``, ``.y``, ``.z`` (int32). Kernels only.",
+    "cuda.shared": "Shared memory, one copy per block: ``cuda.shared.array(shape, dtype)``.",
+    "cuda.local": "Local memory, private to each thread: ``cuda.local.array(shape, dtype)``.",
+    "cuda.const": "Constant memory, read-only and cached: ``cuda.const.array_like(host_array)``.",
+    "cuda.atomic": "Atomic read-modify-write operations on array elements (``add``, ``max``, ``cas`` ...); each "
+                   "returns the element's old value.",
+    "cuda.fp16": "Half-precision (float16) arithmetic and math for kernels, as numba.cuda.fp16.",
+}
 
 
 def lookup(name):
@@ -66,16 +84,21 @@ def expect_args(cx, node, name, args, lo, hi=None):
 _DIM3 = {"threadIdx": "tid", "blockIdx": "ctaid", "blockDim": "ntid", "gridDim": "nctaid"}
 
 
+_DIM3_DOCS = {"threadIdx": "the thread's index within its block", "blockIdx": "the block's index within the grid",
+              "blockDim": "the number of threads per block", "gridDim": "the number of blocks in the grid"}
+
+
 def _dim3_entry(fn):
     return lambda cx, node: Value(T.int32, f"cj::{fn}()", nonneg=True)
 
 
 for _py, _cj in _DIM3.items():
     for _axis in "xyz":
-        intrinsic(f"cuda.{_py}.{_axis}", kind="attr")(_dim3_entry(f"{_cj}_{_axis}"))
+        intrinsic(f"cuda.{_py}.{_axis}", kind="attr", doc=f"{_DIM3_DOCS[_py].capitalize()} along {_axis} (int32).")(
+            _dim3_entry(f"{_cj}_{_axis}"))
 
-intrinsic("cuda.laneid", kind="attr")(lambda cx, node: Value(T.int32, "cj::laneid()", nonneg=True))
-intrinsic("cuda.warpsize", kind="attr")(lambda cx, node: Value(T.int32, "cj::warpsize()", nonneg=True))
+intrinsic("cuda.laneid", kind="attr", doc="The thread's lane in its warp, 0 to 31 (int32).")(lambda cx, node: Value(T.int32, "cj::laneid()", nonneg=True))
+intrinsic("cuda.warpsize", kind="attr", doc="The number of threads in a warp, 32 (int32).")(lambda cx, node: Value(T.int32, "cj::warpsize()", nonneg=True))
 
 
 def _grid_like(what, fn):
@@ -89,35 +112,45 @@ def _grid_like(what, fn):
     return impl
 
 
-intrinsic("cuda.grid", params=["ndim"])(_grid_like("grid", "grid"))
-intrinsic("cuda.gridsize", params=["ndim"])(_grid_like("gridsize", "gridsize"))
+intrinsic("cuda.grid", params=["ndim"], doc="cuda.grid(ndim): the thread's absolute position in the grid, "
+          "``blockIdx * blockDim + threadIdx`` per axis: an int64 for ndim=1, a tuple of 2 or 3 for ndim=2, 3.")(_grid_like("grid", "grid"))
+intrinsic("cuda.gridsize", params=["ndim"], doc="cuda.gridsize(ndim): the number of threads in the grid "
+          "along each axis, ``blockDim * gridDim`` (int64, or a tuple for ndim=2, 3); the stride of grid-stride loops.")(_grid_like("gridsize", "gridsize"))
 
 
 # ---- barriers and fences ----------------------------------------------------------------------------------
-def _void_call(fn, barrier):
+def _void_call(fn, barrier, doc):
     def impl(cx, node, args, kwargs):
         expect_args(cx, node, fn, args, 0)
         return Value(T.none, f"cj::{fn}()")
-    return intrinsic(f"cuda.{fn}", barrier=barrier)(impl)
+    return intrinsic(f"cuda.{fn}", barrier=barrier, doc=doc)(impl)
 
 
-_void_call("syncthreads", True)
-for _f in ("threadfence", "threadfence_block", "threadfence_system"):
-    _void_call(_f, False)
+_void_call("syncthreads", True, "cuda.syncthreads(): wait until every thread of the block has reached this "
+                                "point; writes to shared and global memory made before it are then visible to the "
+                                "block. Every thread of the block must reach the same call.")
+for _f, _scope in (("threadfence", "the device"), ("threadfence_block", "the block"),
+                   ("threadfence_system", "the device and the host")):
+    _void_call(_f, False, f"cuda.{_f}(): a memory fence: this thread's earlier writes are seen by {_scope} before "
+                          f"its later ones. No thread waits.")
 
 
-def _sync_reduce(fn):
+def _sync_reduce(fn, result):
     def impl(cx, node, args, kwargs):
         expect_args(cx, node, f"cuda.{fn}", args, 1)
         return Value(T.int32, f"cj::{fn}({cx.convert(node, args[0], T.int32).code})")
-    intrinsic(f"cuda.{fn}", barrier=True, params=["predicate"])(impl)
+    intrinsic(f"cuda.{fn}", barrier=True, params=["predicate"],
+              doc=f"cuda.{fn}(predicate): cuda.syncthreads(), then return {result} (int32).")(impl)
 
 
-for _f in ("syncthreads_count", "syncthreads_and", "syncthreads_or"):
-    _sync_reduce(_f)
+for _f, _result in (("syncthreads_count", "how many threads of the block passed a true predicate"),
+                    ("syncthreads_and", "1 if the predicate was true in every thread of the block, else 0"),
+                    ("syncthreads_or", "1 if the predicate was true in any thread of the block, else 0")):
+    _sync_reduce(_f, _result)
 
 
-@intrinsic("cuda.syncwarp", barrier=True, params=["mask"])
+@intrinsic("cuda.syncwarp", barrier=True, params=["mask"],
+           doc="cuda.syncwarp(mask=0xffffffff): wait until the warp's lanes named in mask have reached this point.")
 def _syncwarp(cx, node, args, kwargs):
     expect_args(cx, node, "cuda.syncwarp", args, 0, 1)
     mask = cx.convert(node, args[0], T.uint32).code if args else ""
@@ -143,11 +176,18 @@ def _array_alloc(kind):
     return impl
 
 
-intrinsic("cuda.shared.array", params=["shape", "dtype"])(_array_alloc("shared"))
-intrinsic("cuda.local.array", params=["shape", "dtype"])(_array_alloc("local"))
+intrinsic("cuda.shared.array", params=["shape", "dtype"],
+          doc="cuda.shared.array(shape, dtype): an array in shared memory, one per block, visible to all its threads "
+              "and alive for the kernel. shape is a constant int or tuple; shape 0 takes the launch's dynamic "
+              "shared memory.")(_array_alloc("shared"))
+intrinsic("cuda.local.array", params=["shape", "dtype"],
+          doc="cuda.local.array(shape, dtype): an array private to the calling thread (a scratchpad); shape is "
+              "a constant int or tuple.")(_array_alloc("local"))
 
 
-@intrinsic("cuda.const.array_like", params=["ndarray"])
+@intrinsic("cuda.const.array_like", params=["ndarray"],
+           doc="cuda.const.array_like(ndarray): the NumPy array (a global or closure variable) placed in constant "
+               "memory: read-only, cached, shared by all threads.")
 def _const_array_like(cx, node, args, kwargs):
     expect_args(cx, node, "cuda.const.array_like", args, 1)
     arr = args[0]
@@ -175,7 +215,18 @@ def _atomic_target(cx, node, name, ary, idx, allowed):
     if ary.type.dtype not in allowed:
         cx.error(node, f"cuda.atomic.{name} does not support arrays of {ary.type.dtype}",
                  f"supported dtypes: {', '.join(map(str, allowed))}")
+    cx.check_writable(node, node.args[0] if node.args else node, ary)
     return f"&{cx.element(node, ary, idx).code}"
+
+
+_ATOMIC_DOCS = {
+    "add": "ary[idx] += val", "sub": "ary[idx] -= val", "max": "ary[idx] = max(ary[idx], val)",
+    "min": "ary[idx] = min(ary[idx], val)", "nanmax": "ary[idx] = max(ary[idx], val), NaN if either is NaN",
+    "nanmin": "ary[idx] = min(ary[idx], val), NaN if either is NaN", "and_": "ary[idx] &= val",
+    "or_": "ary[idx] |= val", "xor": "ary[idx] ^= val", "exch": "ary[idx] = val",
+    "inc": "ary[idx] = 0 if ary[idx] >= val else ary[idx] + 1", "dec": "ary[idx] = val if ary[idx] == 0 or "
+                                                                      "ary[idx] > val else ary[idx] - 1",
+}
 
 
 def _atomic_rmw(name):
@@ -185,14 +236,18 @@ def _atomic_rmw(name):
         ptr = _atomic_target(cx, node, name, ary, idx, _ATOMIC_TYPES[name])
         dt = ary.type.dtype
         return Value(dt, f"cj::atomic_{name}({ptr}, {typed(cx.convert(node, val, dt), dt).code})")
-    intrinsic(f"cuda.atomic.{name}", params=["ary", "idx", "val"])(impl)
+    intrinsic(f"cuda.atomic.{name}", params=["ary", "idx", "val"],
+              doc=f"cuda.atomic.{name}(ary, idx, val): atomically ``{_ATOMIC_DOCS[name]}``; returns the old value. "
+                  f"idx is an int or a tuple; dtypes: {', '.join(map(str, _ATOMIC_TYPES[name]))}.")(impl)
 
 
 for _n in _ATOMIC_TYPES:
     _atomic_rmw(_n)
 
 
-@intrinsic("cuda.atomic.compare_and_swap", params=["ary", "old", "val"])
+@intrinsic("cuda.atomic.compare_and_swap", params=["ary", "old", "val"],
+           doc="cuda.atomic.compare_and_swap(ary, old, val): atomically set ary[0] to val if it equals old; returns "
+               "the value found. ary is a 1-d integer array.")
 def _atomic_compare_and_swap(cx, node, args, kwargs):
     # Numba's compare_and_swap works on element 0 of a 1-d array.
     expect_args(cx, node, "cuda.atomic.compare_and_swap", args, 3)
@@ -204,7 +259,9 @@ def _atomic_compare_and_swap(cx, node, args, kwargs):
     return Value(dt, f"cj::atomic_cas({ptr}, {typed(cx.convert(node, old, dt), dt).code}, {typed(cx.convert(node, val, dt), dt).code})")
 
 
-@intrinsic("cuda.atomic.cas", params=["ary", "idx", "old", "val"])
+@intrinsic("cuda.atomic.cas", params=["ary", "idx", "old", "val"],
+           doc="cuda.atomic.cas(ary, idx, old, val): atomically set ary[idx] to val if it equals old; returns the "
+               "value found (integer arrays).")
 def _atomic_cas(cx, node, args, kwargs):
     expect_args(cx, node, "cuda.atomic.cas", args, 4)
     ary, idx, old, val = args
@@ -245,19 +302,28 @@ def _vote(name, fn):
         mask, pred = args
         return Value(T.boolean, f"bool(cj::{fn}(uint32_t({_lane_arg(cx, node, name, mask, 'mask')}), "
                                 f"{_predicate(pred)}))")
-    intrinsic(f"cuda.{name}", barrier=True, params=["mask", "predicate"])(impl)
+    intrinsic(f"cuda.{name}", barrier=True, params=["mask", "predicate"],
+              doc=f"cuda.{name}(mask, predicate): True if the predicate is {_VOTES[name]} among the warp's lanes "
+                  f"named in mask.")(impl)
 
 
-for _n in ("all_sync", "any_sync", "eq_sync"):
+_VOTES = {"all_sync": "true in all", "any_sync": "true in any", "eq_sync": "the same in all"}
+for _n in _VOTES:
     _vote(_n, _n)
 
 
-@intrinsic("cuda.ballot_sync", barrier=True, params=["mask", "predicate"])
+@intrinsic("cuda.ballot_sync", barrier=True, params=["mask", "predicate"],
+           doc="cuda.ballot_sync(mask, predicate): a bit mask (int32) with bit i set when lane i's predicate is true.")
 def _ballot_sync(cx, node, args, kwargs):
     expect_args(cx, node, "cuda.ballot_sync", args, 2)
     mask, pred = args
     return Value(T.int32, f"int32_t(cj::ballot_sync(uint32_t({_lane_arg(cx, node, 'ballot_sync', mask, 'mask')}), "
                           f"{_predicate(pred)}))")
+
+
+_SHUFFLES = {"shfl_sync": "from lane src_lane", "shfl_up_sync": "from the lane delta below this one",
+             "shfl_down_sync": "from the lane delta above this one",
+             "shfl_xor_sync": "from the lane whose id is this lane's xor lane_mask"}
 
 
 def _shuffle(name, third, third_cpp):
@@ -268,7 +334,9 @@ def _shuffle(name, third, third_cpp):
         m = _lane_arg(cx, node, name, mask, "mask")
         k = _lane_arg(cx, node, name, lane, third)
         return Value(t, f"cj::{name}(uint32_t({m}), {v}, {third_cpp}({k}))")
-    intrinsic(f"cuda.{name}", barrier=True, params=["mask", "value", third])(impl)
+    intrinsic(f"cuda.{name}", barrier=True, params=["mask", "value", third],
+              doc=f"cuda.{name}(mask, value, {third}): the value {_SHUFFLES[name]} of the warp (int32, int64, "
+                  f"float32 or float64); the lanes in mask take part.")(impl)
 
 
 _shuffle("shfl_sync", "src_lane", "int32_t")
@@ -277,7 +345,8 @@ _shuffle("shfl_down_sync", "delta", "uint32_t")
 _shuffle("shfl_xor_sync", "lane_mask", "int32_t")
 
 
-@intrinsic("cuda.match_any_sync", barrier=True, params=["mask", "value"])
+@intrinsic("cuda.match_any_sync", barrier=True, params=["mask", "value"],
+           doc="cuda.match_any_sync(mask, value): the mask of lanes (in mask) whose value equals this lane's.")
 def _match_any_sync(cx, node, args, kwargs):
     expect_args(cx, node, "cuda.match_any_sync", args, 2)
     _, v = _warp_value(cx, node, "match_any_sync", args[1])
@@ -285,7 +354,8 @@ def _match_any_sync(cx, node, args, kwargs):
     return Value(T.int32, f"int32_t(cj::match_any_sync(uint32_t({m}), {v}))")
 
 
-@intrinsic("cuda.match_all_sync", barrier=True, params=["mask", "value"])
+@intrinsic("cuda.match_all_sync", barrier=True, params=["mask", "value"],
+           doc="cuda.match_all_sync(mask, value): (mask, True) if all lanes in mask hold the same value, else (0, False).")
 def _match_all_sync(cx, node, args, kwargs):
     expect_args(cx, node, "cuda.match_all_sync", args, 2)
     _, v = _warp_value(cx, node, "match_all_sync", args[1])
@@ -293,21 +363,22 @@ def _match_all_sync(cx, node, args, kwargs):
     return Value(T.Tuple([T.int32, T.boolean]), f"cj::match_all_tuple(uint32_t({m}), {v})")
 
 
-intrinsic("cuda.activemask")(
+intrinsic("cuda.activemask", doc="cuda.activemask(): the mask (uint32) of the warp's lanes executing this call.")(
     lambda cx, node, args, kwargs: expect_args(cx, node, "cuda.activemask", args, 0)
     or Value(T.uint32, "cj::activemask()"))
-intrinsic("cuda.lanemask_lt")(
+intrinsic("cuda.lanemask_lt", doc="cuda.lanemask_lt(): the mask (uint32) of the lanes below this one.")(
     lambda cx, node, args, kwargs: expect_args(cx, node, "cuda.lanemask_lt", args, 0)
     or Value(T.uint32, "cj::lanemask_lt()"))
 
 
-@intrinsic("cuda.nanosleep", params=["ns"])
+@intrinsic("cuda.nanosleep", params=["ns"], doc="cuda.nanosleep(ns): pause the thread for about ns nanoseconds.")
 def _nanosleep(cx, node, args, kwargs):
     expect_args(cx, node, "cuda.nanosleep", args, 1)
     return Value(T.none, f"cj::nanosleep(uint32_t({_lane_arg(cx, node, 'nanosleep', args[0], 'ns')}))")
 
 
-@intrinsic("cuda.selp", params=["test", "a", "b"])
+@intrinsic("cuda.selp", params=["test", "a", "b"],
+           doc="cuda.selp(test, a, b): a if test else b, without a branch; a and b have one type.")
 def _selp(cx, node, args, kwargs):
     expect_args(cx, node, "cuda.selp", args, 3)
     test, a, b = args
@@ -331,15 +402,26 @@ def _xoroshiro(name, ret):
             cx.error(node, f"{name}(): the index must be an integer")
         state = cx.element(node, states, [index, Value(T.int64, "0", const=0, nonneg=True)])
         return Value(ret, f"cj::{name.rsplit('.', 1)[1]}(&{state.code})")
-    intrinsic(name, params=["states", "index"])(impl)
+    intrinsic(name, params=["states", "index"],
+              doc=f"{name}(states, index): the next {_RANDOM_DOCS[name.split('_')[1]]} "
+                  f"({ret}) from generator ``index`` of the states made by create_xoroshiro128p_states; "
+                  f"advances that generator.")(impl)
 
 
+_RANDOM_DOCS = {"next": "raw 64-bit number", "uniform": "number uniform in [0, 1)",
+                "normal": "number from the standard normal distribution"}
 for _n, _t in (("next", T.uint64), ("uniform_float32", T.float32), ("uniform_float64", T.float64),
                ("normal_float32", T.float32), ("normal_float64", T.float64)):
     _xoroshiro(f"cuda.random.xoroshiro128p_{_n}", _t)
 
 
 # ---- cuda.fp16 (half.h): numba-cuda's half-precision functions; arguments convert to float16 -----------------
+_FP16_OPS = {"hadd": "a + b", "hsub": "a - b", "hmul": "a * b", "hdiv": "a / b", "heq": "a == b", "hne": "a != b",
+             "hgt": "a > b", "hge": "a >= b", "hlt": "a < b", "hle": "a <= b", "hneg": "-a", "habs": "abs(a)",
+             "hfma": "a * b + c, rounded once", "hmax": "max(a, b)", "hmin": "min(a, b)", "hrcp": "1 / a",
+             "hrsqrt": "1 / sqrt(a)"}
+
+
 def _fp16(name, nargs, fmt, ret=T.float16):
     def impl(cx, node, args, kwargs):
         expect_args(cx, node, f"cuda.fp16.{name}", args, nargs)
@@ -348,7 +430,9 @@ def _fp16(name, nargs, fmt, ret=T.float16):
                 cx.error(node, f"cuda.fp16.{name} takes float16 numbers, not {getattr(a, 'type', a)}")
         conv = [typed(cx.convert(node, a, T.float16), T.float16).code for a in args]
         return Value(ret, fmt.format(*conv))
-    intrinsic(f"cuda.fp16.{name}")(impl)
+    what = _FP16_OPS.get(name) or f"math.{name[1:]}(a)"
+    intrinsic(f"cuda.fp16.{name}", doc=f"cuda.fp16.{name}({', '.join('abc'[:nargs])}): {what} in half precision "
+                                       f"({ret}); arguments convert to float16.")(impl)
 
 
 for _n, _op in (("hadd", "+"), ("hsub", "-"), ("hmul", "*"), ("hdiv", "/")):
@@ -366,6 +450,10 @@ _fp16("hrcp", 1, "(cj::half(1.0f) / {0})")
 _fp16("hrsqrt", 1, "(cj::half(1.0f) / cj::m::sqrt({0}))")
 
 
+_BITS_DOCS = {"popc": "the number of set bits", "brev": "the bits in reverse order",
+              "clz": "the number of leading zero bits", "ffs": "the 1-based position of the lowest set bit (0 if none)"}
+
+
 def _int_bits(name, fn, result):
     def impl(cx, node, args, kwargs):
         expect_args(cx, node, f"cuda.{name}", args, 1)
@@ -373,7 +461,7 @@ def _int_bits(name, fn, result):
         if not (isinstance(x, Value) and T.is_int(x.type)):
             cx.error(node, f"cuda.{name} takes an integer")
         return Value(result(x.type), f"cj::{fn}({x.code})")
-    intrinsic(f"cuda.{name}")(impl)
+    intrinsic(f"cuda.{name}", doc=f"cuda.{name}(x): {_BITS_DOCS[name]} of the integer x.")(impl)
 
 
 _int_bits("popc", "popc", lambda t: t)
@@ -382,14 +470,14 @@ _int_bits("clz", "clz", lambda t: t)
 _int_bits("ffs", "ffs", lambda t: T.uint32)
 
 
-@intrinsic("cuda.fma")
+@intrinsic("cuda.fma", doc="cuda.fma(a, b, c): a * b + c with one rounding (float32 if all are float32, else float64).")
 def _cuda_fma(cx, node, args, kwargs):
     expect_args(cx, node, "cuda.fma", args, 3)
     t = T.float32 if all(a.type == T.float32 for a in args) else T.float64
     return Value(t, f"cj::m::fma({', '.join(cx.convert(node, a, t).code for a in args)})")
 
 
-@intrinsic("cuda.cbrt")
+@intrinsic("cuda.cbrt", doc="cuda.cbrt(x): the cube root of x (float32 for float32, else float64).")
 def _cuda_cbrt(cx, node, args, kwargs):
     expect_args(cx, node, "cuda.cbrt", args, 1)
     t = T.float32 if args[0].type == T.float32 else T.float64

@@ -12,6 +12,10 @@ from .values import Value, cast
 
 _RANGE_CASES = [(T.int32, T.int32), (T.int64, T.int64), (T.uint64, T.uint64)]
 
+# A loop of at most this many iterations known at compile time runs briefly and gets no interrupt poll,
+# so that short inner loops (a tile's dot product) stay vectorizable.
+_POLL_FREE_TRIPS = 4096
+
 
 class LoopContext:
     def __init__(self, sid):
@@ -109,12 +113,19 @@ class LoopMixin:
             test = f"({step.code} > 0 ? {counter} < {stop.code} : {counter} > {stop.code})"
             incr = f"{counter} += {step.code}"
         self.emit(f"for ({itype.cpp} {counter} = {start.code}; {test}; {incr}) {{", node)
+        if not _short_loop(start, stop, step):
+            self.emit_loop_poll()
         if not direct:
             # the loop variable's assignment sits at the top of the body: fix its indentation
             body = [(len(self.chain) + 1, b[1], b[2]) if b[0] == len(self.chain) and i == 0 and "\0D" in b[1] else b
                     for i, b in enumerate(body)]
         self.lines.extend(body)
         self.emit("}")
+
+    def emit_loop_poll(self):
+        """First line of a loop body: on the CPU a cheap check that lets Ctrl-C or a failed thread stop a
+        long-running thread (kernels/cudajit/thread.h); nothing on the GPU."""
+        self.emit("CJ_LOOP_POLL();", indent=len(self.chain) + 1)
 
     def loop_to_fixed_point(self, node, one_pass):
         """Type a loop until the variables entering its body stop changing. ``one_pass()`` visits the body once
@@ -182,6 +193,12 @@ class LoopMixin:
                              for s in node.body for n in ast.walk(s))
                 if web == [key] and not stored and self.def_types.get(key) == self.storage[key].type:
                     self.direct_loops.add(key)
+
+
+def _short_loop(start, stop, step):
+    if not (start.is_const and stop.is_const and step.is_const):
+        return False
+    return 0 <= (stop.const - start.const) // step.const <= _POLL_FREE_TRIPS
 
 
 def a_node(call, args, a):

@@ -112,6 +112,22 @@ def _fold(op, x, y):
     return r if r is not None and -2**63 <= r < 2**63 else None
 
 
+# numba-cuda compiles debug kernels with Numba's 'python' error model: these raise ZeroDivisionError, with
+# Numba's messages, where the 'numpy' model (no debug) gives 0, inf or nan.
+_ZERO_DIVISION = {"/": "division by zero", "//": "division by zero", "%": "modulo by zero"}
+_INT_ZERO_DIVISION = {"//": "integer division by zero", "%": "integer modulo by zero"}
+
+
+def _checked_divisor(cx, node, op, ret, b):
+    if isinstance(ret, T.Complex):
+        msg = "complex division by zero"
+    else:
+        msg = _INT_ZERO_DIVISION.get(op) if T.is_int(ret) else None
+    site = cx.program.error_site(ZeroDivisionError, (msg or _ZERO_DIVISION[op],), cx.loc, node)
+    cx.calls_raiser = cx.may_raise = True          # the statement ends the thread once the record is set
+    return Value(b.type, f"cj::check_divisor({site}, {b.code})", nonneg=b.nonneg)
+
+
 def binary(cx, node, op, a, b):
     """``a op b`` for arithmetic and bitwise operators."""
     if T.undefined in (a.type, b.type):
@@ -124,6 +140,8 @@ def binary(cx, node, op, a, b):
     ret, (fa, fb) = found
     if T.is_int(ret) and fa != fb and op not in ("<<", ">>"):
         fa = fb = ret                 # int64 op uint64: Numba converts both operands to the result type
+    if op in _ZERO_DIVISION and cx.program.options.debug and not (b.is_const and b.const != 0):
+        b = _checked_divisor(cx, node, op, ret, b)
     if (a.is_const and b.is_const and T.is_int(ret) and isinstance(a.const, int) and isinstance(b.const, int)
             and not isinstance(a.const, bool) and not isinstance(b.const, bool)):
         r = _fold(op, a.const, b.const)

@@ -15,17 +15,37 @@ from .values import Value, cpp_float_literal, cpp_int_literal
 from ..errors import UnsupportedError
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
 class CompileOptions:
-    """Options of ``cuda.jit`` that reach the compiler (the rest are the lead's/NVRTC's)."""
+    """The options of ``cuda.jit``, one frozen object read by the compiler and the build alike.
+
+    ``boundscheck``: True/False as given to ``cuda.jit`` (or forced by ``CUDAJIT_BOUNDSCHECK``), None for the
+    default; ``for_backend`` settles None: checks with ``debug=True``, else on the CPU backend (a stray write
+    there kills the interpreter), not on the GPU (Numba's default)."""
     fastmath: bool = False
     debug: bool = False
     lineinfo: bool = False
     opt: bool = True
     max_registers: Optional[int] = None
-    inline: Union[str, bool] = False
+    inline: bool = False             # "always" (Numba's spelling) is True
     launch_bounds: Union[int, tuple, None] = None
     link: tuple = ()                 # CUDA C++ sources compiled into the unit (cuda.jit(link=...))
+    boundscheck: Optional[bool] = None
+
+    def __post_init__(self):
+        if self.inline == "always":
+            object.__setattr__(self, "inline", True)
+
+    def for_backend(self, backend):
+        """These options with ``boundscheck`` decided for ``backend`` ('cpu' or 'gpu')."""
+        if self.boundscheck is not None:
+            return self
+        return dataclasses.replace(self, boundscheck=self.debug or backend == "cpu")
+
+    @property
+    def reports_errors(self):
+        """The unit has an error record: raises (debug) or index checks reach the host."""
+        return bool(self.debug or self.boundscheck)
 
 
 @dataclasses.dataclass
@@ -48,17 +68,19 @@ class FunctionResult:
 
 @dataclasses.dataclass
 class ErrorSite:
-    """A raise, assert or checked array index of a debug kernel, as the host reports it."""
+    """A raise, assert, checked index or division of a kernel, as the host reports it."""
     cls: type
-    args: Optional[tuple]           # the exception's constant arguments; None: an out-of-bounds index
+    args: Optional[tuple]           # the exception's constant arguments; None: an out-of-range array index
     filename: str
     lineno: int
 
     def exception(self, kernel, tid, ctaid, values):
-        """The exception to raise on the host, Numba's way (``tid=[..] ctaid=[..]: message``) plus the line."""
+        """The exception to raise on the host, Numba's way (``tid=[..] ctaid=[..]: message``) plus the line.
+        ``values``: the record's (index, axis, extent, ndim, shape's first four dimensions)."""
         if self.args is None:
-            index, axis, size = values
-            msg = f"index {index} is out of bounds for axis {axis} with size {size}"
+            index, axis, size, ndim, shape = values
+            dims = ", ".join(map(str, shape)) + (", ..." if ndim > len(shape) else "," if ndim == 1 else "")
+            msg = f"index {index} is out of bounds for axis {axis} with size {size} (array shape ({dims}))"
         else:
             msg = str(self.cls(*self.args))
         where = f"tid={list(tid)} ctaid={list(ctaid)}"
@@ -79,7 +101,7 @@ class KernelSource:
     def __init__(self, source, entry, params, uses_barriers, uses_dynamic_shared, signature, listing,
                  error_sites=()):
         self.source, self.entry, self.params = source, entry, params
-        self.error_sites = list(error_sites)      # debug=True: what the kernel can raise (ErrorSite)
+        self.error_sites = list(error_sites)      # debug/boundscheck: what the kernel can raise (ErrorSite)
         self.uses_barriers, self.uses_dynamic_shared, self.signature = uses_barriers, uses_dynamic_shared, signature
         self._listing = listing
 
@@ -126,7 +148,7 @@ class Program:
         self.externs = {}            # name -> ExternalFunction (cuda.declare_device) the unit calls
         self.link = list(options.link)   # CUDA C++ sources compiled into the unit, in order
         self._link_texts = None
-        self.error_sites = []        # debug=True: ErrorSite per raise/assert/checked index; the kernel records one
+        self.error_sites = []        # ErrorSite per raise/assert/checked index (debug, boundscheck); one is recorded
         self._site_index = {}
         self.constants = []          # file-scope CJ_CONSTANT arrays
         self.frozen = {}             # id(ndarray) -> (array kept alive, Value)
@@ -180,10 +202,7 @@ class Program:
             if isinstance(res, _Pending):
                 return self._recursive_call(cx, node, key, res, declared_ret)
             return res
-        opts = dict(getattr(obj, "__cudajit_options__", None) or {})
-        options = CompileOptions(**{k: v for k, v in opts.items() if k in CompileOptions.__dataclass_fields__})
-        if options.inline == "always":
-            options.inline = True
+        options = getattr(obj, "__cudajit_options__", None) or CompileOptions()
         pending = _Pending(declared_ret)
         self.specs[key] = pending
         tr, lines = self.translate(pyfunc, argtypes, False, options,
@@ -334,8 +353,9 @@ def compile_kernel(pyfunc, argtypes, options=None):
     head = [(0, f"// cudajit: kernel '{parsed.name}' from {filename}:{parsed.loc.firstlineno}", None),
             (0, f"// argument types: ({', '.join(map(str, argtypes))})", None),
             (0, "#include <cudajit/runtime.h>", None), (0, "", None)]
-    if options.debug:
-        head.insert(2, (0, "#define CJ_DEBUG 1  // debug=True: raises and out-of-bounds indices reach the host", None))
+    if options.reports_errors:
+        head.insert(2, (0, "#define CJ_ERROR_RECORD 1  // debug=True / boundscheck: raises and index errors reach "
+                           "the host", None))
     body = [(0, c, None) for c in prog.constants] + ([(0, "", None)] if prog.constants else [])
     body += _externs(prog)
     body += _prototypes(prog)
@@ -350,7 +370,7 @@ def compile_kernel(pyfunc, argtypes, options=None):
         + _reset_line(body, head, linked) + render(tail, filename) + "\n"
     listing = "\n\n".join(reversed(prog.listings))
     return KernelSource(source, entry, params, uses_barriers, dyn, T.Signature(T.none, argtypes), listing,
-                        prog.error_sites if options.debug else ())
+                        prog.error_sites if options.reports_errors else ())
 
 
 def _prototypes(prog):

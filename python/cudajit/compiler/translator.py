@@ -478,6 +478,7 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
         self.env = self._merge(None if always else after_cond, *ctx.breaks)
         self.loop_sites[id(node)] = loop_site
         self.emit(f"while ({cond.code}) {{", node)
+        self.emit_loop_poll()
         self.lines.extend(body)
         self.emit("}")
 

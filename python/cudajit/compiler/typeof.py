@@ -24,12 +24,12 @@ def _layout(shape, strides, itemsize):
     return "A"
 
 
-def _array_type(dtype, shape, strides, what):
+def _array_type(dtype, shape, strides, what, readonly):
     dt = T.from_dtype(dtype)
     if dt is None:
         raise TypingError(f"{what}: arrays of dtype {np.dtype(dtype)} are not supported in kernels")
     return T.Array(dt, len(shape), _layout(tuple(shape), None if strides is None else tuple(strides),
-                                            np.dtype(dtype).itemsize))
+                                            np.dtype(dtype).itemsize), readonly=readonly)
 
 
 def typeof(value, argname=None):
@@ -38,11 +38,12 @@ def typeof(value, argname=None):
     cached = getattr(type(value), "_cudajit_typeof", None)
     if cached is not None:                       # our DeviceNDArray may know its type without the CAI dict
         return cached(value)
+    # Read-only data (a non-writeable NumPy array, CAI data marked read-only) types as Numba's readonly arrays.
     if isinstance(value, np.ndarray):
-        return _array_type(value.dtype, value.shape, value.strides, what)
+        return _array_type(value.dtype, value.shape, value.strides, what, not value.flags.writeable)
     cai = getattr(value, "__cuda_array_interface__", None)
     if cai is not None:
-        return _array_type(np.dtype(cai["typestr"]), cai["shape"], cai.get("strides"), what)
+        return _array_type(np.dtype(cai["typestr"]), cai["shape"], cai.get("strides"), what, bool(cai["data"][1]))
     if isinstance(value, (bool, np.bool_)):
         return T.boolean
     if isinstance(value, int):

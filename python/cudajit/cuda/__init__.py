@@ -24,6 +24,7 @@ def is_available():
 
 
 def is_supported_version():
+    """True: cudajit supports any driver that loads (Numba checks the CUDA runtime version here)."""
     return True
 
 

@@ -42,10 +42,14 @@ def _register_scalar_types():
 _register_scalar_types()
 
 
-def prepare_args(args):
-    """Returns (converted args, write-back callable or None)."""
+def prepare_args(args, kernel=None, params=()):
+    """Returns (converted args, write-back callable or None).
+
+    ``kernel`` and ``params`` (the kernel's name and parameter names) only name an argument that
+    cannot be passed, in the TypeError raised for it.
+    """
     writebacks = []
-    out = _convert_all(args, writebacks)
+    out = _convert_all(args, writebacks, _Where(kernel, params))
     if not writebacks:
         return out, None
 
@@ -55,19 +59,67 @@ def prepare_args(args):
     return out, write_back
 
 
-def _convert_all(args, writebacks):
+# What kernels take: Python scalars, NumPy scalars and arrays of these kinds (Numba's scalar types).
+_PY_SCALARS = (bool, int, float, complex)
+_SCALAR_KINDS = "biufc"
+
+
+class _Where:
+    """Names an argument in messages: the kernel, the parameter's position and name, tuple elements."""
+
+    def __init__(self, kernel, params, path=()):
+        self.kernel, self.params, self.path = kernel, tuple(params), path
+
+    def element(self, i):
+        return _Where(self.kernel, self.params, self.path + (i,))
+
+    def describe(self):
+        top = self.path[0]
+        name = f" ({self.params[top]})" if top < len(self.params) else ""
+        inner = "".join(f", element {i}" for i in self.path[1:])
+        where = f"kernel '{self.kernel}': " if self.kernel else ""
+        return f"{where}argument {top}{name}{inner}"
+
+
+def _launchable_dtype(dtype):
+    return dtype.kind in _SCALAR_KINDS and dtype.isnative and dtype.names is None
+
+
+def _refuse(a, where):
+    """TypeError for an argument no kernel parameter can take, with what would work instead."""
+    kind = type(a).__name__
+    if isinstance(a, (np.ndarray, DeviceNDArray)):
+        hint = f"arrays of dtype {a.dtype} cannot be passed: kernels take bool, integer, float and complex arrays"
+    elif isinstance(a, (str, bytes)):
+        hint = "strings cannot be passed to kernels"
+    elif a is None:
+        hint = "None cannot be passed to a kernel"
+    elif isinstance(a, (list, range)) or hasattr(a, "__array__"):
+        hint = "pass np.asarray(x) (copied to the device and back) or cuda.to_device(np.asarray(x))"
+    else:
+        hint = "pass a device array, a NumPy array, a __cuda_array_interface__ object, a scalar or a tuple of these"
+    return TypeError(f"{where.describe()} is a {kind}: {hint}")
+
+
+def _convert_all(args, writebacks, where):
     """Converts each argument; a tuple argument is converted element by element (Numba does the same)."""
     from .arrays import device_array
     from .interop import as_cuda_array
     out = []
-    for a in args:
+    for i, a in enumerate(args):
+        at = where.element(i)
         if isinstance(a, DeviceNDArray):
             if a.dtype == xoroshiro128p_dtype:            # cuda.random states: uint64[:, 2] in kernels
                 a = as_kernel_states(a)
+            elif not _launchable_dtype(a.dtype):
+                raise _refuse(a, at)
             out.append(a)
             continue
         if isinstance(a, tuple):                  # a namedtuple is passed as a plain tuple
-            out.append(_convert_all(a, writebacks))
+            out.append(_convert_all(a, writebacks, at))
+            continue
+        if isinstance(a, _PY_SCALARS) or (isinstance(a, np.generic) and _launchable_dtype(a.dtype)):
+            out.append(a)
             continue
         direction = None
         if isinstance(a, _Direction):
@@ -77,6 +129,8 @@ def _convert_all(args, writebacks):
             continue
         if isinstance(a, np.ndarray) or direction is not None:
             host = np.asarray(a)
+            if not _launchable_dtype(host.dtype):
+                raise _refuse(host, at)
             copy_in = direction.copy_in if direction else True
             copy_out = direction.copy_out if direction else True
             if copy_in:
@@ -84,11 +138,13 @@ def _convert_all(args, writebacks):
                 dev = to_device(host)
             else:
                 dev = device_array(host.shape, host.dtype, order="F" if _f_only(host) else "C")
+            # A non-writeable array stays read-only in the kernel (Numba types it readonly): nothing to copy back.
+            dev._readonly = not host.flags.writeable
             out.append(dev)
-            if copy_out:
+            if copy_out and not dev._readonly:
                 writebacks.append((dev, host))
             continue
-        out.append(a)
+        raise _refuse(a, at)
     return tuple(out)
 
 

@@ -6,12 +6,13 @@ import contextlib
 import numpy as np
 
 from .. import _core
-from .devicearray import DeviceNDArray, _backend_id, _c_strides, _f_strides, _normalize_shape, _stream_handle
+from .devicearray import (DeviceNDArray, _backend_id, _c_strides, _check_dtype, _f_strides, _normalize_shape,
+                          _normalize_strides, _span_bytes, _stream_handle)
 
 
 def _strides_for(shape, dtype, strides, order):
     if strides is not None:
-        return tuple(strides)
+        return _normalize_strides(strides, shape)
     if order not in ("C", "F"):
         raise ValueError(f"order must be 'C' or 'F', not {order!r}")
     return (_c_strides if order == "C" else _f_strides)(shape, dtype.itemsize)
@@ -19,15 +20,21 @@ def _strides_for(shape, dtype, strides, order):
 
 def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
     """An uninitialised array in device memory (from the stream-ordered pool)."""
-    dtype = np.dtype(dtype)
+    dtype = _check_dtype(dtype)
     shape = _normalize_shape(shape)
     return DeviceNDArray(shape, _strides_for(shape, dtype, strides, order), dtype, stream=stream)
 
 
 def device_array_like(ary, stream=0):
     """An uninitialised device array with ``ary``'s shape, dtype and (contiguous) layout."""
+    _check_like(ary, "device_array_like")
     order = "F" if _is_f_only(ary) else "C"
     return device_array(ary.shape, ary.dtype, order=order, stream=stream)
+
+
+def _check_like(ary, fn):
+    if not (hasattr(ary, "shape") and hasattr(ary, "dtype")):
+        raise TypeError(f"{fn} needs an array (something with .shape and .dtype), not {type(ary).__name__}")
 
 
 def _is_f_only(ary):
@@ -46,23 +53,29 @@ def to_device(obj, stream=0, copy=True, to=None):
     if isinstance(obj, DeviceNDArray) and to is None:
         return obj
     if to is not None:
+        if not isinstance(to, DeviceNDArray):
+            raise TypeError(f"to_device: 'to' must be a device array, not {type(to).__name__}")
         to.copy_to_device(obj, stream=stream)
         return to
+    handle = _stream_handle(stream)
     host = np.asarray(obj)
     if host.dtype.hasobject:
-        raise TypeError("to_device: arrays of Python objects cannot be copied to the device")
+        raise TypeError(f"to_device: arrays of Python objects cannot be copied to the device "
+                        f"(got a {type(obj).__name__} that NumPy makes an object array of)")
     if not (host.flags["C_CONTIGUOUS"] or host.flags["F_CONTIGUOUS"]):
         host = np.ascontiguousarray(host)
     dev = DeviceNDArray(host.shape, host.strides, host.dtype, stream=stream)
-    dev._write_host(host, _stream_handle(stream))
+    dev._write_host(host, handle)
     return dev
 
 
 def _host_array(nbytes_kind, shape, dtype, strides, order):
-    dtype = np.dtype(dtype)
+    dtype = _check_dtype(dtype)
     shape = _normalize_shape(shape)
     strides = _strides_for(shape, dtype, strides, order)
-    nbytes = max(int(np.prod(shape)) * dtype.itemsize, 1)
+    nbytes = max(_span_bytes(shape, strides, dtype.itemsize), 1)
+    if nbytes >= 1 << 63:
+        raise ValueError(f"a host array of shape {shape} and dtype {dtype} needs {nbytes} bytes, more than memory has")
     _backend_id()  # decides the backend before allocating
     buf = _core.HostBuffer(nbytes, nbytes_kind)
     return np.ndarray(shape, dtype=dtype, buffer=buf, strides=strides), buf
@@ -74,6 +87,8 @@ def pinned_array(shape, dtype=np.float64, strides=None, order="C"):
 
 
 def pinned_array_like(ary):
+    """An uninitialised page-locked host array with the shape, dtype and layout of ``ary``."""
+    _check_like(ary, "pinned_array_like")
     return pinned_array(ary.shape, ary.dtype, order="F" if _is_f_only(ary) else "C")
 
 
@@ -116,6 +131,8 @@ def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, por
 
 
 def mapped_array_like(ary, stream=0, portable=False, wc=False):
+    """A host array mapped into the device's address space, shaped like ``ary`` (same dtype and layout)."""
+    _check_like(ary, "mapped_array_like")
     return mapped_array(ary.shape, ary.dtype, order="F" if _is_f_only(ary) else "C")
 
 
@@ -137,6 +154,10 @@ def _span(ary):
 
 def _register(arrays, mapped):
     _backend_id()
+    for i, a in enumerate(arrays):
+        if not isinstance(a, np.ndarray):
+            raise TypeError(f"{'mapped' if mapped else 'pinned'}(): argument {i} must be a NumPy array, "
+                            f"not {type(a).__name__}")
     regs = []
     try:
         for a in arrays:

@@ -13,17 +13,18 @@ _NVRTC_BASE = ("-std=c++17", "-default-device", "-DCJ_GPU_BUILD=1")
 
 
 def nvrtc_options(options):
-    """NVRTC flags for a kernel's options (Numba's names: fastmath, lineinfo, debug, max_registers, opt)."""
+    """NVRTC flags for a kernel's CompileOptions (Numba's: fastmath, lineinfo, debug, max_registers, opt).
+    Bounds checks are in the source and add no flag: they compile at full optimisation."""
     flags = list(_NVRTC_BASE) + ["-I" + d for d in [_paths.include_dir()] + _paths.nvrtc_include_dirs()]
-    if options.get("fastmath"):
+    if options.fastmath:
         flags.append("--use_fast_math")
-    if options.get("debug"):
+    if options.debug:
         flags += ["-G"]
-    elif options.get("lineinfo"):
+    elif options.lineinfo:
         flags.append("-lineinfo")
-    if options.get("max_registers"):
-        flags.append(f"--maxrregcount={int(options['max_registers'])}")
-    if options.get("opt") is False:
+    if options.max_registers:
+        flags.append(f"--maxrregcount={int(options.max_registers)}")
+    if options.opt is False:
         flags.append("-Xptxas=-O0")  # hint; NVRTC itself always optimises device code
     return flags
 
@@ -31,13 +32,13 @@ def nvrtc_options(options):
 def host_options(options):
     # -fwrapv: Numba's integers wrap on overflow (as LLVM's and the GPU's do); plain C++ leaves it undefined.
     flags = ["-fwrapv"]
-    if options.get("fastmath"):
+    if options.fastmath:
         # numba-cuda's fastmath is flush-to-zero, approximate division/sqrt and contraction; it keeps NaN and inf,
         # so math.isnan still works. Not -ffast-math itself: it assumes finite values, and g++ then links
         # crtfastmath.o into the kernel library, which sets flush-to-zero for the whole Python process on load.
         flags += ["-fno-signed-zeros", "-fno-trapping-math", "-fassociative-math", "-freciprocal-math",
                   "-ffp-contract=fast"]
-    if options.get("debug"):
+    if options.debug:
         flags += ["-g", "-O0"]
     return flags
 
@@ -73,14 +74,14 @@ def build(ks, options):
 
 def _max_threads(options):
     """The launch bound's maximum threads per block (the GPU reads it from the cubin; the CPU is told)."""
-    lb = options.get("launch_bounds")
+    lb = options.launch_bounds
     if not lb:
         return 0
     return int(lb if isinstance(lb, int) else tuple(lb)[0])
 
 
 def _error_handler(ks):
-    """debug=True: the launcher calls this with the record of the first thread that raised; it raises."""
+    """debug=True or boundscheck: the launcher calls this with the record of the first thread that raised."""
     sites = ks.error_sites
     kernel = ks.entry[5:].rsplit("_", 1)[0] if ks.entry.startswith("cj_k_") else ks.entry
 

@@ -5,27 +5,20 @@ Follows numba.cuda's DeviceNDArray: attributes ``shape strides dtype size ndim n
 ``__cuda_array_interface__`` (v3) and DLPack. Pointer, shape and strides live in the C++
 ``ArrayCore`` base, which the launcher reads directly.
 """
+import math
+import operator
+
 import numpy as np
 
 from .. import _backend, _core
 from ..errors import CudaJitError
+from .streams import stream_handle as _stream_handle
 
 _BACKEND_ID = {"gpu": 0, "cpu": 1}
 
 
 def _backend_id():
     return _BACKEND_ID[_backend.name()]
-
-
-def _stream_handle(stream):
-    if stream is None or stream == 0:
-        return 0
-    if isinstance(stream, int):
-        return stream
-    handle = getattr(stream, "handle", None)
-    if handle is None:
-        handle = getattr(stream, "ptr", 0)
-    return int(getattr(handle, "value", handle) or 0)
 
 
 def _sync_if_default(stream):
@@ -50,10 +43,35 @@ def _f_strides(shape, itemsize):
     return tuple(strides)
 
 
-def _normalize_shape(shape):
-    if isinstance(shape, (int, np.integer)):
-        return (int(shape),)
-    return tuple(int(s) for s in shape)
+def _normalize_shape(shape, what="shape"):
+    """A shape as a tuple of non-negative ints (TypeError/ValueError naming the bad entry)."""
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, (bool, np.bool_)):
+        shape = (shape,)
+    if not isinstance(shape, (tuple, list)):
+        raise TypeError(f"{what} must be an int or a tuple of ints, not {type(shape).__name__}")
+    out = []
+    for d, n in enumerate(shape):
+        if isinstance(n, (bool, np.bool_)):
+            raise TypeError(f"{what}[{d}] must be an int, not bool")
+        try:
+            n = operator.index(n)
+        except TypeError:
+            raise TypeError(f"{what}[{d}] must be an int, not {type(n).__name__}") from None
+        if n < 0:
+            raise ValueError(f"{what}[{d}] = {n} is negative")
+        out.append(n)
+    return tuple(out)
+
+
+def _check_dtype(dtype, what="dtype"):
+    """The NumPy dtype of ``dtype``; arrays of Python objects cannot live in device memory."""
+    try:
+        dtype = np.dtype(dtype)
+    except TypeError as e:
+        raise TypeError(f"{what}: {e}") from None
+    if dtype.hasobject or dtype.itemsize == 0:
+        raise TypeError(f"{what} {dtype} cannot be stored in device memory (Python objects or no size)")
+    return dtype
 
 
 class DeviceNDArray(_core.ArrayCore):
@@ -63,12 +81,15 @@ class DeviceNDArray(_core.ArrayCore):
 
     def __init__(self, shape, strides, dtype, stream=0, gpu_data=None):
         # Numba's constructor: allocate (or adopt gpu_data, a buffer with .ptr) for shape/strides.
-        dtype = np.dtype(dtype)
+        dtype = _check_dtype(dtype)
         shape = _normalize_shape(shape)
-        strides = tuple(strides) if strides is not None else _c_strides(shape, dtype.itemsize)
+        strides = _normalize_strides(strides, shape) if strides is not None else _c_strides(shape, dtype.itemsize)
         backend_id = _backend_id()  # decides the backend (and tells the core) before allocating
         if gpu_data is None:
             nbytes = _span_bytes(shape, strides, dtype.itemsize)
+            if nbytes >= 1 << 63:
+                raise ValueError(f"an array of shape {shape} and dtype {dtype} needs {nbytes} bytes, "
+                                 f"more than any device has")
             gpu_data = _core.DeviceBuffer(nbytes, _stream_handle(stream))
         _core.ArrayCore.__init__(self, gpu_data.ptr, shape, strides, dtype.str, gpu_data, backend_id)
         self.dtype = dtype
@@ -85,26 +106,32 @@ class DeviceNDArray(_core.ArrayCore):
     # --- Numba's attributes ---------------------------------------------------------------
     @property
     def gpu_data(self):
+        """The allocation this array views (Numba's ``gpu_data``); several views may share one."""
         return self._owner
 
     @property
     def alloc_size(self):
+        """Bytes of device memory the array spans, from its lowest to its highest element."""
         lo, hi = self._extent()
         return hi - lo
 
     @property
     def device_ctypes_pointer(self):
+        """The device address of the first element as a ``ctypes.c_void_p``, as in Numba."""
         import ctypes
         return ctypes.c_void_p(self._ptr)
 
     @property
     def flags(self):
+        """``{'C_CONTIGUOUS': bool, 'F_CONTIGUOUS': bool}``, as NumPy's and Numba's ``flags``."""
         return {"C_CONTIGUOUS": self.is_c_contiguous(), "F_CONTIGUOUS": self.is_f_contiguous()}
 
     def is_c_contiguous(self):
+        """True if the elements lie in row-major (C) order without gaps."""
         return self.size == 0 or self.strides == _c_strides_skip1(self.shape, self.strides, self.dtype.itemsize)
 
     def is_f_contiguous(self):
+        """True if the elements lie in column-major (Fortran) order without gaps."""
         return self.size == 0 or _is_f_contig(self.shape, self.strides, self.dtype.itemsize)
 
     def _is_contiguous(self):
@@ -116,7 +143,7 @@ class DeviceNDArray(_core.ArrayCore):
         return {
             "shape": self.shape,
             "strides": None if c_contig else self.strides,
-            "data": (self._ptr if self.size else 0, False),
+            "data": (self._ptr if self.size else 0, self._readonly),
             "typestr": self.dtype.str,
             "stream": None,
             "version": 3,
@@ -135,8 +162,10 @@ class DeviceNDArray(_core.ArrayCore):
         """Copy to a new NumPy array (or into ``ary``). Synchronous unless a stream is given."""
         handle = _stream_handle(stream)
         self._check_backend()
+        if ary is not None:
+            _check_host_target(ary, self)
         lo, hi = self._extent()
-        if ary is not None and _same_layout(ary, self) and ary.flags.writeable:
+        if ary is not None and _same_layout(ary, self):
             _core.copy_dtoh_ptr(_host_addr(ary) + lo, self._ptr + lo, hi - lo, handle)
             _sync_if_default(handle)
             return ary
@@ -146,8 +175,6 @@ class DeviceNDArray(_core.ArrayCore):
         host = np.ndarray(self.shape, dtype=self.dtype, buffer=raw, offset=-lo, strides=self.strides)
         if ary is None:
             return host
-        if ary.shape != self.shape and ary.size != self.size:
-            raise ValueError(f"copy_to_host: target has shape {ary.shape}, the device array {self.shape}")
         np.copyto(ary.reshape(self.shape) if ary.shape != self.shape else ary, host)
         return ary
 
@@ -158,6 +185,8 @@ class DeviceNDArray(_core.ArrayCore):
         if isinstance(ary, DeviceNDArray) or (hasattr(ary, "__cuda_array_interface__") and not isinstance(ary, np.ndarray)):
             from .interop import as_cuda_array
             src = ary if isinstance(ary, DeviceNDArray) else as_cuda_array(ary)
+            if src.dtype != self.dtype:
+                raise TypeError(f"copy_to_device: dtype {src.dtype} does not match the device array's {self.dtype}")
             _check_same(self, src.shape, src.dtype)
             if _same_layout(src, self):
                 lo, hi = self._extent()
@@ -207,19 +236,28 @@ class DeviceNDArray(_core.ArrayCore):
         return view
 
     def __setitem__(self, key, value):
+        if value is None:
+            raise TypeError(f"cannot assign None to elements of a {self.dtype} device array")
         target = self._view(key) if key != () else self
         if isinstance(value, DeviceNDArray) or (hasattr(value, "__cuda_array_interface__") and not isinstance(value, np.ndarray)):
             value = value.copy_to_host() if isinstance(value, DeviceNDArray) else np.asarray(value)
-        host = np.broadcast_to(np.asarray(value, dtype=target.dtype), target.shape)
+        try:
+            host = np.broadcast_to(np.asarray(value, dtype=target.dtype), target.shape)
+        except (TypeError, ValueError, OverflowError) as e:
+            raise type(e)(f"cannot store {value!r:.60} in a {target.dtype} device array of shape {target.shape}: "
+                          f"{e}") from None
         target._write_host(np.ascontiguousarray(host), _stream_handle(target.stream))
 
     def setitem(self, key, value, stream=0):
+        """``self[key] = value`` (Numba's method form, with a stream argument)."""
         self.__setitem__(key, value)
 
     def _view(self, key):
         """The view that basic indexing ``key`` selects (ints, slices, Ellipsis, None)."""
         if not isinstance(key, tuple):
             key = (key,)
+        if sum(k is Ellipsis for k in key) > 1:
+            raise IndexError("an index can only have a single ellipsis ('...')")
         if any(k is Ellipsis for k in key):
             i = next(n for n, k in enumerate(key) if k is Ellipsis)
             fill = self.ndim - (len(key) - 1 - sum(k is None for k in key))
@@ -241,9 +279,12 @@ class DeviceNDArray(_core.ArrayCore):
                 strides.append(s * step)
             else:
                 try:
-                    i = int(k.__index__())
-                except AttributeError:
-                    raise TypeError(f"device arrays support basic indexing only (ints, slices, ...), not {type(k).__name__}")
+                    if isinstance(k, (bool, np.bool_)):
+                        raise TypeError
+                    i = operator.index(k)
+                except TypeError:
+                    raise TypeError(f"device arrays support basic indexing only (ints, slices, ..., None), "
+                                    f"not {type(k).__name__}") from None
                 if i < 0:
                     i += n
                 if not 0 <= i < n:
@@ -255,23 +296,29 @@ class DeviceNDArray(_core.ArrayCore):
         return DeviceNDArray._view_of(ptr, shape, strides, self.dtype, self._owner, self._backend, self.stream)
 
     def bind(self, stream=0):
+        """A view of the same memory whose copies default to ``stream`` (Numba's ``bind``)."""
+        _stream_handle(stream)  # refuses what is not a stream now, not at the first copy
         return DeviceNDArray._view_of(self._ptr, self.shape, self.strides, self.dtype, self._owner, self._backend, stream)
 
     def reshape(self, *newshape, order="C"):
         """Numba: only contiguous arrays reshape (without a copy)."""
-        if len(newshape) == 1 and not isinstance(newshape[0], (int, np.integer)):
+        if len(newshape) == 1 and isinstance(newshape[0], (tuple, list)):
             newshape = tuple(newshape[0])
-        newshape = list(_normalize_shape(newshape))
-        if newshape.count(-1) > 1:
-            raise ValueError("can only specify one unknown dimension")
-        if -1 in newshape:
-            known = int(np.prod([s for s in newshape if s != -1]))
-            newshape[newshape.index(-1)] = self.size // known if known else 0
+        newshape = list(newshape) if isinstance(newshape, (tuple, list)) else [newshape]
+        unknown = [d for d, n in enumerate(newshape) if isinstance(n, (int, np.integer)) and n == -1]
+        if len(unknown) > 1:
+            raise ValueError("reshape: can only specify one unknown dimension (-1)")
+        for d in unknown:
+            newshape[d] = 0
+        newshape = list(_normalize_shape(newshape, "reshape: shape"))
+        for d in unknown:
+            known = math.prod(newshape[:d] + newshape[d + 1:])
+            newshape[d] = self.size // known if known else 0
         newshape = tuple(newshape)
-        if int(np.prod(newshape)) != self.size:
+        if math.prod(newshape) != self.size:
             raise ValueError(f"cannot reshape array of size {self.size} into shape {newshape}")
-        if order not in "CFA":
-            raise ValueError("order must be 'C', 'F' or 'A'")
+        if order not in ("C", "F", "A"):
+            raise ValueError(f"reshape: order must be 'C', 'F' or 'A', not {order!r}")
         if order == "A":
             order = "F" if self.is_f_contiguous() and not self.is_c_contiguous() else "C"
         if (order == "C" and not self.is_c_contiguous()) or (order == "F" and not self.is_f_contiguous()):
@@ -281,14 +328,16 @@ class DeviceNDArray(_core.ArrayCore):
                                       self._owner, self._backend, self.stream)
 
     def ravel(self, order="C", stream=0):
-        if order not in "CFA":
+        """A 1-d view of a contiguous array in ``order`` ('C', 'F' or 'A'); no copy is made."""
+        if order not in ("C", "F", "A"):
             raise ValueError("order must be 'C', 'F' or 'A'")
         if not self._is_contiguous():
             raise NotImplementedError("ravel of a non-contiguous device array (it would need a copy)")
         return self.reshape(self.size, order=order if order != "A" else "A")
 
     def view(self, dtype):
-        dtype = np.dtype(dtype)
+        """The same memory seen with another dtype (the last axis rescales), as ``ndarray.view``."""
+        dtype = _check_dtype(dtype, "view: dtype")
         if self.ndim == 0 or self.strides[-1] != self.dtype.itemsize and self.shape[-1] != 1:
             raise ValueError("view: the last axis must be contiguous")
         last_bytes = self.shape[-1] * self.dtype.itemsize
@@ -299,6 +348,7 @@ class DeviceNDArray(_core.ArrayCore):
         return DeviceNDArray._view_of(self._ptr, shape, strides, dtype, self._owner, self._backend, self.stream)
 
     def transpose(self, axes=None):
+        """A view with the axes permuted (reversed by default); no copy is made."""
         axes = tuple(reversed(range(self.ndim))) if axes is None else tuple(axes)
         if sorted(axes) != list(range(self.ndim)):
             raise ValueError(f"invalid axes {axes} for an array of {self.ndim} dimensions")
@@ -307,15 +357,21 @@ class DeviceNDArray(_core.ArrayCore):
 
     @property
     def T(self):
+        """The transpose: ``self.transpose()``."""
         return self.transpose()
 
     def split(self, section, stream=0):
         """Numba: split a 1-d array into views of ``section`` elements (the last may be shorter)."""
         if self.ndim != 1:
             raise ValueError("only 1-d arrays can be split")
+        if isinstance(section, (bool, np.bool_)) or not isinstance(section, (int, np.integer)):
+            raise TypeError(f"split: section must be an int number of elements, not {type(section).__name__}")
+        if section <= 0:
+            raise ValueError(f"split: section must be positive, got {section}")
         return [self[i:i + section] for i in range(0, self.shape[0], section)]
 
     def get_ipc_handle(self):
+        """Numba's IPC handle for sharing the array with another process; not supported yet (raises)."""
         raise NotImplementedError("IPC handles are not supported by cudajit yet")
 
     # --- DLPack ---------------------------------------------------------------------------
@@ -363,6 +419,29 @@ def _same_layout(host, dev):
 
 def _host_addr(ary):
     return ary.__array_interface__["data"][0]
+
+
+def _normalize_strides(strides, shape):
+    if not isinstance(strides, (tuple, list)):
+        raise TypeError(f"strides must be a tuple of ints, not {type(strides).__name__}")
+    if len(strides) != len(shape):
+        raise ValueError(f"strides has {len(strides)} entries, but shape has {len(shape)}")
+    try:
+        return tuple(operator.index(s) for s in strides)
+    except TypeError:
+        raise TypeError(f"strides must be ints, got {strides!r}") from None
+
+
+def _check_host_target(ary, dev):
+    """copy_to_host(ary): a writable NumPy array of the device array's dtype and size."""
+    if not isinstance(ary, np.ndarray):
+        raise TypeError(f"copy_to_host: ary must be a NumPy array, not {type(ary).__name__}")
+    if ary.dtype != dev.dtype:
+        raise TypeError(f"copy_to_host: ary has dtype {ary.dtype}, the device array {dev.dtype}")
+    if ary.shape != dev.shape and ary.size != dev.size:
+        raise ValueError(f"copy_to_host: ary has shape {ary.shape}, the device array {dev.shape}")
+    if not ary.flags.writeable:
+        raise ValueError("copy_to_host: ary is read-only")
 
 
 def _check_same(dev, shape, dtype):

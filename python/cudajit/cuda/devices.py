@@ -222,12 +222,12 @@ def select_device(device_id):
 
 
 def get_current_device():
-    """The selected device."""
+    """The selected device (a GPU, or the CPU pseudo-device under the CPU backend), as Numba's function."""
     return gpus.current
 
 
 def list_devices():
-    """All devices."""
+    """All devices the backend offers, as a list (Numba's ``cuda.list_devices()``; each has ``.name`` and ``.id``)."""
     return list(gpus)
 
 

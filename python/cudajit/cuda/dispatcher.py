@@ -5,16 +5,16 @@ those types (or eagerly for the signatures given to ``jit``). Launches go throug
 dispatcher in ``_core``: it keys each call on its argument types without returning to Python,
 and calls back here only to compile a new specialization or to convert NumPy/foreign arrays.
 """
+import dataclasses
 import functools
 import inspect
 import math
+import os
 
 from .. import _backend, _core
-from ..errors import LaunchError, TypingError
+from ..errors import LaunchError, TypingError, hide_internal_frames
 from . import build
 from .args import prepare_args
-
-_OPTION_NAMES = ("fastmath", "debug", "lineinfo", "opt", "max_registers", "inline", "launch_bounds", "link")
 
 
 def _compiler():
@@ -23,11 +23,13 @@ def _compiler():
     return compiler
 
 
-def _compile_options(options):
-    known = {k: options[k] for k in _OPTION_NAMES if k in options}
-    if known.get("inline") == "always":
-        known["inline"] = True
-    return _compiler().CompileOptions(**known)
+def _env_boundscheck():
+    """``CUDAJIT_BOUNDSCHECK``: '0' or '1' forces bounds checks off or on for every kernel (NUMBA_BOUNDSCHECK's
+    meaning: it overrides the decorator); unset or empty leaves each kernel's ``boundscheck`` option."""
+    value = os.environ.get("CUDAJIT_BOUNDSCHECK", "").strip()
+    if value in ("", "0", "1"):
+        return None if value == "" else value == "1"
+    raise ValueError(f"CUDAJIT_BOUNDSCHECK must be 0 or 1 (or unset), not {value!r}")
 
 
 class _Specialization:
@@ -52,10 +54,14 @@ class _JitFunction:
     def __init__(self, py_func, options):
         functools.update_wrapper(self, py_func)
         self.py_func = py_func
-        self.targetoptions = dict(options or {})
+        self._options = options or _compiler().CompileOptions()
         self.__cudajit_pyfunc__ = py_func
-        self.__cudajit_options__ = self.targetoptions
-        self._options = _compile_options(self.targetoptions)
+        self.__cudajit_options__ = self._options
+
+    @property
+    def targetoptions(self):
+        """The options given to ``cuda.jit`` (Numba's attribute), as a dict."""
+        return dataclasses.asdict(self._options)
 
 
 class CUDADispatcher(_JitFunction):
@@ -67,7 +73,9 @@ class CUDADispatcher(_JitFunction):
         self._eager = []      # Signatures given to jit(); once set, no other types compile
         self._specialized = False
         self._specializations = {}   # (backend, argtypes) -> CUDADispatcher made by specialize()
-        self._core = _core.Dispatcher(self._compile_for_args, prepare_args)
+        params = tuple(inspect.signature(py_func).parameters)
+        self._core = _core.Dispatcher(self._compile_for_args,
+                                      functools.partial(prepare_args, kernel=self.__name__, params=params))
         for sig in sigs:
             self.compile(sig)
 
@@ -84,6 +92,11 @@ class CUDADispatcher(_JitFunction):
 
     def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
         """A launcher for ``ntasks`` threads; the block size comes from the occupancy API unless given."""
+        if isinstance(ntasks, bool) or not hasattr(ntasks, "__index__"):
+            raise TypeError(f"forall: ntasks must be an int, not {type(ntasks).__name__}")
+        if ntasks < 0:
+            raise ValueError(f"forall: ntasks must be >= 0, got {ntasks}")
+
         def launch(*args):
             if ntasks == 0:
                 return
@@ -126,11 +139,13 @@ class CUDADispatcher(_JitFunction):
         key = (_backend.name(), argtypes)
         spec = self._specs.get(key)
         if spec is None:
-            ks = _compiler().compile_kernel(self.py_func, argtypes, self._options)
-            spec = _Specialization(ks.signature, ks, build.build(ks, self.targetoptions))
+            options = self._options.for_backend(_backend.name())
+            ks = _compiler().compile_kernel(self.py_func, argtypes, options)
+            spec = _Specialization(ks.signature, ks, build.build(ks, options))
             self._specs[key] = spec
         return spec
 
+    @hide_internal_frames
     def compile(self, sig):
         """Compile eagerly for a signature (a string, a Signature, or a tuple of argument types)."""
         sig = _compiler().parse_signature(sig)
@@ -139,6 +154,7 @@ class CUDADispatcher(_JitFunction):
         self._eager.append(sig)
         return self._specialize(tuple(sig.args)).kernel
 
+    @hide_internal_frames
     def specialize(self, *args):
         """A dispatcher fixed to the types of ``args`` (Numba's ``specialize``; one per argument types)."""
         if self._specialized:
@@ -147,7 +163,7 @@ class CUDADispatcher(_JitFunction):
         key = (_backend.name(), argtypes)
         d = self._specializations.get(key)
         if d is None:
-            d = CUDADispatcher(self.py_func, options=self.targetoptions)
+            d = CUDADispatcher(self.py_func, options=self._options)
             d._eager.append(_signature_of(argtypes))
             d._specialize(argtypes)
             d._specialized = True
@@ -201,7 +217,8 @@ class CUDADispatcher(_JitFunction):
     def inspect_asm(self, signature=None):
         """PTX for each specialization (for the current device, or sm_90 without a GPU)."""
         arch = build.device_arch() if _backend.name() == "gpu" else 90
-        out = {k: build.gpu_image(s.source.source, self.targetoptions, arch=arch, cubin=False).decode()
+        options = self._options.for_backend("gpu")
+        out = {k: build.gpu_image(s.source.source, options, arch=arch, cubin=False).decode()
                for k, s in self._pick(signature).items()}
         return next(iter(out.values())) if signature is not None else out
 
@@ -241,6 +258,7 @@ class DeviceFunction(_JitFunction):
         for sig in sigs:
             self.compile(sig)
 
+    @hide_internal_frames
     def compile(self, sig):
         sig = _compiler().parse_signature(sig)
         _compiler().compile_device(self.py_func, tuple(sig.args), self._options)
@@ -302,19 +320,46 @@ def _conversion_costs(sig_args, argtypes):
 
 
 def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=True, lineinfo=False,
-        cache=False, fastmath=False, max_registers=None, launch_bounds=None, forceinline=False, **kws):
+        cache=False, fastmath=False, max_registers=None, launch_bounds=None, forceinline=False, boundscheck=None,
+        **kws):
     """Numba's ``cuda.jit``: decorate a kernel (or, with ``device=True``, a device function).
 
     Forms: ``@cuda.jit``, ``@cuda.jit(...)`` with options, ``@cuda.jit("void(float32[:])")``,
     a list of signatures, a Signature object such as ``void(float32[:], int32)``, or a tuple of
-    argument types ``(float32[:], int32)``.
-    ``cache`` is accepted for compatibility: compiled code is always cached on disk.
+    argument types ``(float32[:], int32)``. Without a signature the kernel compiles at its first launch,
+    once per combination of argument types; with one (or a list), eagerly, and only for those types.
+    Launch a kernel as ``kernel[blockspergrid, threadsperblock, stream, sharedmem](*args)``.
+
+    Options (all keyword-only in practice):
+      device: True makes a device function: called from kernels, may return a value, never launched.
+      inline: True (or ``"always"``) inlines a device function into its callers (``forceinline``: the same).
+      link: CUDA C++ source files (``.cu``) compiled with the kernel, whose functions ``cuda.declare_device``
+        declares; PTX and libraries are not linked.
+      debug: True turns a failed ``assert``, a ``raise`` or an out-of-range index in the kernel into that
+        Python exception on the host, naming the thread and the file:line; implies bounds checks.
+      boundscheck: True checks every array index (IndexError on the host, naming the kernel, file:line, thread,
+        index, axis and shape), False never; None (the default) checks with ``debug=True`` and on the CPU backend
+        (where a stray write would crash the interpreter), not on the GPU. ``CUDAJIT_BOUNDSCHECK=0|1``, read when
+        ``cuda.jit`` runs, overrides the option and ``debug``, as NUMBA_BOUNDSCHECK does in Numba.
+      opt: False compiles without optimisation (default True).
+      lineinfo: True keeps source line information for profilers (Nsight Compute) without debug checks.
+      fastmath: True allows fast, less exact float math (flush denormals, approximate division and sqrt,
+        fused multiply-add), as NVRTC's ``--use_fast_math``.
+      max_registers: an upper bound on the registers per thread (NVRTC ``--maxrregcount``).
+      launch_bounds: the largest block the kernel will be launched with, or ``(max_threads, min_blocks)``,
+        as CUDA's ``__launch_bounds__`` (it lets the compiler budget registers for that block size).
+      cache: accepted for compatibility: compiled code is always cached on disk (``CUDAJIT_CACHE_DIR``).
+      nopython, extensions: accepted for compatibility and ignored, as in numba-cuda.
     """
     from .ffi import check_link
-    options = {"fastmath": fastmath, "debug": bool(debug), "lineinfo": lineinfo, "opt": opt,
-               "max_registers": max_registers, "inline": inline or forceinline, "launch_bounds": launch_bounds,
-               "link": check_link(link, "cuda.jit(link=...)")}
-    unknown = set(kws) - {"boundscheck", "nopython", "extensions"}
+    if boundscheck not in (None, True, False):
+        raise TypeError(f"cuda.jit(boundscheck=...) must be True, False or None, not {boundscheck!r}")
+    forced = _env_boundscheck()
+    options = _compiler().CompileOptions(
+        fastmath=bool(fastmath), debug=bool(debug), lineinfo=bool(lineinfo), opt=opt, max_registers=max_registers,
+        inline=inline or forceinline, launch_bounds=launch_bounds, link=check_link(link, "cuda.jit(link=...)"),
+        boundscheck=boundscheck if forced is None else forced)
+    unknown = set(kws) - {"nopython", "extensions"}
     if unknown:
         raise TypeError(f"cuda.jit got unexpected options: {', '.join(sorted(unknown))}")
 
@@ -330,7 +375,7 @@ def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=T
     # A list holds signatures; a tuple is one signature of argument types, as in Numba: jit((float32[:], int32)).
     sigs = () if func_or_sig is None else (
         tuple(func_or_sig) if isinstance(func_or_sig, list) else (func_or_sig,))
-    return lambda pyfunc: wrap(pyfunc, sigs)
+    return hide_internal_frames(lambda pyfunc: wrap(pyfunc, sigs))
 
 
 def _is_signature(obj):

@@ -1,35 +1,124 @@
 """Exchange with other GPU array libraries: ``__cuda_array_interface__`` (v3) and DLPack.
 
 ``as_cuda_array`` views any object exposing the CUDA Array Interface (CuPy, PyTorch, JAX,
-Numba) without a copy; ``from_dlpack`` does the same for DLPack producers.
+Numba) without a copy; ``from_dlpack`` does the same for DLPack producers. Every field is
+checked before the memory is used: a malformed description raises ``TypeError`` (a field of the
+wrong type) or ``ValueError`` (a wrong value) naming the field, never a crash later in a kernel.
 """
+import operator
+
 import numpy as np
 
 from .. import _core
-from .devicearray import DeviceNDArray, _backend_id
+from .devicearray import DeviceNDArray, _backend_id, _c_strides
+
+_CAI = "__cuda_array_interface__"
+_CAI_VERSIONS = range(0, 4)   # versions 0 to 3 share these keys; 3 added 'stream'
+_DEVICE_MEMORY = 2            # _core.pointer_memory_type: CU_MEMORYTYPE_DEVICE (not managed)
 
 
 def is_cuda_array(obj):
     """True if ``obj`` exposes the CUDA Array Interface."""
-    return hasattr(obj, "__cuda_array_interface__")
+    return hasattr(obj, _CAI)
 
 
 def from_cuda_array_interface(desc, owner=None, sync=True):
     """A DeviceNDArray viewing the memory a CUDA Array Interface dict describes (no copy)."""
-    if desc.get("mask") is not None:
-        raise NotImplementedError("masked CUDA arrays are not supported")
-    shape = tuple(desc["shape"])
-    dtype = np.dtype(desc["typestr"])
-    strides = desc.get("strides")
-    if strides is None:
-        from .devicearray import _c_strides
-        strides = _c_strides(shape, dtype.itemsize)
-    ptr, _readonly = desc["data"]
-    stream = desc.get("stream")
+    shape, dtype, strides, ptr, readonly, stream = _parse_cai(desc)
+    backend_id = _backend_id()
+    try:
+        view = DeviceNDArray._view_of(ptr, shape, strides, dtype, owner, backend_id)
+    except ValueError as e:       # strides or data beyond what an address can be (checked in C++)
+        raise ValueError(f"{_CAI}: {str(e).removeprefix('array: ')}") from None
+    lo, hi = view._extent()
+    if backend_id == 1 and hi and _core.pointer_memory_type(ptr) == _DEVICE_MEMORY:
+        raise ValueError(f"{_CAI}: data {ptr:#x} is CUDA device memory, which the CPU backend cannot read: "
+                         f"copy it to the host first")
+    _core.check_span_is_memory(ptr, lo, hi, f"{_CAI} (data with its shape and strides)")
     if sync and stream not in (None, 0):
         # The producer's stream may still be writing: wait for it (CAI v3 semantics).
-        _core.stream_synchronize(1 if stream == 1 else stream if stream != 2 else 2)
-    return DeviceNDArray._view_of(ptr or 0, shape, strides, dtype, owner, _backend_id())
+        _core.stream_synchronize(stream)
+    view._readonly = readonly                    # kernels that write it do not compile (Numba's readonly arrays)
+    return view
+
+
+def _parse_cai(desc):
+    """(shape, dtype, strides, ptr, readonly, stream) of a CAI dict, each checked (TypeError/ValueError naming the key)."""
+    if not isinstance(desc, dict):
+        raise TypeError(f"{_CAI} must be a dict, not {type(desc).__name__}")
+    for key in ("shape", "typestr", "data", "version"):
+        if key not in desc:
+            raise ValueError(f"{_CAI} has no '{key}' key (v3 needs shape, typestr, data and version)")
+    version = desc["version"]
+    if type(version) is not int:
+        raise TypeError(f"{_CAI}['version'] must be an int, not {type(version).__name__}")
+    if version not in _CAI_VERSIONS:
+        raise ValueError(f"{_CAI}['version'] = {version} is not a version cudajit reads (0 to 3)")
+    if desc.get("mask") is not None:
+        raise NotImplementedError("masked CUDA arrays are not supported")
+    shape = _int_tuple(desc["shape"], "shape")
+    for d, n in enumerate(shape):
+        if n < 0:
+            raise ValueError(f"{_CAI}['shape'][{d}] = {n} is negative")
+    dtype = _dtype(desc["typestr"])
+    strides = desc.get("strides")
+    if strides is None:
+        strides = _c_strides(shape, dtype.itemsize)
+    else:
+        strides = _int_tuple(strides, "strides")
+        if len(strides) != len(shape):
+            raise ValueError(f"{_CAI}['strides'] has {len(strides)} entries, but 'shape' has {len(shape)}")
+    ptr, readonly = _data_pointer(desc["data"], int(np.prod(shape, dtype=object)))
+    stream = desc.get("stream")
+    if stream is not None:
+        if type(stream) is not int:
+            raise TypeError(f"{_CAI}['stream'] must be an int or None, not {type(stream).__name__}")
+        if stream < 0:
+            raise ValueError(f"{_CAI}['stream'] = {stream} is not a stream handle")
+    return shape, dtype, strides, ptr, readonly, stream
+
+
+def _int_tuple(value, key):
+    if not isinstance(value, (tuple, list)):
+        raise TypeError(f"{_CAI}['{key}'] must be a tuple of ints, not {type(value).__name__}")
+    out = []
+    for d, n in enumerate(value):
+        try:
+            out.append(operator.index(n))
+        except TypeError:
+            raise TypeError(f"{_CAI}['{key}'][{d}] must be an int, not {type(n).__name__}") from None
+    return tuple(out)
+
+
+def _dtype(typestr):
+    if not isinstance(typestr, str):
+        raise TypeError(f"{_CAI}['typestr'] must be a str, not {type(typestr).__name__}")
+    try:
+        dtype = np.dtype(typestr)
+    except TypeError:
+        raise ValueError(f"{_CAI}['typestr'] = {typestr!r} is not a NumPy type string") from None
+    if dtype.hasobject or dtype.itemsize == 0:
+        raise ValueError(f"{_CAI}['typestr'] = {typestr!r} cannot describe device memory")
+    if not dtype.isnative:
+        raise ValueError(f"{_CAI}['typestr'] = {typestr!r} is not in the machine's byte order")
+    return dtype
+
+
+def _data_pointer(data, size):
+    if data is None and size == 0:
+        return 0, False
+    if not isinstance(data, (tuple, list)) or len(data) != 2:
+        raise TypeError(f"{_CAI}['data'] must be a tuple (pointer, read_only), not {data!r:.60}")
+    ptr, read_only = data
+    if type(ptr) is not int:
+        raise TypeError(f"{_CAI}['data'][0] (the pointer) must be an int, not {type(ptr).__name__}")
+    if not isinstance(read_only, (bool, np.bool_)):
+        raise TypeError(f"{_CAI}['data'][1] (read-only) must be a bool, not {type(read_only).__name__}")
+    if ptr < 0 or ptr >= 1 << 64:
+        raise ValueError(f"{_CAI}['data'][0] = {ptr} is not a pointer value")
+    if ptr == 0 and size:
+        raise ValueError(f"{_CAI}['data'][0] is a null pointer, but the shape has {size} elements")
+    return ptr, bool(read_only)
 
 
 def as_cuda_array(obj, sync=True):
@@ -37,20 +126,28 @@ def as_cuda_array(obj, sync=True):
     if isinstance(obj, DeviceNDArray):
         return obj
     if not is_cuda_array(obj):
-        raise TypeError(f"{type(obj).__name__} does not expose __cuda_array_interface__")
-    return from_cuda_array_interface(obj.__cuda_array_interface__, owner=obj, sync=sync)
+        raise TypeError(f"{type(obj).__name__} does not expose {_CAI}")
+    return from_cuda_array_interface(getattr(obj, _CAI), owner=obj, sync=sync)
 
 
 def from_dlpack(obj):
-    """A DeviceNDArray sharing the memory of a DLPack producer (``__dlpack__``) or capsule."""
-    if hasattr(obj, "__dlpack__"):
-        capsule = obj.__dlpack__(stream=None) if _accepts_stream(obj) else obj.__dlpack__()
-    else:
-        capsule = obj
-    ptr, shape, strides, typestr, dev_type, _dev_id, keep = _core.from_dlpack(capsule)
-    if dev_type not in (1, 2, 3, 13):
-        raise TypeError(f"DLPack device type {dev_type} is not a CUDA or CPU device")
-    return DeviceNDArray._view_of(ptr, shape, strides, np.dtype(typestr), keep, _backend_id())
+    """A DeviceNDArray sharing the memory of a DLPack producer (``__dlpack__``) or capsule.
+
+    The C++ consumer checks the capsule (version, device, dtype, shape, strides, offset) before it
+    takes ownership: memory the current backend cannot use raises ``ValueError``.
+    """
+    backend_id = _backend_id()
+    capsule = _dlpack_capsule(obj) if hasattr(obj, "__dlpack__") else obj
+    ptr, shape, strides, typestr, _type, _id, keep = _core.from_dlpack(capsule, backend_id)
+    return DeviceNDArray._view_of(ptr, shape, strides, np.dtype(typestr), keep, backend_id)
+
+
+def _dlpack_capsule(obj):
+    kwargs = {"stream": None} if _accepts_stream(obj) else {}
+    try:
+        return obj.__dlpack__(max_version=(1, 0), **kwargs)   # DLPack 1.x producers give a versioned capsule
+    except TypeError:
+        return obj.__dlpack__(**kwargs)                       # producers older than the max_version keyword
 
 
 def _accepts_stream(obj):

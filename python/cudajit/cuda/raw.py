@@ -6,6 +6,8 @@
 This is the layer the compiler's output runs through too, with typed array structs in place of
 raw pointers.
 """
+import functools
+
 import numpy as np
 
 from .. import _backend, _core
@@ -21,6 +23,12 @@ class RawModule:
     """A CUDA C++ translation unit compiled with NVRTC (cached on disk and per process)."""
 
     def __init__(self, code, options=(), name="raw_module.cu"):
+        if not isinstance(code, str):
+            raise TypeError(f"RawModule: code must be CUDA C++ source as a str, not {type(code).__name__}")
+        if isinstance(options, str) or not all(isinstance(o, str) for o in options):
+            raise TypeError(f"RawModule: options must be a sequence of str flags, not {options!r:.60}")
+        if not isinstance(name, str):
+            raise TypeError(f"RawModule: name must be a str, not {type(name).__name__}")
         self.code, self.options, self.name = code, tuple(options), name
         self._module = None
 
@@ -36,12 +44,14 @@ class RawModule:
         return _core.nvrtc_compile(self.code, self.name, self._flags(), int(arch), bool(cubin))
 
     def module(self):
+        """The module compiled for the current GPU (compiled on first use; GPU backend only)."""
         if self._module is None:
             _backend.require_gpu("launching a raw CUDA C++ kernel")
             self._module = _core.GpuModule(self.compile())
         return self._module
 
     def get_function(self, name):
+        """The kernel ``name`` of this module as a RawKernel (an ``extern "C" __global__`` function)."""
         return RawKernel(self, name)
 
 
@@ -50,8 +60,10 @@ class RawKernel:
 
     def __init__(self, code, name, options=()):
         self.raw_module = code if isinstance(code, RawModule) else RawModule(code, options)
+        if not isinstance(name, str):
+            raise TypeError(f"RawKernel: name must be the kernel's extern \"C\" name as a str, not {type(name).__name__}")
         self.name = name
-        self._core = _core.Dispatcher(self._kernel_for, prepare_args)
+        self._core = _core.Dispatcher(self._kernel_for, functools.partial(prepare_args, kernel=name))
 
     def _kernel_for(self, args):
         if _backend.name() != "gpu":

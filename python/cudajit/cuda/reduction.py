@@ -1,82 +1,155 @@
 """``cuda.reduce``: turn a binary function into a GPU reduction (numba.cuda's Reduce).
 
-The function becomes a device function inside a two-pass kernel: each block reduces a
-grid-stride slice of the input in registers, then in shared memory, and writes one partial; a
-second launch of one block reduces the partials and folds in ``init``.
+The order of the fold is numba-cuda's, so that results equal numba-cuda's bit for bit, also for operators that
+are not associative or commutative (``a - b if b < 0 else a + b``):
+
+* the input splits into ``n_full = n // 128 * 128`` elements and a tail of ``n % 128``;
+* pass 1 runs ``min(n_full // 128, 64)`` blocks of 128 threads over the first part: thread ``g`` (global index)
+  folds ``x[g], x[g + S], x[g + 2S], ...`` from the left (``S`` = 128 · blocks); each warp folds its 32 values as a
+  halving tree (lane ``l`` takes ``l + 16``, then ``l + 8``, ...), then ``(w0 ∘ w2) ∘ (w1 ∘ w3)``; block ``b`` writes
+  partial ``b``, and block 0 folds ``init`` into partial 0;
+* the tail is folded as one block of ``n % 128`` threads (full warps as a tree, the last warp from the left,
+  then the warps from the left) into the next partial (with ``init`` when there was no pass 1);
+* the partials are folded the same way as the tail.
+
+numba-cuda launches pass 1 with only 8192 threads, each folding a long strided sequence: that order leaves
+little memory parallelism. Here each thread loads ``_BATCH`` elements of its sequence ahead (independent loads in
+registers) and then folds them in order, which keeps the order and fills the memory pipeline. The tail and the
+partials share one launch. Everything runs as ordinary cudajit kernels, so the CPU backend computes the same bits.
 """
 import numpy as np
 
 from .. import _backend
 from .arrays import device_array, to_device
 from .devicearray import DeviceNDArray
+from .interop import as_cuda_array, is_cuda_array
 
-_BLOCK = 256
-_MAX_BLOCKS = 1024
+_WARP = 32
+_WARPS = 4
+_BLOCK = _WARP * _WARPS          # numba-cuda's block of 4 warps
+_MAX_BLOCKS = 2 * _WARP          # numba-cuda's cap on pass-1 blocks
+_BATCH = 32                      # loads in flight per thread in pass 1 (order unchanged)
 
 
-def _make_kernel(fn, dtype):
-    from . import jit, shared, syncthreads, threadIdx, blockIdx, gridDim   # noqa: F401 (the kernel's globals)
+def _make_kernels(fn, dtype):
+    from . import jit, local, shared, syncthreads, syncwarp, threadIdx, blockIdx, gridDim   # noqa: F401 (globals)
     from ..compiler import types
     nb_dtype = types.from_dtype(dtype)
-    device_fn = jit(device=True)(fn) if not hasattr(fn, "__cudajit_pyfunc__") else fn
-    block = _BLOCK
+    op = jit(device=True)(fn) if not hasattr(fn, "__cudajit_pyfunc__") else fn
+    warp, block, batch = _WARP, _BLOCK, _BATCH
+    row = _WARP + 1                # numba-cuda pads each warp's row by one
 
-    def reduce_pass(src, dst, n, init, use_init):
-        sm = shared.array(block, nb_dtype)
+    @jit(device=True)
+    def warp_tree(sm, w, lane):
+        # The warp's 32 values are in sm[w, :]; lane l folds in l + width, width = 16, 8, 4, 2, 1.
+        width = warp // 2
+        while width:
+            if lane < width:
+                sm[w, lane] = op(sm[w, lane], sm[w, lane + width])
+            syncwarp()
+            width //= 2
+
+    @jit(device=True)
+    def fold_small(src, base, size, dst, slot, init, use_init, sm):
+        # numba-cuda's block of `size` (< 128) threads over src[base:base + size]; this block has 128 threads, and
+        # those past `size` only keep the barriers.
         tid = threadIdx.x
-        i = blockIdx.x * block + tid
-        stride = block * gridDim.x
-        if i < n:
-            acc = src[i]
-            i += stride
-            while i < n:
-                acc = device_fn(acc, src[i])
-                i += stride
-            sm[tid] = acc
+        w = tid // warp
+        lane = tid % warp
+        if tid < size:
+            sm[w, lane] = src[base + tid]
         syncthreads()
-        valid = n - blockIdx.x * block
-        if valid > block:
-            valid = block
-        s = block // 2
-        while s > 0:
-            if tid < s and tid + s < valid:
-                sm[tid] = device_fn(sm[tid], sm[tid + s])
-            syncthreads()
-            s //= 2
+        if (w + 1) * warp < size:
+            warp_tree(sm, w, lane)
+        elif lane == 0:
+            for i in range(1, size - w * warp):
+                sm[w, 0] = op(sm[w, 0], sm[w, i])
+        syncthreads()
         if tid == 0:
+            result = sm[0, 0]
+            for i in range(1, (size + warp - 1) // warp):
+                result = op(result, sm[i, 0])
+            dst[slot] = result
             if use_init:
-                dst[blockIdx.x] = device_fn(sm[0], init)
-            else:
-                dst[blockIdx.x] = sm[0]
+                dst[slot] = op(dst[slot], init)
+        syncthreads()
 
-    return jit(reduce_pass)
+    @jit
+    def reduce_full(src, partials, n_full, init):
+        sm = shared.array((_WARPS, row), nb_dtype)
+        tid = threadIdx.x
+        step = block * gridDim.x
+        i = tid + block * blockIdx.x
+        acc = src[i]
+        i += step
+        ahead = local.array(batch, nb_dtype)
+        while i + (batch - 1) * step < n_full:
+            for k in range(batch):
+                ahead[k] = src[i + k * step]
+            for k in range(batch):
+                acc = op(acc, ahead[k])
+            i += batch * step
+        while i < n_full:
+            acc = op(acc, src[i])
+            i += step
+        w = tid // warp
+        lane = tid % warp
+        syncthreads()
+        sm[w, lane] = acc
+        syncwarp()
+        warp_tree(sm, w, lane)
+        syncthreads()
+        if tid < 2:
+            sm[tid, 0] = op(sm[tid, 0], sm[tid + 2, 0])
+        syncthreads()
+        if tid == 0:
+            partials[blockIdx.x] = op(sm[0, 0], sm[1, 0])
+            if blockIdx.x == 0:
+                partials[0] = op(partials[0], init)
+
+    @jit
+    def reduce_tail(src, n_full, n_tail, partials, n_blocks, init):
+        sm = shared.array((_WARPS, row), nb_dtype)
+        if n_tail:
+            fold_small(src, n_full, n_tail, partials, n_blocks, init, n_blocks == 0, sm)
+        count = n_blocks + (1 if n_tail else 0)
+        if count > 1:
+            fold_small(partials, 0, count, partials, 0, init, False, sm)
+
+    return reduce_full, reduce_tail
 
 
 class Reduce:
-    """A reduction by a binary function, e.g. ``Reduce(lambda a, b: a + b)`` or ``@cuda.reduce``."""
+    """A reduction by a binary function, e.g. ``Reduce(lambda a, b: a + b)`` or ``@cuda.reduce``.
+
+    Follows numba-cuda: the function becomes a device function; results equal numba-cuda's for the same input
+    (the same partition and fold order), whatever the operator."""
 
     def __init__(self, functor):
         self._functor = functor
         self._kernels = {}
 
-    def _kernel(self, dtype):
+    def _kernel_pair(self, dtype):
         key = (_backend.name(), np.dtype(dtype))
-        k = self._kernels.get(key)
-        if k is None:
-            k = self._kernels[key] = _make_kernel(self._functor, np.dtype(dtype))
-        return k
+        pair = self._kernels.get(key)
+        if pair is None:
+            pair = self._kernels[key] = _make_kernels(self._functor, np.dtype(dtype))
+        return pair
 
     def __call__(self, arr, size=None, res=None, init=0, stream=0):
         """Reduce ``arr[:size]``; the result is returned, or written to device array ``res[0]``.
 
-        ``init`` is folded in once, as Numba does; an empty input gives ``init``.
+        ``init`` is folded in once, where numba-cuda folds it; an empty input gives ``init``.
         """
-        dev = arr if isinstance(arr, DeviceNDArray) else (
-            __import__("cudajit.cuda.interop", fromlist=["as_cuda_array"]).as_cuda_array(arr)
-            if hasattr(arr, "__cuda_array_interface__") and not isinstance(arr, np.ndarray) else to_device(arr, stream))
+        dev = _device_input(arr, stream)
         if dev.ndim != 1:
-            dev = dev.ravel()
-        n = dev.shape[0] if size is None else min(int(size), dev.shape[0])
+            raise TypeError(f"cuda.reduce takes a 1-d array, got {dev.ndim} dimensions (shape {dev.shape}); "
+                            "pass arr.ravel()")
+        n = dev.shape[0] if size is None else min(_count(size), dev.shape[0])
+        if res is not None and not (is_cuda_array(res) and len(res.shape) >= 1 and res.shape[0] >= 1):
+            raise TypeError(f"reduce: res must be a device array with at least one element, not {type(res).__name__}")
+        if res is not None and not isinstance(res, DeviceNDArray):
+            res = as_cuda_array(res)           # a CuPy/PyTorch array: written through its CUDA array interface
         dtype = dev.dtype
         init_value = np.array(init, dtype=dtype)[()]
         if n == 0:
@@ -84,20 +157,43 @@ class Reduce:
                 res[0] = init_value
                 return None
             return init_value
-        kernel = self._kernel(dtype)
-        blocks = min(_MAX_BLOCKS, (n + _BLOCK - 1) // _BLOCK)
-        partials = device_array(blocks, dtype, stream=stream)
-        out = res if res is not None else device_array(1, dtype, stream=stream)
-        if blocks == 1:
-            kernel[1, _BLOCK, stream](dev, out, n, init_value, True)
-        else:
-            kernel[blocks, _BLOCK, stream](dev, partials, n, init_value, False)
-            kernel[1, _BLOCK, stream](partials, out, blocks, init_value, True)
+        reduce_full, reduce_tail = self._kernel_pair(dtype)
+        n_full = n // _BLOCK * _BLOCK
+        n_blocks = min(n_full // _BLOCK, _MAX_BLOCKS)
+        partials = device_array(n_blocks + 1, dtype, stream=stream)
+        if n_blocks:
+            reduce_full[n_blocks, _BLOCK, stream](dev, partials, n_full, init_value)
+        if n - n_full or n_blocks > 1:
+            reduce_tail[1, _BLOCK, stream](dev, n_full, n - n_full, partials, n_blocks, init_value)
         if res is not None:
+            res[:1].copy_to_device(partials[:1], stream=stream)
             return None
-        return out.copy_to_host(stream=stream)[0]
+        return partials[:1].copy_to_host(stream=stream)[0]
+
+
+def _device_input(arr, stream):
+    """The array to reduce, on the device: numeric, given as a device, CUDA or host array."""
+    if isinstance(arr, DeviceNDArray):
+        dev = arr
+    elif is_cuda_array(arr) and not isinstance(arr, np.ndarray):
+        dev = as_cuda_array(arr)
+    elif isinstance(arr, (np.ndarray, list, tuple)):
+        dev = to_device(np.asarray(arr), stream)
+    else:
+        raise TypeError(f"reduce: arr must be an array (device, CUDA or NumPy), not {type(arr).__name__}")
+    if dev.dtype.kind not in "biufc":
+        raise TypeError(f"reduce: arr has dtype {dev.dtype}; only bool, integer, float and complex arrays reduce")
+    return dev
+
+
+def _count(size):
+    if isinstance(size, (bool, np.bool_)) or not isinstance(size, (int, np.integer)):
+        raise TypeError(f"reduce: size must be an int, not {type(size).__name__}")
+    if size < 0:
+        raise ValueError(f"reduce: size must be >= 0, got {size}")
+    return int(size)
 
 
 def reduce(functor):
-    """Numba's ``@cuda.reduce`` decorator."""
+    """Numba's ``@cuda.reduce`` decorator: ``@cuda.reduce def add(a, b): return a + b`` then ``add(arr)``."""
     return Reduce(functor)

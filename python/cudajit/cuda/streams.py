@@ -8,6 +8,7 @@ keeps ``elapsed_time`` meaningful for timing code written for the GPU.
 
 import contextlib
 import itertools
+import operator
 import time
 
 from cudajit import _backend, _core
@@ -79,6 +80,8 @@ class Stream:
 
     def wait_event(self, event):
         """Work later queued on this stream waits for ``event``."""
+        if not isinstance(event, Event):
+            raise TypeError(f"wait_event needs an Event (from cuda.event()), not {type(event).__name__}")
         event.wait(self)
 
     def add_callback(self, callback, arg=None):
@@ -87,6 +90,8 @@ class Stream:
         As in Numba it runs on a driver thread, must not call CUDA, and should be short; under
         the CPU backend it runs at once. ``status`` is always 0 (cuLaunchHostFunc has none).
         """
+        if not callable(callback):
+            raise TypeError(f"add_callback: callback must be callable, not {type(callback).__name__}")
         if self._core is None:
             callback(self, 0, arg)
         else:
@@ -140,8 +145,10 @@ def per_thread_default_stream():
 
 def external_stream(ptr):
     """Wrap a stream made elsewhere (e.g. CuPy's ``stream.ptr``); it is never destroyed here."""
-    if not isinstance(ptr, int):
-        raise TypeError("ptr for external stream must be an int")
+    if not isinstance(ptr, int) or isinstance(ptr, bool):
+        raise TypeError(f"ptr for external stream must be an int, not {type(ptr).__name__}")
+    if not 0 <= ptr < 1 << 64:
+        raise ValueError(f"ptr for external stream must be a pointer value in [0, 2**64), not {ptr}")
     if _on_cpu():
         return Stream(handle=ptr, external=True)
     return Stream(_core.Stream.external(ptr), external=True)
@@ -160,7 +167,10 @@ def stream_handle(stream):
         return stream.handle
     if isinstance(stream, bool):
         raise TypeError("a stream cannot be a bool")
-    if isinstance(stream, int):
+    if isinstance(stream, int) or hasattr(stream, "__index__"):     # also NumPy integers
+        stream = operator.index(stream)
+        if not 0 <= stream < 1 << 64:
+            raise ValueError(f"stream handle {stream} is not a pointer value in [0, 2**64)")
         return stream
     proto = getattr(stream, "__cuda_stream__", None)
     if proto is not None:
@@ -173,7 +183,7 @@ def stream_handle(stream):
             return h
         value = getattr(h, "value", h)  # ctypes c_void_p: .value is None for 0
         return int(value or 0)
-    raise TypeError(f"cannot use {type(stream).__name__} as a CUDA stream")
+    raise TypeError(f"cannot use {type(stream).__name__} as a CUDA stream (pass a cuda.stream(), an int handle or 0)")
 
 
 class Event:
@@ -188,19 +198,22 @@ class Event:
 
     @property
     def handle(self):
+        """The CUevent as an int (0 when the event has no GPU event behind it, on the CPU backend)."""
         return 0 if self._core is None else self._core.handle
 
     def record(self, stream=0):
         """Mark the point in ``stream`` that the event stands for."""
+        handle = stream_handle(stream)
         if self._core is None:
             self._recorded_at = time.perf_counter()
         else:
-            self._core.record(stream_handle(stream))
+            self._core.record(handle)
 
     def wait(self, stream=0):
         """Work later queued on ``stream`` waits until this event has occurred."""
+        handle = stream_handle(stream)
         if self._core is not None:
-            self._core.wait(stream_handle(stream))
+            self._core.wait(handle)
 
     def query(self):
         """True when all work before the most recent ``record()`` has finished."""
@@ -223,6 +236,9 @@ def event(timing=True):
 
 def event_elapsed_time(evtstart, evtend):
     """Milliseconds between two recorded events (Numba: ``cuda.event_elapsed_time``)."""
+    for e in (evtstart, evtend):
+        if not isinstance(e, Event):
+            raise TypeError(f"event_elapsed_time needs two Events (from cuda.event()), not {type(e).__name__}")
     if evtstart._core is not None and evtend._core is not None:
         return _core.event_elapsed_time(evtstart._core, evtend._core)
     # CPU backend: the driver would answer CUDA_ERROR_INVALID_HANDLE here; so do we.

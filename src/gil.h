@@ -1,0 +1,60 @@
+// Releasing the GIL around blocking work in a way that survives interpreter exit.
+//
+// In CPython <= 3.13 a thread (other than the finalizing one) that takes the GIL back while the
+// interpreter finalizes is ended with pthread_exit. Its forced unwind calls std::terminate at the
+// first noexcept frame, and py::gil_scoped_release takes the GIL back in a destructor (noexcept):
+// a daemon thread inside cudajit at exit aborted the process ("terminate called without an active
+// exception"). Here such a thread parks instead: it is a daemon thread of a process that is exiting.
+#pragma once
+#include <pybind11/pybind11.h>
+
+#include <cxxabi.h>
+#include <unistd.h>
+
+namespace cj {
+
+[[noreturn]] inline void park_forever() {
+    for (;;) pause();
+}
+
+// Takes the GIL back on this thread, or parks the thread when the interpreter is ending it.
+inline void restore_thread(PyThreadState* tstate) noexcept {
+    try {
+        PyEval_RestoreThread(tstate);
+    } catch (abi::__forced_unwind&) {
+        park_forever();  // never leaves the handler, so the unwind neither continues nor terminates
+    }
+}
+
+// Use instead of py::gil_scoped_release (also as py::call_guard<cj::NoGil>).
+class NoGil {
+public:
+    NoGil() : tstate_(PyEval_SaveThread()) {}
+    ~NoGil() { restore_thread(tstate_); }
+    NoGil(const NoGil&) = delete;
+    NoGil& operator=(const NoGil&) = delete;
+
+private:
+    PyThreadState* tstate_;
+};
+
+// Runs fn with the GIL from a thread that released it (NoGil); during interpreter exit fn is not run.
+template <class F> void with_gil(F&& fn) {
+#if PY_VERSION_HEX >= 0x030D0000
+    if (Py_IsFinalizing()) return;
+#else
+    if (_Py_IsFinalizing()) return;
+#endif
+    PyThreadState* tstate = PyGILState_GetThisThreadState();
+    if (!tstate) return;
+    restore_thread(tstate);
+    try {
+        fn();
+    } catch (...) {
+        PyEval_SaveThread();
+        throw;
+    }
+    PyEval_SaveThread();
+}
+
+}  // namespace cj

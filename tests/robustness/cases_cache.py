@@ -1,0 +1,87 @@
+"""The disk cache: corrupt, truncated or replaced entries are detected and recompiled; an unusable cache
+directory costs speed, never a result; a read-only cache directory is still read (issue 10); stray temporary
+files of killed writers are removed once old, a live writer's kept; concurrent compiles agree."""
+from cases import returns, with_category
+
+SETUP = """
+import glob, os, subprocess, sys, time
+cache = os.environ["CUDAJIT_CACHE_DIR"]
+child_env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+WARM = "import numpy as np, shared_kernels as K; a = np.zeros(40); K.add_one[2, 32](a); assert (a == 1).all()"
+def populate():
+    subprocess.run([sys.executable, "-c", WARM], env=child_env, check=True)
+    return [f for f in glob.glob(os.path.join(cache, "**", "*"), recursive=True) if os.path.isfile(f)]
+def result():
+    a = rng.standard_normal(40); want = a + 1
+    K.add_one[2, 32](a)
+    return np.array_equal(a, want)
+"""
+
+
+def cache_case(name, body, check="ok", **kw):
+    env = {"CUDAJIT_CACHE_DIR": "{workdir}/cache-" + name, **kw.pop("env", {})}
+    return returns(name, SETUP + body, check, env=env, **kw)
+
+
+def corrupt(name, how):
+    return cache_case(name, f"""
+files = populate()
+assert files, "the warm-up left no cache entries"
+for f in files:
+{how}
+ok = result()
+""")
+
+
+CASES = [
+    corrupt("entry_truncated", "    data = open(f, 'rb').read(); open(f, 'wb').write(data[:len(data) // 2])"),
+    corrupt("entry_empty", "    open(f, 'wb').close()"),
+    corrupt("entry_garbage", "    n = os.path.getsize(f); open(f, 'wb').write(os.urandom(max(n, 64)))"),
+    corrupt("entry_one_byte_flipped", "    b = bytearray(open(f, 'rb').read()); b[len(b) // 2] ^= 0xFF; open(f, 'wb').write(bytes(b))"),
+    corrupt("entry_last_byte_flipped", "    b = bytearray(open(f, 'rb').read()); b[-1] ^= 0x01; open(f, 'wb').write(bytes(b))"),
+    corrupt("entry_replaced_by_directory", "    os.unlink(f); os.mkdir(f)"),
+    corrupt("entry_dangling_symlink", "    os.unlink(f); os.symlink('/nonexistent/entry', f)"),
+    corrupt("entry_unreadable", "    os.chmod(f, 0)"),
+    cache_case("dir_is_a_file", "open(cache, 'w').write('not a directory')\nok = result()"),
+    cache_case("dir_under_dev_null", "ok = result()", env={"CUDAJIT_CACHE_DIR": "/dev/null/cudajit"}),
+    cache_case("dir_with_spaces_and_unicode", "ok = result()", env={"CUDAJIT_CACHE_DIR": "{workdir}/cache dir é ü"}),
+    cache_case("readonly_dir_still_read", """
+populate()
+os.chmod(os.path.dirname(cache), 0o755)
+for root, dirs, files in os.walk(cache):
+    os.chmod(root, 0o555)
+log = os.path.join(os.path.dirname(cache), "cxx-calls.log")
+wrapper = os.path.join(os.path.dirname(cache), "cxx-wrapper.sh")
+open(wrapper, "w").write(f'#!/bin/sh\\ncase "$*" in *-shared*) echo compile >> {log};; esac\\nexec g++ "$@"\\n')
+os.chmod(wrapper, 0o755); open(log, "w").close(); os.chmod(log, 0o666)
+os.environ["CXX"] = wrapper                 # counts compiles: reading the entries needs none
+os.setgid(65534); os.setuid(65534)         # not root: the directory really is read-only now
+right = result()
+recompiles = open(log).read().count("compile")
+""", check="right and recompiles == 0"),
+    cache_case("stray_temp_files_removed", """
+populate()
+old = time.time() - 3600
+strays = [os.path.join(cache, n) for n in ("tmp-0123456789abcdef-999999-0.cpp", ".0123456789abcdef.so.tmp.999999.1.0")]
+for s in strays:
+    open(s, "w").write("left by a killed writer")
+    os.utime(s, (old, old))
+fresh = os.path.join(cache, "tmp-fedcba9876543210-999998-0.cpp")
+open(fresh, "w").write("a live writer's")
+# a new kernel compiles (and is stored) here
+@cuda.jit
+def another(a):
+    a[0] = 5
+a = np.zeros(1); another[1, 1](a)
+right = a[0] == 5
+strays_left = [os.path.basename(s) for s in strays if os.path.exists(s)]
+fresh_kept = os.path.exists(fresh)
+""", check="right and not strays_left and fresh_kept"),
+    cache_case("concurrent_compiles", """
+procs = [subprocess.Popen([sys.executable, "-c", WARM], env=child_env) for _ in range(4)]
+codes = [p.wait() for p in procs]
+ok = codes == [0, 0, 0, 0] and result()
+"""),
+]
+
+CASES = with_category("cache", CASES)

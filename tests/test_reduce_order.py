@@ -1,0 +1,115 @@
+"""``cuda.reduce`` folds in numba-cuda's order: its results equal, bit for bit, a NumPy model of numba-cuda's
+partition and trees (numba-cuda's kernels/reduction.py), also for operators that are neither associative nor
+commutative. tests/test_vs_numba_cuda.py checks the same against numba-cuda itself on a GPU."""
+import numpy as np
+import pytest
+
+from cudajit import cuda
+
+
+def add(a, b):
+    return a + b
+
+
+def abs_add(a, b):            # seed 003's absolute-value reduction
+    if b < 0:
+        return a - b
+    return a + b
+
+
+def lopsided(a, b):           # neither associative nor commutative (and no a*b+c for the GPU to fuse)
+    return a - b
+
+
+VECTOR = {add: np.add, abs_add: lambda a, b: np.where(b < 0, a - b, a + b),
+          lopsided: np.subtract}
+
+
+def numba_cuda_order(op, x, init):
+    """numba-cuda's fold of ``x`` with ``init``, in NumPy (each stored value rounded to x.dtype, as its arrays are)."""
+    vop, t = VECTOR[op], x.dtype.type
+    block, warp = 128, 32
+
+    def tree(vals):                   # one warp's halving tree; returns lane 0
+        v = vals.copy()
+        width = warp // 2
+        while width:
+            v[:width] = vop(v[:width], v[width:2 * width]).astype(x.dtype)
+            width //= 2
+        return v[0]
+
+    def small(vals, init_or_none):    # a block of len(vals) < 128 threads
+        size, heads = len(vals), []
+        for w in range((size + warp - 1) // warp):
+            part = vals[w * warp:(w + 1) * warp]
+            if (w + 1) * warp < size:
+                heads.append(tree(part))
+            else:
+                acc = part[0]
+                for v in part[1:]:
+                    acc = t(vop(np.array([acc]), np.array([v]))[0])
+                heads.append(acc)
+        acc = heads[0]
+        for h in heads[1:]:
+            acc = t(vop(np.array([acc]), np.array([h]))[0])
+        if init_or_none is not None:
+            acc = t(vop(np.array([acc]), np.array([init_or_none]))[0])
+        return acc
+
+    n = len(x)
+    n_full = n // block * block
+    blocks = min(n_full // block, 2 * warp)
+    partials = []
+    if blocks:
+        s = block * blocks
+        acc = x[:s].copy()
+        for k in range(s, n_full, s):
+            m = min(s, n_full - k)
+            acc[:m] = vop(acc[:m], x[k:k + m])
+        acc = acc.astype(x.dtype)
+        for b in range(blocks):
+            heads = [tree(acc[b * block + w * warp:b * block + (w + 1) * warp]) for w in range(4)]
+            s0 = t(vop(np.array([heads[0]]), np.array([heads[2]]))[0])
+            s1 = t(vop(np.array([heads[1]]), np.array([heads[3]]))[0])
+            partials.append(t(vop(np.array([s0]), np.array([s1]))[0]))
+        partials[0] = t(vop(np.array([partials[0]]), np.array([init]))[0])
+    if n > n_full:
+        partials.append(small(x[n_full:], None if blocks else init))
+    if len(partials) > 1:
+        return small(np.array(partials, dtype=x.dtype), None)
+    return partials[0]
+
+
+SIZES = [1, 5, 31, 32, 33, 64, 127, 128, 129, 255, 1000, 4096, 8192, 8192 * 3 + 77, 100_003]
+
+
+@pytest.mark.parametrize("op", [add, abs_add, lopsided], ids=lambda f: f.__name__)
+def test_reduce_equals_numba_cuda_order(backend, rng, op):
+    red = cuda.reduce(op)
+    for n in SIZES:
+        x = rng.normal(0, 10, n).astype(np.float32)
+        init = np.float32(rng.normal())
+        got = red(x, init=init)
+        want = numba_cuda_order(op, x, init)
+        assert got.dtype == np.float32
+        assert got.tobytes() == np.float32(want).tobytes(), (op.__name__, n, got, want)
+
+
+def test_reduce_int_and_device_result(backend, rng):
+    red = cuda.reduce(add)
+    x = rng.integers(-1000, 1000, 70_001).astype(np.int32)
+    d = cuda.to_device(x)
+    res = cuda.device_array(3, np.int32)
+    assert red(d, res=res, init=7) is None
+    assert res.copy_to_host()[0] == x.sum() + 7
+    assert red(d, size=1000) == x[:1000].sum()
+    assert red(d, size=10 ** 9) == x.sum()
+    with pytest.raises(ValueError, match="size"):
+        red(d, size=-1)
+    assert red(x[:0], init=5) == 5
+
+
+def test_reduce_refuses_2d(backend):
+    red = cuda.reduce(add)
+    with pytest.raises(TypeError, match="1-d"):
+        red(np.ones((4, 4), np.float32))

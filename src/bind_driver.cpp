@@ -12,6 +12,7 @@
 #include "gil.h"
 
 namespace py = pybind11;
+using namespace pybind11::literals;
 
 namespace cj {
 namespace {
@@ -49,6 +50,16 @@ void bind_nvrtc_and_cache(py::module_& m) {
         return py::make_tuple(ok, why);
     }, "(True, '') when NVRTC loads, else (False, what to install).");
     m.def("nvrtc_version", &nvrtc::version, "NVRTC's (major, minor).");
+    m.def("nvrtc_info", [] {
+        const nvrtc::Info& i = nvrtc::info();
+        py::list searched;
+        for (const nvrtc::Candidate& c : i.searched)
+            searched.append(py::make_tuple(c.directory, c.origin, c.outcome));
+        return py::dict("ok"_a = i.ok, "path"_a = i.path, "origin"_a = i.origin,
+                        "version"_a = py::make_tuple(i.major, i.minor), "searched"_a = searched,
+                        "why"_a = i.why);
+    }, "Where NVRTC came from: {ok, path, origin, version, searched: [(dir, origin, outcome)], "
+       "why}. Loads NVRTC on first call; never raises.");
     m.def("nvrtc_supported_archs", &nvrtc::supported_archs,
           "The archs NVRTC compiles for, e.g. [75, 80, 86, 89, 90, 100, 120].");
     m.def("nvrtc_choose_target", [](int device_arch, int driver_version) {
@@ -100,6 +111,11 @@ void bind_devices(py::module_& m) {
         bool ok = drv::available(&why);
         return py::make_tuple(ok, why);
     }, "(True, '') when a driver with a GPU is usable, else (False, why). Never raises.");
+    m.def("driver_info", [] {
+        drv::Info i = drv::info();
+        return py::dict("found"_a = i.found, "usable"_a = i.usable, "path"_a = i.path,
+                        "version"_a = i.version, "why"_a = i.why);
+    }, "What the driver loader found: {found, usable, path, version, why}. Never raises.");
     m.def("device_count", &device_count);
     m.def("driver_version", &driver_version, "cuDriverGetVersion, e.g. 12040.");
 

@@ -8,9 +8,9 @@
 namespace cj::ctx {
 namespace {
 
-std::mutex g_mutex;
+std::mutex& g_mutex = *new std::mutex;  // never destroyed: see INTERNALS, interpreter exit
 int g_device = 0;
-std::vector<CUcontext> g_primary;  // per ordinal; null until retained
+std::vector<CUcontext>& g_primary = *new std::vector<CUcontext>;  // per ordinal; null until retained
 
 CUcontext primary_locked(int ordinal) {
     const auto& a = drv::api();

@@ -2,7 +2,7 @@
 // calls from, and a CUDA context is current per thread, so every entry point that talks to the
 // driver calls ensure() first (one cuCtxGetCurrent when already current).
 #pragma once
-#include <cuda.h>
+#include "cuda_api.h"
 
 namespace cj::ctx {
 

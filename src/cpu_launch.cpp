@@ -777,8 +777,8 @@ private:
 
 // One dlopen handle per path, shared by every CpuKernel of that library.
 std::shared_ptr<void> open_library(const std::string& path) {
-    static std::mutex mu;
-    static std::map<std::string, std::weak_ptr<void>> open;
+    static std::mutex& mu = *new std::mutex;  // never destroyed (interpreter exit)
+    static auto& open = *new std::map<std::string, std::weak_ptr<void>>;
     std::lock_guard<std::mutex> lock(mu);
     if (auto h = open[path].lock()) return h;
     void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);

@@ -143,8 +143,8 @@ std::pair<std::string, Access> resolve_directory() {
     } else {
         return {{}, Access::None};
     }
-    static std::mutex mutex;
-    static std::map<std::string, Access> verdicts;
+    static std::mutex& mutex = *new std::mutex;  // never destroyed (interpreter exit)
+    static auto& verdicts = *new std::map<std::string, Access>;
     std::lock_guard<std::mutex> lock(mutex);
     auto it = verdicts.find(dir);
     if (it == verdicts.end()) {
@@ -333,7 +333,7 @@ uint64_t size_limit() {
     for (char& c : unit) c = char(std::toupper(static_cast<unsigned char>(c)));
     if (unit.size() >= 3 && unit.compare(unit.size() - 2, 2, "IB") == 0) unit.resize(unit.size() - 2);  // "2GiB"
     else if (!unit.empty() && unit.back() == 'B') unit.pop_back();                                      // "2GB", "500B"
-    static const std::map<std::string, int> shifts = {{"", 0}, {"K", 10}, {"M", 20}, {"G", 30}, {"T", 40}};
+    static const auto& shifts = *new std::map<std::string, int> {{"", 0}, {"K", 10}, {"M", 20}, {"G", 30}, {"T", 40}};
     auto shift = shifts.find(unit);
     double bytes = shift == shifts.end() ? 0 : std::ldexp(number, shift->second);
     if (end == text || shift == shifts.end() || !(bytes >= 1) || !(bytes < 0x1p63))
@@ -396,8 +396,8 @@ void store(const std::string& key, const std::string& ext, std::string_view payl
 }
 
 std::string header_hash(const std::string& include_dir) {
-    static std::mutex mutex;
-    static std::map<std::string, std::string> computed;
+    static std::mutex& mutex = *new std::mutex;  // never destroyed (interpreter exit)
+    static auto& computed = *new std::map<std::string, std::string>;
     {
         std::lock_guard<std::mutex> lock(mutex);
         auto it = computed.find(include_dir);

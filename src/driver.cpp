@@ -2,7 +2,7 @@
 
 #include <dlfcn.h>
 
-#include <mutex>
+#include <algorithm>
 
 namespace cj::drv {
 namespace {
@@ -10,12 +10,13 @@ namespace {
 struct Loaded {
     Api api;
     bool ok = false;
-    std::string why;  // set when !ok
+    std::string why;   // set when !ok
+    std::string path;  // the libcuda file loaded, when one was
 };
 
-// The driver's own entry points for its version query and symbol lookup, taken with dlsym.
-using GetProcAddressFn = CUresult (*)(const char*, void**, int, cuuint64_t,
-                                      CUdriverProcAddressQueryResult*);
+#define CJ_DECLARE_GET_PROC(name, symbol, params) using GetProcAddressFn = CUresult(*) params;
+CJ_DRIVER_GET_PROC_ADDRESS(CJ_DECLARE_GET_PROC)
+#undef CJ_DECLARE_GET_PROC
 
 Loaded load() {
     Loaded L;
@@ -27,32 +28,36 @@ Loaded load() {
     }
     auto get_version = reinterpret_cast<CUresult (*)(int*)>(dlsym(lib, "cuDriverGetVersion"));
     auto get_proc = reinterpret_cast<GetProcAddressFn>(dlsym(lib, "cuGetProcAddress_v2"));
+    if (get_version) {
+        Dl_info info;
+        if (dladdr(reinterpret_cast<void*>(get_version), &info) && info.dli_fname)
+            L.path = info.dli_fname;
+    }
     if (!get_version || !get_proc || get_version(&L.api.driver_version) != CUDA_SUCCESS) {
         L.why = "the CUDA driver found is too old: cudajit needs a driver for CUDA 12.0 or newer";
         return L;
     }
-    // Ask for the entry points of the API version we were built against, or the driver's if older.
-    int version = L.api.driver_version < CUDA_VERSION ? L.api.driver_version : CUDA_VERSION;
+    // Ask for the entry points of the API version cuda_api.h describes, or the driver's if older.
+    int version = std::min(L.api.driver_version, CJ_CUDA_API_VERSION);
     bool all = true;
     std::string missing;
-    // Each entry point is taken by the exact symbol the header declares (cuMemAlloc → "cuMemAlloc_v2"),
-    // so its ABI matches the pointer type. cuGetProcAddress(name, CUDA_VERSION) is only the fallback:
-    // it hands back the newest ABI of that version, which can differ from the header's declaration
+    // Each entry point is taken by the exact symbol cuda_api.h names (cuMemAlloc → "cuMemAlloc_v2"),
+    // so its ABI matches the pointer type. cuGetProcAddress(name, version) is only the fallback:
+    // it hands back the newest ABI of that version, which can differ from the declared one
     // (CUDA 13.0 answers "cuCtxSynchronize" with cuCtxSynchronize_v2(CUcontext)).
-#define CJ_STRINGIFY2(x) #x
-#define CJ_STRINGIFY(x) CJ_STRINGIFY2(x)
-#define CJ_LOAD_DRIVER_FN(fn)                                                                 \
+#define CJ_LOAD_DRIVER_FN(name, symbol, params)                                               \
     {                                                                                         \
-        void* p = dlsym(lib, CJ_STRINGIFY(fn));                                               \
+        void* p = dlsym(lib, #symbol);                                                        \
         CUdriverProcAddressQueryResult status;                                                \
-        if (!p && (get_proc(#fn, &p, version, CU_GET_PROC_ADDRESS_DEFAULT, &status) != CUDA_SUCCESS || \
+        if (!p && (get_proc(#name, &p, version, CU_GET_PROC_ADDRESS_DEFAULT, &status) !=      \
+                       CUDA_SUCCESS ||                                                        \
                    !p)) {                                                                     \
-            if (missing.empty()) missing = #fn;                                               \
+            if (missing.empty()) missing = #symbol;                                           \
             all = false;                                                                      \
         }                                                                                     \
-        L.api.fn = reinterpret_cast<decltype(L.api.fn)>(p);                                   \
+        L.api.name = reinterpret_cast<decltype(L.api.name)>(p);                               \
     }
-    CJ_DRIVER_FUNCTIONS(CJ_LOAD_DRIVER_FN)
+    CJ_DRIVER_API(CJ_LOAD_DRIVER_FN)
 #undef CJ_LOAD_DRIVER_FN
     if (!all) {
         L.why = "the CUDA driver lacks " + missing + " (driver version " +
@@ -77,7 +82,7 @@ Loaded load() {
 }
 
 const Loaded& loaded() {
-    static Loaded L = load();  // thread-safe one-time initialisation
+    static Loaded& L = *new Loaded(load());  // once, thread-safe; never destroyed (interpreter exit)
     return L;
 }
 
@@ -87,6 +92,11 @@ const Api& api() {
     const Loaded& L = loaded();
     if (!L.ok) throw SupportError("CUDA is not available: " + L.why);
     return L.api;
+}
+
+Info info() {
+    const Loaded& L = loaded();
+    return {!L.path.empty(), L.ok, L.path, L.api.driver_version, L.why};
 }
 
 bool available(std::string* why) {

@@ -1,43 +1,33 @@
-// The CUDA driver, loaded at run time (dlopen libcuda.so.1 + cuGetProcAddress), so that the
-// module imports and the CPU backend works on machines with no driver at all.
+// The CUDA driver, loaded at run time (dlopen libcuda.so.1; entry points declared in cuda_api.h),
+// so that the module imports and the CPU backend works on machines with no driver at all.
 #pragma once
-#include <cuda.h>
 #include <string>
 
+#include "cuda_api.h"
 #include "errors.h"
-
-// Every driver entry point the core uses. Add one here and it is loaded with the rest.
-#define CJ_DRIVER_FUNCTIONS(X)                                                                  \
-    X(cuInit) X(cuDriverGetVersion) X(cuGetErrorName) X(cuGetErrorString)                       \
-    X(cuDeviceGetCount) X(cuDeviceGet) X(cuDeviceGetName) X(cuDeviceGetAttribute)               \
-    X(cuDeviceTotalMem) X(cuDeviceGetUuid) X(cuDeviceGetPCIBusId)                               \
-    X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuDevicePrimaryCtxReset)         \
-    X(cuCtxSetCurrent) X(cuCtxGetCurrent) X(cuCtxSynchronize) X(cuCtxGetDevice)                 \
-    X(cuMemGetInfo) X(cuMemAlloc) X(cuMemFree) X(cuMemAllocAsync) X(cuMemFreeAsync)             \
-    X(cuDeviceGetDefaultMemPool) X(cuMemPoolSetAttribute) X(cuMemPoolTrimTo)                    \
-    X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemHostGetDevicePointer)                             \
-    X(cuMemHostRegister) X(cuMemHostUnregister) X(cuMemAllocManaged)                            \
-    X(cuMemcpyAsync) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync)             \
-    X(cuMemcpy2DAsync) X(cuMemsetD8Async) X(cuPointerGetAttribute)                              \
-    X(cuStreamCreate) X(cuStreamCreateWithPriority) X(cuStreamDestroy) X(cuStreamSynchronize)   \
-    X(cuStreamQuery) X(cuStreamWaitEvent) X(cuLaunchHostFunc)                                   \
-    X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize) X(cuEventQuery)   \
-    X(cuEventElapsedTime)                                                                       \
-    X(cuModuleLoadDataEx) X(cuModuleUnload) X(cuModuleGetFunction) X(cuModuleGetGlobal)        \
-    X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuLaunchKernel) X(cuLaunchCooperativeKernel)   \
-    X(cuOccupancyMaxPotentialBlockSize) X(cuOccupancyMaxActiveBlocksPerMultiprocessor)
 
 namespace cj::drv {
 
 struct Api {
-#define CJ_DECLARE_DRIVER_FN(fn) decltype(&::fn) fn = nullptr;
-    CJ_DRIVER_FUNCTIONS(CJ_DECLARE_DRIVER_FN)
+// One pointer per entry point of cuda_api.h, named as the API names it (api().cuMemAlloc).
+#define CJ_DECLARE_DRIVER_FN(name, symbol, params) CUresult(*name) params = nullptr;
+    CJ_DRIVER_API(CJ_DECLARE_DRIVER_FN)
 #undef CJ_DECLARE_DRIVER_FN
     int driver_version = 0;
 };
 
 // Loads the driver and calls cuInit on first use. Throws SupportError saying why it cannot.
 const Api& api();
+
+// What the loader found, for reports (python -m cudajit): never throws.
+struct Info {
+    bool found = false;      // a libcuda was loaded
+    bool usable = false;     // ... and it initialised and reports a GPU
+    std::string path;        // the libcuda file, when found
+    int version = 0;         // cuDriverGetVersion, e.g. 13000; 0 when unknown
+    std::string why;         // why it is not usable
+};
+Info info();
 
 // True when a driver loads, initialises and reports at least one device; else false and *why.
 bool available(std::string* why);

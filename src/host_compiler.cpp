@@ -127,7 +127,7 @@ std::vector<std::string> sanitizer_flags() {
 }
 
 const Compiler& compiler() {
-    static const Compiler c = find_compiler();
+    static const Compiler& c = *new Compiler(find_compiler());  // never destroyed (interpreter exit)
     if (c.command.empty()) throw SupportError(c.missing);
     return c;
 }
@@ -143,7 +143,7 @@ std::string work_directory() {
     std::string dir = cache::writable_directory();
     if (!dir.empty()) return dir;
     static std::once_flag once;
-    static std::string tmp;
+    static std::string& tmp = *new std::string;
     std::call_once(once, [] {
         const char* base = std::getenv("TMPDIR");
         std::string templ = std::string(base && *base ? base : "/tmp") + "/cudajit-XXXXXX";

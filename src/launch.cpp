@@ -224,7 +224,7 @@ struct DeviceLimits {
 };
 
 const DeviceLimits& device_limits() {
-    static std::vector<DeviceLimits> cache;
+    static auto& cache = *new std::vector<DeviceLimits>;  // never destroyed (interpreter exit)
     int dev = ctx::current_device();
     if (dev >= static_cast<int>(cache.size())) cache.resize(dev + 1, DeviceLimits{{0, 0, 0}, {0, 0, 0}, 0});
     DeviceLimits& L = cache[dev];

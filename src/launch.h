@@ -3,7 +3,7 @@
 #pragma once
 #include <pybind11/pybind11.h>
 
-#include <cuda.h>
+#include "cuda_api.h"
 
 #include <memory>
 #include <string>

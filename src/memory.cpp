@@ -18,8 +18,8 @@ Backend g_backend = Backend::Gpu;
 // Keep freed pool memory for reuse instead of returning it to the OS at every sync point:
 // without this, a loop that allocates and frees pays the driver's full allocation cost.
 void configure_pool_once(int device) {
-    static std::mutex m;
-    static std::vector<bool> done;
+    static std::mutex& m = *new std::mutex;  // never destroyed (interpreter exit)
+    static auto& done = *new std::vector<bool>;
     std::lock_guard<std::mutex> lock(m);
     if (device >= static_cast<int>(done.size())) done.resize(device + 1, false);
     if (done[device]) return;

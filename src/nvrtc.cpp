@@ -1,7 +1,6 @@
 #include "nvrtc.h"
 
 #include <dlfcn.h>
-#include <nvrtc.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -9,111 +8,136 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "cuda_api.h"
 #include "disk_cache.h"
-
-// Every NVRTC entry point used; each is looked up with dlsym and typed from nvrtc.h.
-#define CJ_NVRTC_FUNCTIONS(X)                                                               \
-    X(nvrtcGetErrorString) X(nvrtcVersion) X(nvrtcGetNumSupportedArchs)                     \
-    X(nvrtcGetSupportedArchs) X(nvrtcCreateProgram) X(nvrtcDestroyProgram)                  \
-    X(nvrtcCompileProgram) X(nvrtcGetPTXSize) X(nvrtcGetPTX) X(nvrtcGetCUBINSize)           \
-    X(nvrtcGetCUBIN) X(nvrtcGetProgramLogSize) X(nvrtcGetProgramLog)
 
 namespace cj::nvrtc {
 namespace {
 
 struct Api {
-#define CJ_DECLARE_NVRTC_FN(fn) decltype(&::fn) fn = nullptr;
-    CJ_NVRTC_FUNCTIONS(CJ_DECLARE_NVRTC_FN)
+#define CJ_DECLARE_NVRTC_FN(name, symbol, params) nvrtcResult(*name) params = nullptr;
+    CJ_NVRTC_API(CJ_DECLARE_NVRTC_FN)
 #undef CJ_DECLARE_NVRTC_FN
+    CJ_nvrtcGetErrorString_fn nvrtcGetErrorString = nullptr;
     int major = 0, minor = 0;
     std::vector<int> archs;
 };
 
 struct Loaded {
     Api api;
-    bool ok = false;
-    std::string why;  // set when !ok
+    Info info;
 };
 
-std::mutex g_roots_mutex;
-std::vector<std::string> g_roots;  // site-packages dirs, from Python
+std::mutex& g_roots_mutex = *new std::mutex;  // never destroyed (interpreter exit)
+std::vector<std::string>& g_roots = *new std::vector<std::string>;  // site-packages dirs, from Python
 
-std::vector<std::string> search_dirs() {
-    std::vector<std::string> dirs;
-    for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
-        if (const char* v = std::getenv(var); v && *v) dirs.push_back(std::string(v) + "/lib64");
-    dirs.push_back("/usr/local/cuda/lib64");
-    std::lock_guard<std::mutex> lock(g_roots_mutex);
-    for (const std::string& root : g_roots) {
-        dirs.push_back(root + "/nvidia/cuda_nvrtc/lib");  // nvidia-cuda-nvrtc-cu12
-        dirs.push_back(root + "/nvidia/cu13/lib");        // nvidia-cuda-nvrtc (CUDA 13)
-    }
-    return dirs;
-}
+// The library names tried in each directory, newest CUDA first.
+const char* const kLibraryNames[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
 
 bool exists(const std::string& path) {
     struct stat st;
     return ::stat(path.c_str(), &st) == 0;
 }
 
+// Where NVRTC is looked for, in order: a toolkit named by the environment, the default toolkit,
+// then NVIDIA's pip wheels in each site-packages directory; last the dynamic loader's own path.
+// A toolkit wins over a wheel: it is what the user installed on purpose, with its headers.
+std::vector<Candidate> candidates() {
+    std::vector<Candidate> out;
+    for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
+        if (const char* v = std::getenv(var); v && *v)
+            out.push_back({std::string(v) + "/lib64", std::string("toolkit ($") + var + ")", ""});
+    out.push_back({"/usr/local/cuda/lib64", "toolkit (/usr/local/cuda)", ""});
+    std::lock_guard<std::mutex> lock(g_roots_mutex);
+    for (const std::string& root : g_roots) {
+        if (root.empty() || !exists(root + "/nvidia")) continue;  // no NVIDIA wheel there
+        out.push_back({root + "/nvidia/cu13/lib", "wheel nvidia-cuda-nvrtc (CUDA 13)", ""});
+        out.push_back({root + "/nvidia/cuda_nvrtc/lib", "wheel nvidia-cuda-nvrtc-cu12", ""});
+    }
+    return out;
+}
+
+// Tries each candidate directory; records what happened to each in info->searched.
+void* open_library(Info* info) {
+    for (Candidate c : candidates()) {
+        for (const char* name : kLibraryNames) {
+            std::string path = c.directory + "/" + name;
+            if (!exists(path)) continue;
+            if (void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) {
+                c.outcome = "loaded " + std::string(name);
+                info->searched.push_back(c);
+                info->path = path;
+                info->origin = c.origin;
+                return lib;
+            }
+            c.outcome += std::string(c.outcome.empty() ? "" : "; ") + dlerror();
+        }
+        if (c.outcome.empty()) c.outcome = "no libnvrtc";
+        info->searched.push_back(c);
+    }
+    for (const char* name : kLibraryNames) {
+        if (void* lib = dlopen(name, RTLD_NOW | RTLD_LOCAL)) {
+            char where[4096] = {0};
+            info->path = dlinfo(lib, RTLD_DI_ORIGIN, where) == 0
+                             ? std::string(where) + "/" + name : std::string(name);
+            info->origin = "dynamic loader (LD_LIBRARY_PATH, ldconfig)";
+            info->searched.push_back({"(loader path)", info->origin, "loaded " + std::string(name)});
+            return lib;
+        }
+    }
+    info->searched.push_back({"(loader path)", "dynamic loader (LD_LIBRARY_PATH, ldconfig)",
+                              "no libnvrtc"});
+    return nullptr;
+}
+
 Loaded load() {
     Loaded L;
-    const char* names[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
-    std::vector<std::string> dirs = search_dirs();
-    void* lib = nullptr;
-    std::string load_errors;  // a library that exists but would not load says why
-    for (const std::string& dir : dirs) {
-        for (const char* name : names) {
-            std::string path = dir + "/" + name;
-            if (!exists(path)) continue;
-            lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-            if (lib) break;
-            load_errors += std::string("\n  ") + dlerror();
-        }
-        if (lib) break;
-    }
-    for (size_t i = 0; !lib && i < 3; ++i) lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    Info& info = L.info;
+    void* lib = open_library(&info);
     if (!lib) {
         std::string searched;
-        for (const std::string& d : dirs) searched += "\n  " + d;
-        L.why = "NVRTC (libnvrtc.so.13 or .so.12) was not found in:" + searched +
-                "\n  nor on the loader's path." + load_errors +
-                "\nInstall it with `pip install nvidia-cuda-nvrtc` (CUDA 13; "
-                "`pip install nvidia-cuda-nvrtc-cu12` for a CUDA 12 driver), or install the CUDA "
-                "toolkit and set CUDA_HOME.";
+        for (const Candidate& c : info.searched)
+            searched += "\n  " + c.directory + " [" + c.origin + "]: " + c.outcome;
+        info.why = "NVRTC (libnvrtc.so.13 or .so.12) was not found:" + searched +
+                   "\nInstall it with `pip install nvidia-cuda-nvrtc` (CUDA 13; "
+                   "`pip install nvidia-cuda-nvrtc-cu12` for a CUDA 12 driver), or "
+                   "`pip install cudajit[cuda13]`, or install the CUDA toolkit and set CUDA_HOME.";
         return L;
     }
-    bool all = true;
-#define CJ_LOAD_NVRTC_FN(fn)                                                \
-    L.api.fn = reinterpret_cast<decltype(L.api.fn)>(dlsym(lib, #fn));       \
-    if (!L.api.fn && all) {                                                 \
-        all = false;                                                        \
-        L.why = "the NVRTC library found lacks " #fn ": it is older than CUDA 12; " \
-                "install `pip install nvidia-cuda-nvrtc`";                  \
-    }
-    CJ_NVRTC_FUNCTIONS(CJ_LOAD_NVRTC_FN)
+    std::string missing;
+#define CJ_LOAD_NVRTC_FN(name, symbol, params)                                    \
+    L.api.name = reinterpret_cast<decltype(L.api.name)>(dlsym(lib, #symbol));     \
+    if (!L.api.name && missing.empty()) missing = #symbol;
+    CJ_NVRTC_API(CJ_LOAD_NVRTC_FN)
+    CJ_LOAD_NVRTC_FN(nvrtcGetErrorString, nvrtcGetErrorString, ())
 #undef CJ_LOAD_NVRTC_FN
-    if (!all) return L;
+    if (!missing.empty()) {
+        info.why = "the NVRTC library " + info.path + " lacks " + missing +
+                   ": it is older than CUDA 12; install `pip install nvidia-cuda-nvrtc`";
+        return L;
+    }
     int n = 0;
     if (L.api.nvrtcVersion(&L.api.major, &L.api.minor) != NVRTC_SUCCESS ||
         L.api.nvrtcGetNumSupportedArchs(&n) != NVRTC_SUCCESS) {
-        L.why = "NVRTC was found but does not answer its version query";
+        info.why = "NVRTC was found (" + info.path + ") but does not answer its version query";
         return L;
     }
     L.api.archs.resize(n);
     if (n > 0) L.api.nvrtcGetSupportedArchs(L.api.archs.data());
-    L.ok = true;
+    info.ok = true;
+    info.major = L.api.major;
+    info.minor = L.api.minor;
     return L;
 }
 
 const Loaded& loaded() {
-    static Loaded L = load();  // thread-safe one-time initialisation
+    static Loaded& L = *new Loaded(load());  // once, thread-safe; never destroyed (interpreter exit)
     return L;
 }
 
 const Api& api() {
     const Loaded& L = loaded();
-    if (!L.ok) throw SupportError("NVRTC is not available: " + L.why);
+    if (!L.info.ok) throw SupportError("NVRTC is not available: " + L.info.why);
     return L.api;
 }
 
@@ -198,10 +222,12 @@ void set_search_roots(std::vector<std::string> site_packages) {
 }
 
 bool available(std::string* why) {
-    const Loaded& L = loaded();
-    if (!L.ok && why) *why = L.why;
-    return L.ok;
+    const Info& info = loaded().info;
+    if (!info.ok && why) *why = info.why;
+    return info.ok;
 }
+
+const Info& info() { return loaded().info; }
 
 std::pair<int, int> version() {
     const Api& a = api();

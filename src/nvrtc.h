@@ -25,6 +25,24 @@ struct Target {
 // (nvidia/cuda_nvrtc/lib, nvidia/cu13/lib). Takes effect only before NVRTC is first loaded.
 void set_search_roots(std::vector<std::string> site_packages);
 
+// One place NVRTC was looked for, and what was found there.
+struct Candidate {
+    std::string directory;
+    std::string origin;   // e.g. "toolkit ($CUDA_HOME)", "wheel nvidia-cuda-nvrtc (CUDA 13)"
+    std::string outcome;  // "loaded libnvrtc.so.13", "no libnvrtc", or why it would not load
+};
+
+// Where NVRTC came from (loads it on first call; never throws).
+struct Info {
+    bool ok = false;
+    std::string path;     // the libnvrtc file loaded
+    std::string origin;   // the Candidate::origin it was found under
+    int major = 0, minor = 0;
+    std::vector<Candidate> searched;  // in search order, up to the one that loaded
+    std::string why;      // when !ok: every place searched, and what to install
+};
+const Info& info();
+
 // True when libnvrtc loads; else false and *why (what to install).
 bool available(std::string* why);
 

@@ -56,7 +56,7 @@ int device_count() {
 int driver_version() { return drv::api().driver_version; }
 
 const std::vector<DeviceAttribute>& device_attributes() {
-    static const std::vector<DeviceAttribute> table = {
+    static const auto& table = *new std::vector<DeviceAttribute> {
 #define CJ_ATTRIBUTE_ENTRY(name) {#name, CU_DEVICE_ATTRIBUTE_##name},
         CJ_DEVICE_ATTRIBUTES(CJ_ATTRIBUTE_ENTRY)
 #undef CJ_ATTRIBUTE_ENTRY

@@ -1,7 +1,7 @@
 // Devices, streams and events over the run-time-loaded driver (driver.h). Every call that needs
 // a context calls ctx::ensure() first; device queries need only cuInit.
 #pragma once
-#include <cuda.h>
+#include "cuda_api.h"
 
 #include <cstdint>
 #include <string>

@@ -1,8 +1,12 @@
 """NVRTC through the core (src/nvrtc.cpp). NVRTC needs no GPU: everything here compiles for
 sm_90 on any machine with NVRTC, and skips where NVRTC is absent."""
 import os
+import subprocess
+import sys
 
 import pytest
+
+import hidden_toolkit
 
 from cudajit import _core
 from cudajit.errors import CompileError, CudaSupportError
@@ -167,3 +171,59 @@ def test_choose_target():
     # A device older than NVRTC's oldest target.
     with pytest.raises(CudaSupportError, match="sm_30"):
         _core.nvrtc_choose_target(30, same)
+
+
+def _nvrtc_wheel_root(tmp_path_factory):
+    """A site-packages directory holding NVIDIA's CUDA 13 NVRTC wheel (nvidia/cu13/lib): an installed
+    one (the `test` extra installs it), else one downloaded now; None when neither works."""
+    from cudajit import _paths
+    lib = os.path.join(*_paths.WHEEL_LAYOUTS[13][0].split("/"), "libnvrtc.so.13")
+    for root in _paths.site_packages():
+        if os.path.isfile(os.path.join(root, lib)):
+            return root
+    target = tmp_path_factory.mktemp("nvrtc-wheel")
+    r = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target),
+                        "nvidia-cuda-nvrtc>=13,<14"], capture_output=True, text=True, timeout=600)
+    return str(target) if r.returncode == 0 and os.path.isfile(os.path.join(target, lib)) else None
+
+
+NVRTC_FROM_WHEEL = r"""
+import os
+import numpy as np
+from cudajit import _core, cuda
+info = _core.nvrtc_info()
+assert info["ok"], info["why"]
+assert info["origin"].startswith("wheel") and info["path"].startswith(ROOT), info
+assert _core.nvrtc_version()[0] == 13
+
+@cuda.jit
+def saxpy(out, a, x, y):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a * x[i] + y[i]
+
+# CPU backend with CUDAJIT_CHECK_NVRTC=1: the kernel is also compiled for sm_90 by the wheel's NVRTC.
+x, y = np.random.default_rng(2).standard_normal((2, 500)).astype(np.float32)
+out = cuda.device_array_like(x)
+saxpy[2, 256](out, np.float32(3), cuda.to_device(x), cuda.to_device(y))
+np.testing.assert_allclose(out.copy_to_host(), 3 * x + y, rtol=1e-6)
+assert any(f.endswith(".cubin") for f in os.listdir(os.environ["CUDAJIT_CACHE_DIR"]))
+print("nvrtc", info["version"], info["origin"], info["path"])
+"""
+
+
+def test_nvrtc_found_in_wheel_with_toolkit_hidden(tmp_path, tmp_path_factory):
+    why = hidden_toolkit.why_unavailable()
+    if why:
+        pytest.skip(f"cannot hide the CUDA toolkit: {why}")
+    root = _nvrtc_wheel_root(tmp_path_factory)
+    if root is None:
+        pytest.skip("NVIDIA's nvidia-cuda-nvrtc wheel is neither installed nor downloadable")
+    python_dir = os.path.dirname(os.path.dirname(os.path.abspath(__import__("cudajit").__file__)))
+    env = hidden_toolkit.env_without_toolkit(CUDAJIT_CACHE_DIR=str(tmp_path), CUDAJIT_BACKEND="cpu",
+                                             CUDAJIT_CHECK_NVRTC="1", PYTHONPATH=os.pathsep.join([python_dir, root]))
+    script = tmp_path / "nvrtc_from_wheel.py"  # kernels need a source file
+    script.write_text(f"ROOT = {root!r}\n" + NVRTC_FROM_WHEEL)
+    r = hidden_toolkit.run([sys.executable, str(script)], env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "wheel nvidia-cuda-nvrtc (CUDA 13)" in r.stdout

@@ -69,6 +69,15 @@ def _set(backend):
     _current = backend
 
 
+def reason():
+    """Why ``name()`` is what it is, in words (for ``python -m cudajit``). Never raises."""
+    want = os.environ.get("CUDAJIT_BACKEND", "auto").strip().lower() or "auto"
+    if want != "auto":
+        return f"CUDAJIT_BACKEND={want}"
+    ok, why = gpu_status()
+    return "a CUDA driver and a GPU are present" if ok else f"no usable GPU: {why}"
+
+
 def is_gpu():
     return name() == "gpu"
 

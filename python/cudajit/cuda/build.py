@@ -13,20 +13,11 @@ from ..errors import CompileError
 _NVRTC_BASE = ("-std=c++17", "-default-device", "-DCJ_GPU_BUILD=1")
 
 
-def _cuda_include():
-    for root in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
-        if root and os.path.isfile(os.path.join(root, "include", "cuda_runtime.h")):
-            return os.path.join(root, "include")
-    return None
-
-
 def nvrtc_options(options):
     """NVRTC flags for a kernel's CompileOptions (Numba's: fastmath, lineinfo, debug, max_registers, opt).
     Bounds checks are in the source and add no flag: they compile at full optimisation."""
-    flags = list(_NVRTC_BASE) + ["-I" + _paths.include_dir()] + config.extra_include_flags()
-    cuda_inc = _cuda_include()
-    if cuda_inc:
-        flags += ["-I" + cuda_inc, "-I" + os.path.join(cuda_inc, "cccl")]
+    includes = [_paths.include_dir()] + _paths.nvrtc_include_dirs()
+    flags = list(_NVRTC_BASE) + ["-I" + d for d in includes] + config.extra_include_flags()
     if options.fastmath:
         flags.append("--use_fast_math")
     if options.debug:

@@ -35,6 +35,7 @@ typedef size_t (*CUoccupancyB2DSize)(int block_size);
 // ---- driver: result codes (only those the core tests for; any other value passes through) ----
 typedef enum CUresult_enum : int {
     CUDA_SUCCESS = 0,
+    CUDA_ERROR_OUT_OF_MEMORY = 2,
     CUDA_ERROR_NO_DEVICE = 100,
     CUDA_ERROR_NOT_READY = 600,
     CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED = 712,

@@ -18,7 +18,7 @@ from ..errors import UnsupportedError
 CANONICAL_MODULES = {
     "cudajit.cuda": "cuda", "numba.cuda": "cuda", "math": "math", "cmath": "cmath", "numpy": "np",
     "cudajit": "cudajit", "numba": "numba", "cudajit.cuda.atomic": "cuda.atomic",
-    "cudajit.cuda.random": "cuda.random", "numba.cuda.random": "cuda.random",
+    "cudajit.cuda.random": "cuda.random", "numba.cuda.random": "cuda.random", "operator": "operator",
 }
 
 

@@ -73,6 +73,9 @@ class ExpressionMixin(IndexingMixin):
                        "integer constants in kernels must fit in int64 or uint64; use a float for larger values")
 
     def expr_Name(self, node):
+        held = self.function_params.get(node.id)
+        if held is not None:
+            return Symbol(held.path, held.obj)
         if node.id in self.locals:
             return self.load_var(node, node.id)
         found, obj = self.parsed.lookup(node.id)
@@ -494,7 +497,7 @@ class ExpressionMixin(IndexingMixin):
                 if j < 0:
                     self.error(node, f"{pyfunc.__name__}() missing argument '{params[i]}'")
                 bound[i] = const_value(defaults[j]) or self.error(node, "unsupported default value")
-        vals = [self.as_value(node, b) for b in bound]
+        vals = [self.argument_value(node, b) for b in bound]
         if any(v.type == T.undefined for v in vals):
             return Value(T.undefined, "?")
         sigs = [s for s in (getattr(obj, "__cudajit_signatures__", None) or ()) if s is not None]
@@ -520,11 +523,33 @@ class ExpressionMixin(IndexingMixin):
             self.uses_barriers = True
         if res.uses_dynamic_shared:
             self.uses_dynamic_shared = True
-        call = f"{res.cname}({', '.join(v.code for v in vals)})"
+        call = f"{res.cname}({', '.join(v.code for v in vals if not T.is_compile_time(v.type))})"
         call = Value(res.return_type, f"{res.return_type.cpp}({call})" if res.cast_result else call)
         if declared_ret is not None and T.is_scalar(declared_ret) and res.return_type != declared_ret:
             call = self.convert(node, call, declared_ret)
         return call
+
+
+    def argument_value(self, node, v):
+        """An argument of a device function: a Value, or a function or type passed as a value (Numba's
+        first-class Dispatcher/Function/NumberClass arguments), which becomes a compile-time FunctionValue."""
+        if isinstance(v, Value):
+            return v
+        return Value(function_value_type(self, node, v), "")
+
+
+def function_value_type(cx, node, sym):
+    """The FunctionValue type of the Symbol ``sym`` used as a value; an error for a module or namespace."""
+    if sym.path == "type":
+        return T.FunctionValue("type", sym.obj, ("type", sym.obj.key), f"class({sym.obj})")
+    if sym.path in ("devfunc", "extern"):
+        pyfunc = getattr(sym.obj, "__cudajit_pyfunc__", None)
+        name = pyfunc.__name__ if pyfunc is not None else sym.obj.name
+        return T.FunctionValue(sym.path, sym.obj, (sym.path, id(sym.obj)), f"function({name})")
+    entry = I.lookup(sym.path)
+    if entry is not None and entry.kind == "call":
+        return T.FunctionValue(sym.path, sym.obj, ("intrinsic", sym.path), f"Function({sym.path})")
+    cx.as_value(node, sym)      # raises: a module, a namespace, a method, an attribute
 
 
 class _SelfReference:

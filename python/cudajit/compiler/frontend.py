@@ -12,13 +12,14 @@ import textwrap
 import types as pytypes
 
 from .errors import SourceLocation
+from .. import _sources
 from ..errors import UnsupportedError
 
 # Modules whose attributes are intrinsics, by the name the registry uses for them.
 CANONICAL_MODULES = {
     "cudajit.cuda": "cuda", "numba.cuda": "cuda", "math": "math", "cmath": "cmath", "numpy": "np",
     "cudajit": "cudajit", "numba": "numba", "cudajit.cuda.atomic": "cuda.atomic",
-    "cudajit.cuda.random": "cuda.random", "numba.cuda.random": "cuda.random",
+    "cudajit.cuda.random": "cuda.random", "numba.cuda.random": "cuda.random", "operator": "operator",
 }
 
 
@@ -28,10 +29,12 @@ class ParsedFunction:
         self.pyfunc = pyfunc
         self.name = pyfunc.__name__
         try:
-            lines, first = inspect.getsourcelines(pyfunc)
+            lines, first = inspect.getsourcelines(pyfunc) if _sources.readable(pyfunc) \
+                else _sources.source_lines(pyfunc)
         except (OSError, TypeError) as exc:
-            raise UnsupportedError(f"cannot read the source of {pyfunc.__qualname__}: {exc} "
-                                   f"(kernels must be defined in a .py file or a notebook cell)") from None
+            raise UnsupportedError(f"cannot read the source of {pyfunc.__qualname__}: {exc}; cudajit compiles "
+                                   f"kernels from their source: define it in a .py file, a notebook cell, "
+                                   f"exec() of a string or python -c") from None
         src = textwrap.dedent("".join(lines))
         filename = inspect.getsourcefile(pyfunc) or pyfunc.__code__.co_filename
         self.loc = SourceLocation(filename, first, src.splitlines())

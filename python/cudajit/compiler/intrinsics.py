@@ -7,7 +7,8 @@ declarations), the call's AST node and its translated arguments (``Value``/``Sym
 the CPU backend must run a block's threads as fibers (syncthreads*, syncwarp, warp collectives). ``doc`` is the
 user's documentation of the name: ``cudajit.cuda``'s placeholders take their docstrings from it (kernelapi.py).
 
-The cuda.* entries are here; math/cmath in mathlib.py; NumPy ufuncs in npufuncs.py; Python builtins in pybuiltins.py.
+The cuda.* entries are here; math/cmath in mathlib.py; NumPy ufuncs in npufuncs.py; Python builtins in pybuiltins.py;
+the operator module in pyoperator.py.
 """
 import math
 
@@ -543,4 +544,4 @@ def _cuda_cbrt(cx, node, args, kwargs):
 
 
 # Importing these modules registers their entries in REGISTRY.
-from . import libdevice, mathlib, npufuncs, pybuiltins, vectors  # noqa: E402,F401
+from . import libdevice, mathlib, npufuncs, pybuiltins, pyoperator, vectors  # noqa: E402,F401

@@ -384,7 +384,8 @@ def compile_kernel(pyfunc, argtypes, options=None):
 
 
 def _prototypes(prog):
-    return [(0, f"{tr.qualifier()} {tr.return_type.cpp} {tr.cname}({', '.join(t.cpp for t in tr.argtypes)});", None)
+    return [(0, f"{tr.qualifier()} {tr.return_type.cpp} {tr.cname}("
+                f"{', '.join(t.cpp for t in tr.argtypes if not T.is_compile_time(t))});", None)
             for tr in prog.prototypes.values()] + ([(0, "", None)] if prog.prototypes else [])
 
 

@@ -39,6 +39,9 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
         self.may_raise = False                # has raise/assert: callers check for a raise (debug=True)
         self.calls_raiser = False
         self.locals = self._assigned_names(parsed.tree)
+        # Parameters holding a function or a type (types.FunctionValue): names of compile-time objects, not
+        # variables, so they take no C++ parameter and cannot be reassigned.
+        self.function_params = {name: t for name, t in zip(parsed.params, self.argtypes) if T.is_compile_time(t)}
         self.typed_vars = {}                  # (lineno, name) -> type, for typed_listing
 
     # ---- errors ------------------------------------------------------------------------------------------
@@ -89,6 +92,8 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
         self.next_block, self.next_sid, self.temp_counter = 1, 0, 0
         self.top_lines = []
         for name, t, arg in zip(self.parsed.params, self.argtypes, self.parsed.tree.args.args):
+            if name in self.function_params:
+                continue
             key = ("param", name)
             self.def_order.setdefault(key, -1)
             self.def_names[key], self.def_nodes[key] = name, arg
@@ -189,6 +194,9 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
     def store_var(self, target, name, value, simple):
         """Assign ``value`` to variable ``name`` (``target``: the Name node that defines it). Returns the C++
         assignment statement (final pass) with a declaration marker."""
+        if name in self.function_params:
+            self.error(target, f"cannot assign to '{name}': it holds {self.function_params[name]}, a compile-time "
+                               f"value of this specialisation", "assign to a new variable name instead")
         key = id(target)
         if key not in self.def_order:
             self.def_order[key] = len(self.def_order)
@@ -552,6 +560,8 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
             param_vars[name] = var
         params_cpp, prologue = [], []
         for name, t in zip(self.parsed.params, self.argtypes):
+            if name in self.function_params:
+                continue
             var = param_vars[name]
             if self.is_kernel and isinstance(t, T.BaseTuple):
                 # The launcher passes a tuple's elements as separate parameters; the kernel rebuilds the tuple.

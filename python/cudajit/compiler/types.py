@@ -183,6 +183,27 @@ class DType(Type):
         return self.dtype.key
 
 
+class FunctionValue(Type):
+    """A function or a type used as a value: a device function, an intrinsic (``cuda.atomic.add``, ``math.sqrt``,
+    ``operator.mul``) or a type (``uint32``) passed to a device function. Numba types these as ``Dispatcher``,
+    ``Function`` and ``NumberClass``; like there it is known at compile time: the callee is specialised for each
+    distinct value (``identity`` is the key) and the C++ function takes no parameter for it. ``path``/``obj``
+    are the compiler's Symbol for the value (``values.Symbol``)."""
+    cpp = "void"
+
+    def __init__(self, path, obj, identity, name):
+        self.path, self.obj, self.identity, self.name = path, obj, identity, name
+
+    @property
+    def key(self):
+        return self.identity
+
+
+def is_compile_time(t):
+    """A value with no run-time part: it takes no C++ parameter or argument."""
+    return isinstance(t, FunctionValue)
+
+
 class Signature:
     """``return_type(args...)``; ``str`` is Numba's ``(float32, int32) -> none``."""
     def __init__(self, return_type, args):

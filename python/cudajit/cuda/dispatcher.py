@@ -12,7 +12,7 @@ import math
 import os
 import warnings
 
-from .. import _backend, _core
+from .. import _backend, _core, _sources
 from ..errors import LaunchError, TypingError, hide_internal_frames
 from . import build
 from .args import prepare_args
@@ -69,6 +69,7 @@ class _JitFunction:
         self._options = options or _compiler().CompileOptions()
         self.__cudajit_pyfunc__ = py_func
         self.__cudajit_options__ = self._options
+        _sources.remember(py_func)        # exec() of a string: find the text while it is alive
 
     @property
     def targetoptions(self):

@@ -1,0 +1,119 @@
+"""The source text of functions whose file cannot be read: defined by ``exec()`` of a string, by ``python -c``, or
+typed into the interactive interpreter. cudajit compiles a kernel from its source (Numba reads the bytecode), so it
+looks for the text that made the function and accepts a candidate only when compiling it gives exactly the
+function's code object (``CodeType.__eq__``: bytecode, constants, names, line and column table).
+
+Where the text is looked for: the strings held by the frames on the stack when ``cuda.jit`` runs (the string
+given to ``exec``), ``sys.orig_argv`` (``python -c``) and readline's history (the interactive interpreter on a
+terminal). Standard library only: ``cuda.jit`` calls ``remember`` without importing the compiler.
+"""
+import inspect
+import linecache
+import sys
+import types
+import weakref
+
+_FOUND = weakref.WeakKeyDictionary()     # code object -> the text that compiles to it
+_MAX_TEXT = 1 << 20                      # strings longer than this are not candidate sources
+
+
+def readable(pyfunc):
+    """Whether ``inspect`` can read the function's source (a file or a linecache entry)."""
+    filename = pyfunc.__code__.co_filename
+    return not (filename.startswith("<") and filename.endswith(">")) or bool(linecache.getlines(filename))
+
+
+def remember(pyfunc, depth=64):
+    """At decoration time, when the source is not readable: find the text among the strings of the frames on the
+    stack (``exec(src)`` keeps ``src`` alive in its caller only until it returns) and keep it for ``source_lines``."""
+    code = pyfunc.__code__
+    if readable(pyfunc) or code in _FOUND:
+        return
+    marker = f"def {pyfunc.__name__}" if pyfunc.__name__ != "<lambda>" else "lambda"
+    frame = sys._getframe(1)
+    seen = set()
+    while frame is not None and depth > 0:
+        for namespace in (frame.f_locals, frame.f_globals):
+            for value in list(namespace.values()):
+                if type(value) is str and id(value) not in seen and marker in value and len(value) < _MAX_TEXT:
+                    seen.add(id(value))
+                    if _compiles_to(value, code):
+                        _FOUND[code] = value
+                        return
+        frame, depth = frame.f_back, depth - 1
+
+
+def source_lines(pyfunc):
+    """(lines, first line number) of the function's definition, as ``inspect.getsourcelines``; OSError with the
+    reason when no text that compiles to the function is found."""
+    code = pyfunc.__code__
+    text = _FOUND.get(code)
+    if text is None:
+        text = next((t for t in _candidates(code.co_filename) if _compiles_to(t, code)), None)
+        if text is None:
+            raise OSError(_why_not(code.co_filename))
+        _FOUND[code] = text
+    lines = text.splitlines(keepends=True)
+    first = code.co_firstlineno
+    return inspect.getblock(lines[first - 1:]), first
+
+
+def _candidates(filename):
+    if filename == "<string>":
+        argv = getattr(sys, "orig_argv", ())
+        for i, arg in enumerate(argv[:-1]):
+            if arg == "-c":
+                yield argv[i + 1]
+                break
+    if filename == "<stdin>":
+        yield from _history_statements()
+
+
+def _history_statements():
+    """Each top-level statement typed at the interactive prompt, newest first, from readline's history (each
+    line typed is one history item; a statement goes on while lines are indented or decorators precede it)."""
+    readline = sys.modules.get("readline")      # the interpreter imports it when the prompt is a terminal
+    if readline is None:
+        return
+    items = [readline.get_history_item(i) for i in range(1, readline.get_current_history_length() + 1)]
+    statements, current, decorators_only = [], [], False
+    for line in items:
+        if line is None:
+            continue
+        top_level = not line[:1].isspace()
+        if top_level and current and not decorators_only:
+            statements.append(current)
+            current = []
+        if top_level:
+            decorators_only = line.startswith("@") and (decorators_only or not current)
+        current.append(line)
+    if current:
+        statements.append(current)
+    for statement in reversed(statements):
+        yield "\n".join(statement) + "\n"
+
+
+def _compiles_to(text, code):
+    try:
+        module = compile(text, code.co_filename, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return False
+    return _contains(module, code)
+
+
+def _contains(outer, code):
+    for c in outer.co_consts:
+        if isinstance(c, types.CodeType) and (c == code or _contains(c, code)):
+            return True
+    return False
+
+
+def _why_not(filename):
+    if filename == "<stdin>":
+        return ("it was typed into the interactive interpreter without readline history (stdin is not a "
+                "terminal)")
+    if filename == "<string>":
+        return ("it was made by exec() of a string that cudajit no longer finds (decorate it while the string is "
+                "alive in the code that calls exec, or register the text with linecache under the filename given "
+                "to compile())")
+    return f"its file {filename} cannot be read"

@@ -120,7 +120,7 @@ def _refuse(a, where):
     kind = type(a).__name__
     if isinstance(a, (np.ndarray, DeviceNDArray)):
         hint = (f"arrays of dtype {_dtype_name(a.dtype)} cannot be passed: kernels take bool, integer, float and "
-                f"complex arrays")
+                f"complex arrays, and records whose fields are those (or arrays of those)")
     elif isinstance(a, np.generic):
         hint = (f"NumPy scalars of dtype {_dtype_name(a.dtype)} cannot be passed: kernels take bool, integer, float "
                 f"and complex scalars")

@@ -466,8 +466,14 @@ bool append_key(PyObject* o, std::string* key, bool* has_tuple) {
     else if (t == &PyBool_Type) code = uint64_t{2} << 56;
     else if (t == &PyComplex_Type) code = uint64_t{5} << 56;
     else if (ArrayCore* a = as_array(o)) {
-        if (a->dtype == kOther) return false;  // records (cuda.random states) are converted in Python first
         code = a->type_code();
+        if (a->dtype == kOther) {
+            // A record array: Python numbers its structured dtype; none (cuda.random's states) converts first.
+            py::object record = py::getattr(o, "_cudajit_record_key", py::none());
+            if (record.is_none()) return false;
+            key->append(reinterpret_cast<const char*>(&code), 8);
+            code = record.cast<uint64_t>();
+        }
     }
     else if (DtypeId d = numpy_scalar_dtype(o); d != kOther) code = (uint64_t{6} << 56) | d;
     else if (t == &PyTuple_Type) {

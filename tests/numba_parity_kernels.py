@@ -296,3 +296,18 @@ def grid_sync_rotate(a, steps, out):
         a[i] = v * 0.5 + a[i]
         g.sync()
     out[i] = a[i]
+
+
+PARTICLE = np.dtype([("x", np.float32), ("tag", np.int8), ("n", np.int64), ("v", np.float64, (3,))], align=True)
+
+
+@cuda.jit
+def record_fields(a, out):
+    """Records: fields by attribute and name, a nested array field, writes through an element."""
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        r = a[i]
+        out[i] = r.x * r.tag + r["n"] + r.v[1]
+        a[i].x = r.x * 2 + 1
+        a[i]["n"] = r.n // 3
+        r.v[2] = r.v[0] - r.x

@@ -73,7 +73,7 @@ def test_launch_streams(backend, stream, error, words):
     (np.array(["x", "y"]), TypeError, ["argument 0 (src)", "dtype <U1"]),
     (np.array([object()]), TypeError, ["argument 0 (src)", "dtype object"]),
     (np.zeros(2, np.longdouble), TypeError, ["argument 0 (src)", "float128", "long double"]),
-    (np.zeros(2, [("a", "f8"), ("b", "i4")]), TypeError, ["argument 0 (src)", "structured/record"]),
+    (np.zeros(2, [("a", "f8"), ("b", "U4")]), TypeError, ["argument 0 (src)", "structured/record"]),  # a string field
     (cuda.In("abc"), TypeError, ["argument 0 (src)", "str", "strings"]),
 ])
 def test_kernel_arguments_name_the_parameter(backend, bad, error, words):

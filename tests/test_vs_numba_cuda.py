@@ -38,7 +38,7 @@ def _run_both(both, name, args, outs):
     from numba import cuda as ncuda
     from cudajit import cuda
     cj, nb = both
-    n = args[0].shape[0]
+    n = (args or outs)[0].shape[0]
     grid, block = (n + 127) // 128, 128
     res = []
     for lib, mod in ((cuda, cj), (ncuda, nb)):
@@ -351,3 +351,14 @@ def test_grid_sync_matches_numba_cuda(both, rng):
         expected = np.roll(expected, -(block + 1)) * 0.5 + expected
     np.testing.assert_array_equal(outs[0], outs[1])
     np.testing.assert_allclose(outs[0], expected, rtol=1e-12)
+
+
+def test_record_kernel_matches_numba_cuda(both, rng):
+    from numba_parity_kernels import PARTICLE
+    n = 300
+    a = np.zeros(n, PARTICLE)
+    a["x"], a["tag"], a["n"], a["v"] = rng.random(n), rng.integers(-50, 50, n), rng.integers(-2**40, 2**40, n), \
+        rng.random((n, 3))
+    (c_rec, c_out), (n_rec, n_out) = _run_both(both, "record_fields", (), (a, np.zeros(n)))
+    np.testing.assert_array_equal(c_out, n_out)
+    np.testing.assert_array_equal(c_rec, n_rec)

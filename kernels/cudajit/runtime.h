@@ -10,5 +10,6 @@
 #include "thread.h"
 #include "array.h"
 #include "lang.h"
+#include "record.h"
 #include "random.h"
 #include "cpu_exec.h"

@@ -9,7 +9,7 @@ import numpy as np
 
 from . import types as T
 from . import intrinsics as I
-from . import vectors
+from . import records, vectors
 from .frontend import NOT_FOLDED, TOO_LARGE, canonical_name, python_folded
 from .indexing import IndexingMixin
 from .methods import call_value_method
@@ -163,7 +163,7 @@ class ExpressionMixin(IndexingMixin):
                 acc *= max(n, 1)
         dims = ", ".join(map(str, shape)) or "0"
         strs = ", ".join(map(str, strides)) or "0"
-        data = f"reinterpret_cast<{t.dtype.cpp}*>({ptr}ull)"
+        data = f"reinterpret_cast<{t.dtype.storage_cpp}*>({ptr}ull)"
         code = f"{t.cpp}{{{data}, {{{dims}}}, {{{strs}}}}}" if t.ndim else f"{t.cpp}{{{data}}}"
         return Value(t, code)
 
@@ -219,6 +219,8 @@ class ExpressionMixin(IndexingMixin):
             self.unsupported(node, f"array attribute '.{attr}' is not supported in CUDA kernels")
         if isinstance(t, vectors.Vector):
             return vectors.attribute(self, node, v, attr)
+        if isinstance(t, T.Record):
+            return records.load(self, node, v, attr)
         if T.is_number(t) or t == T.boolean:
             if attr in ("real", "imag"):
                 if isinstance(t, T.Complex):
@@ -367,7 +369,7 @@ class ExpressionMixin(IndexingMixin):
         self.error(node, msg, "use a number or a module-level constant, e.g. TPB = 16 ... (TPB, TPB)")
 
     def dtype_of(self, node, v):
-        if isinstance(v, Symbol) and v.path == "type" and T.is_scalar(v.obj):
+        if isinstance(v, Symbol) and v.path == "type" and isinstance(v.obj, (T.Scalar, T.Record)):
             return v.obj
         if isinstance(v, Value) and isinstance(v.const, str):
             t = T.from_dtype(v.const) if v.const not in ("float", "int", "complex") else None
@@ -391,7 +393,7 @@ class ExpressionMixin(IndexingMixin):
                 name = f"{hint}_storage{k}" if kind == "shared" else f"{hint}_local{k}"
             count = " * ".join(str(n) for n in shape)
             qual = "CJ_SHARED " if kind == "shared" else ""
-            known = (name, f"{qual}{dtype.cpp} {name}[{count}];")
+            known = (name, f"{qual}{dtype.storage_cpp} {name}[{count}];")
             self.storage_decls[id(node)] = known
         if self.final and known[1] not in self.top_lines:
             self.top_lines.append(known[1])

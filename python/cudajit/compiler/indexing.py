@@ -2,7 +2,7 @@
 slicing with Numba's layout rules, tuple indexing, and assignment to elements and slices."""
 import ast
 
-from . import types as T
+from . import records, types as T
 from .values import Value, Symbol, cast, tuple_value, cpp_int_literal, PRIMARY
 
 
@@ -12,6 +12,8 @@ class IndexingMixin:
         base = self.visit_expr(node.value)
         if isinstance(base, Symbol):
             self.unsupported(node, f"subscripting '{base.path}' is not supported in CUDA kernels")
+        if isinstance(base.type, T.Record) and records.field_key(node.slice) is not None:
+            return records.load(self, node, base, records.field_key(node.slice))
         sl = node.slice
         elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
         idx = [self.slice_spec(e) if isinstance(e, ast.Slice) else self.as_value(e, self.visit_expr(e)) for e in elts]
@@ -143,6 +145,10 @@ class IndexingMixin:
 
     def assign_subscript(self, target, value, stmt):
         base = self.as_value(target.value, self.visit_expr(target.value))
+        if isinstance(base.type, T.Record) and records.field_key(target.slice) is not None:
+            if value.type != T.undefined:
+                records.store(self, target, base, records.field_key(target.slice), value, stmt)
+            return
         sl = target.slice
         elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
         idx = [self.slice_spec(e) if isinstance(e, ast.Slice) else self.as_value(e, self.visit_expr(e)) for e in elts]

@@ -211,7 +211,7 @@ def _array_alloc(kind):
             cx.uses_dynamic_shared = True
             # Every dynamic shared array starts at the launch's dynamic shared memory, as in Numba.
             return Value(T.Array(dtype, 1, "C"),
-                         f"cj::c_array(cj::dynamic_shared<{dtype.cpp}>(), cj::dynamic_shared_count<{dtype.cpp}>())")
+                         f"cj::c_array(cj::dynamic_shared<{dtype.storage_cpp}>(), cj::dynamic_shared_count<{dtype.storage_cpp}>())")
         if any(n < 0 for n in shape) or (kind == "local" and 0 in shape):
             cx.error(node, f"cuda.{kind}.array shape must be positive, got {shape}")
         if kind == "local":

@@ -258,10 +258,10 @@ class Program:
                      "pass large arrays as kernel arguments")
         flat = np.ascontiguousarray(arr).ravel()
         cname = self.unique(f"cj_const_{_ident(name.split('.')[-1])}")
-        self.constants.append(f"CJ_CONSTANT {dt.cpp} {cname}[{max(flat.size, 1)}] = {{{_initializer(flat, dt)}}};")
+        self.constants.append(f"CJ_CONSTANT {dt.storage_cpp} {cname}[{max(flat.size, 1)}] = {{{_initializer(flat, dt)}}};")
         t = T.Array(dt, arr.ndim, "C", readonly=True)
         dims = ", ".join(str(n) for n in arr.shape)
-        v = Value(t, f"cj::c_array(const_cast<{dt.cpp}*>({cname}), {dims})", const=arr)
+        v = Value(t, f"cj::c_array(const_cast<{dt.storage_cpp}*>({cname}), {dims})", const=arr)
         self.frozen[id(arr)] = (arr, v)
         return v
 
@@ -280,6 +280,8 @@ def _initializer(flat, dt):
         return "0"
     if dt == T.boolean:
         return ", ".join("true" if x else "false" for x in flat)
+    if isinstance(dt, T.Record):                   # a record's bytes, as NumPy lays them out
+        return ", ".join("{{" + ", ".join(map(str, x.tobytes())) + "}}" for x in flat)
     if T.is_int(dt):
         return ", ".join(cpp_int_literal(int(x), dt) for x in flat)
     if T.is_float(dt):
@@ -339,6 +341,8 @@ def _param_spec(t, name, parsed):
         return ParamSpec("array", t.dtype.code, t.ndim, t.layout)
     if T.is_scalar(t):
         return ParamSpec("scalar", t.code, 0, "")
+    if isinstance(t, T.Record):                     # one record: a pointer to its device copy (record.h)
+        return ParamSpec("pointer", t.code, 0, "")
     raise UnsupportedError(f"{parsed.loc.filename}:{parsed.loc.lineno(parsed.tree)}: kernel argument '{name}' of "
                            f"type {t} is not supported (pass arrays, scalars and tuples of them)")
 

@@ -7,7 +7,7 @@ writes the code. Expressions are in expressions.py.
 import ast
 import re
 
-from . import types as T
+from . import records, types as T
 from .errors import typing_error, unsupported
 from .expressions import ExpressionMixin
 from .loops import LoopMixin
@@ -355,6 +355,9 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
         elif isinstance(node.target, ast.Subscript):
             current = self.visit_expr(ast.copy_location(
                 ast.Subscript(node.target.value, node.target.slice, ast.Load()), node.target))
+        elif isinstance(node.target, ast.Attribute):          # a record's field: r.x += v
+            current = self.visit_expr(ast.copy_location(
+                ast.Attribute(node.target.value, node.target.attr, ast.Load()), node.target))
         else:
             self.unsupported(node, f"augmented assignment to {_describe(node.target)} is not supported")
         value = self.as_value(node.value, self.visit_expr(node.value))
@@ -389,10 +392,21 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
             self.assign_unpack(target, value, stmt)
         elif isinstance(target, ast.Subscript):
             self.assign_subscript(target, value, stmt)
+        elif isinstance(target, ast.Attribute) and self.assign_field(target, value, stmt):
+            pass
         elif isinstance(target, ast.Starred):
             self.unsupported(target, "starred assignment is not supported in CUDA kernels")
         else:
             self.unsupported(target, f"assignment to {_describe(target)} is not supported in CUDA kernels")
+
+    def assign_field(self, target, value, stmt):
+        """``r.x = value`` for a record ``r``; False when ``target`` is not a record's field."""
+        base = self.visit_expr(target.value)
+        if not isinstance(base, Value) or not isinstance(base.type, (T.Record, T.Undefined)):
+            return False
+        if base.type != T.undefined and value.type != T.undefined:
+            records.store(self, target, base, target.attr, value, stmt)
+        return True
 
     def assign_unpack(self, target, value, stmt):
         if not isinstance(value.type, T.BaseTuple):

@@ -43,7 +43,12 @@ def typeof(value, argname=None):
         return _array_type(value.dtype, value.shape, value.strides, what, not value.flags.writeable)
     cai = getattr(value, "__cuda_array_interface__", None)
     if cai is not None:
-        return _array_type(np.dtype(cai["typestr"]), cai["shape"], cai.get("strides"), what, bool(cai["data"][1]))
+        # A structured dtype's fields are not in the typestr ('|V12'): our device arrays keep the dtype itself.
+        dtype = getattr(value, "dtype", None)
+        dtype = dtype if isinstance(dtype, np.dtype) else np.dtype(cai["typestr"])
+        if getattr(value, "_record_scalar", False):        # one record argument (args.py)
+            return T.from_dtype(dtype)
+        return _array_type(dtype, cai["shape"], cai.get("strides"), what, bool(cai["data"][1]))
     if isinstance(value, (bool, np.bool_)):
         return T.boolean
     if isinstance(value, int):
@@ -52,7 +57,7 @@ def typeof(value, argname=None):
         return T.float64
     if isinstance(value, complex):
         return T.complex128
-    if isinstance(value, np.generic):
+    if isinstance(value, np.generic):                 # a number, or a record (np.void)
         t = T.from_dtype(value.dtype)
         if t is not None:
             return t

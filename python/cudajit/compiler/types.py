@@ -13,6 +13,11 @@ class Type:
     cpp = "?"
 
     @property
+    def storage_cpp(self):
+        """The C++ type of this type's elements in memory (arrays, shared/local/constant storage)."""
+        return self.cpp
+
+    @property
     def key(self):
         return self.name
 
@@ -115,7 +120,7 @@ class Array(Type):
             layout = "C"          # a 1-d (or 0-d) contiguous array is C in Numba
         self.dtype, self.ndim, self.layout, self.readonly = dtype, ndim, layout, readonly
         self.name = f"{'readonly ' if readonly else ''}array({dtype}, {ndim}d, {layout})"
-        self.cpp = f"cj::Array<{dtype.cpp}, {ndim}, cj::{layout}>"
+        self.cpp = f"cj::Array<{dtype.storage_cpp}, {ndim}, cj::{layout}>"
 
     @property
     def key(self):
@@ -133,6 +138,47 @@ class Array(Type):
 
     def copy(self, dtype=None, ndim=None, layout=None):
         return Array(dtype or self.dtype, self.ndim if ndim is None else ndim, layout or self.layout, self.readonly)
+
+
+class Record(Type):
+    """A NumPy structured dtype (Numba's ``Record``): fields at NumPy's exact offsets, record.h. Values are
+    ``cj::RecordRef<size, align>`` (a pointer to the bytes, as Numba's records); array elements are
+    ``cj::Record<size, align>``. The name spells every field, offset, the size and alignment, so it is the key."""
+    def __init__(self, dtype):
+        self.dtype = dtype
+        self.fields = {}     # name -> (Scalar, offset, None), or for a nested array field (Array, offset, shape)
+        for fname in dtype.names:
+            fdt, offset = dtype.fields[fname][:2]
+            ftype, shape = _field_type(fdt, fname, dtype)
+            self.fields[fname] = (ftype, offset, shape)
+        self.size, self.alignment = dtype.itemsize, dtype.alignment
+        parts = ",".join(f"{n}[type={_field_name(t, shape)};offset={o}]" for n, (t, o, shape) in self.fields.items())
+        self.name = f"Record({parts};{self.size};{dtype.isalignedstruct})"
+        self.cpp = f"cj::RecordRef<{self.size}, {self.alignment}>"
+
+    @property
+    def storage_cpp(self):
+        return f"cj::Record<{self.size}, {self.alignment}>"
+
+    __getitem__ = Scalar.__getitem__              # rec[:] is an array type, as Numba's
+
+    @property
+    def code(self):
+        """NumPy's type string of the bytes (``'V12'``): the launcher packs record arguments as pointers."""
+        return f"V{self.size}"
+
+
+def _field_type(fdt, fname, dtype):
+    """(type, shape) of one field: a scalar and None, or for a nested array field its array type and shape."""
+    base, shape = fdt.subdtype if fdt.subdtype is not None else (fdt, None)
+    t = _BY_DTYPE.get(base)
+    if t is None or t == float16:
+        raise TypeError(f"field '{fname}' of {dtype}: dtype {base} is not supported in kernels")
+    return (t, None) if shape is None else (Array(t, len(shape), "C"), shape)
+
+
+def _field_name(t, shape):
+    return str(t) if shape is None else f"nestedarray({t.dtype}, {shape})"
 
 
 class BaseTuple(Type):
@@ -252,11 +298,18 @@ _BY_DTYPE = {t.dtype: t for t in (boolean,) + number_domain + (float16,)}
 
 
 def from_dtype(dtype):
-    """The scalar type of a NumPy dtype (or anything ``np.dtype`` accepts); ``None`` if unsupported."""
+    """The type of a NumPy dtype (or anything ``np.dtype`` accepts): a scalar, or a ``Record`` for a structured
+    dtype (Numba's ``numba.from_dtype``); ``None`` if unsupported."""
     try:
-        return _BY_DTYPE.get(np.dtype(dtype))
+        dtype = np.dtype(dtype)
     except TypeError:
         return None
+    if dtype.names is not None:
+        try:
+            return Record(dtype)
+        except TypeError:
+            return None
+    return _BY_DTYPE.get(dtype)
 
 
 def is_int(t):

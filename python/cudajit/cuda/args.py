@@ -59,8 +59,8 @@ def prepare_args(args, kernel=None, params=()):
         return out, None
 
     def write_back():
-        for dev, host in writebacks:
-            dev.copy_to_host(host)
+        for copy_back in writebacks:
+            copy_back()
     return out, write_back
 
 
@@ -85,7 +85,26 @@ class _Where:
 
 
 def _launchable_dtype(dtype):
-    return dtype in _KERNEL_DTYPES     # native byte order only: np.dtype('>f8') != np.dtype('<f8')
+    # native byte order only: np.dtype('>f8') != np.dtype('<f8'); records whose fields are all such scalars
+    if dtype in _KERNEL_DTYPES:
+        return True
+    from ..compiler.types import from_dtype
+    return dtype.names is not None and from_dtype(dtype) is not None
+
+
+def _record_argument(rec, writebacks):
+    """One record (``arr[0]``, a NumPy void scalar) as Numba passes it: a device copy the kernel sees by reference,
+    whose fields are written back into ``rec`` (a view of its array, then) after the launch."""
+    from .arrays import to_device
+    dev = to_device(np.array(rec))
+    dev._record_scalar = True
+
+    def copy_back():
+        result = dev.copy_to_host()
+        for name in rec.dtype.names:
+            rec[name] = result[name]
+    writebacks.append(copy_back)
+    return dev
 
 
 def _dtype_name(dtype):
@@ -101,7 +120,7 @@ def _refuse(a, where):
     kind = type(a).__name__
     if isinstance(a, (np.ndarray, DeviceNDArray)):
         hint = (f"arrays of dtype {_dtype_name(a.dtype)} cannot be passed: kernels take bool, integer, float and "
-                f"complex arrays")
+                f"complex arrays, and records whose fields are those (or arrays of those)")
     elif isinstance(a, np.generic):
         hint = (f"NumPy scalars of dtype {_dtype_name(a.dtype)} cannot be passed: kernels take bool, integer, float "
                 f"and complex scalars")
@@ -137,6 +156,9 @@ def _convert_all(args, writebacks, where, copies):
         if isinstance(a, tuple):                  # a namedtuple is passed as a plain tuple
             out.append(_convert_all(a, writebacks, at, copies))
             continue
+        if isinstance(a, np.void) and _launchable_dtype(a.dtype):
+            out.append(_record_argument(a, writebacks))
+            continue
         if isinstance(a, _PY_SCALARS) or (isinstance(a, np.generic) and _launchable_dtype(a.dtype)):
             out.append(a)
             continue
@@ -168,7 +190,7 @@ def _convert_all(args, writebacks, where, copies):
             if direction is None:
                 copies[id(a)] = dev
             if copy_out and not dev._readonly:
-                writebacks.append((dev, host))
+                writebacks.append(lambda dev=dev, host=host: dev.copy_to_host(host))
             continue
         raise _refuse(a, at)
     return tuple(out)

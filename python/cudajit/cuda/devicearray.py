@@ -74,10 +74,27 @@ def _check_dtype(dtype, what="dtype"):
     return dtype
 
 
+_RECORD_KEYS = {}
+
+
+def record_key(dtype, scalar):
+    from .random import xoroshiro128p_dtype
+    if dtype.names is None or dtype == xoroshiro128p_dtype:
+        return None
+    return _RECORD_KEYS.setdefault((dtype, scalar), len(_RECORD_KEYS))
+
+
 class DeviceNDArray(_core.ArrayCore):
     """An array in the memory kernels of the current backend read and write."""
 
     __cuda_ndarray__ = True  # Numba marks its device arrays so
+    _record_scalar = False   # a 0-d copy of one record kernel argument (args.py): the kernel sees a record
+
+    @property
+    def _cudajit_record_key(self):
+        """The dispatcher's key part for a structured dtype (launch.cpp asks only for those): equal dtypes share
+        a number; None (convert in Python first) for other dtypes and cuda.random's states."""
+        return record_key(self.dtype, self._record_scalar)
 
     def __init__(self, shape, strides, dtype, stream=0, gpu_data=None):
         # Numba's constructor: allocate (or adopt gpu_data, a buffer with .ptr) for shape/strides.

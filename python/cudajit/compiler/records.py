@@ -1,0 +1,52 @@
+"""Record (structured dtype) fields in kernels: ``r.x``, ``r['x']``, ``r[0]`` read and written, nested array fields.
+
+A record value's code is a ``cj::Record`` lvalue (an array element) or a ``cj::RecordRef`` (a variable, a record
+argument); record.h's accessors take either and copy the field's bytes at NumPy's offset.
+"""
+import ast
+
+from . import types as T
+from .values import Value
+
+
+def field_key(node):
+    """The field a subscript names when it is a constant string or int (``r['x']``, ``r[0]``), else None."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (str, int)) and not isinstance(node.value, bool):
+        return node.value
+    return None
+
+
+def _field(cx, node, rec, key):
+    t = rec.type
+    if isinstance(key, int):
+        names = list(t.fields)
+        if not -len(names) <= key < len(names):
+            cx.error(node, f"record index {key} out of range: {t} has {len(names)} fields")
+        key = names[key]
+    if key not in t.fields:
+        cx.error(node, f"record {t} has no field '{key}'", f"its fields are {', '.join(t.fields)}")
+    return t.fields[key]
+
+
+def load(cx, node, rec, key):
+    """The value of field ``key`` of record value ``rec``: a scalar, or a view of a nested array field."""
+    ftype, offset, shape = _field(cx, node, rec, key)
+    if shape is None:
+        return Value(ftype, f"cj::get_field<{ftype.cpp}, {offset}>({rec.code})")
+    dims = ", ".join(str(n) for n in shape)
+    return Value(ftype, f"cj::field_array<{ftype.dtype.cpp}, {offset}>({rec.code}, {dims})")
+
+
+def store(cx, node, rec, key, value, stmt):
+    """``r.x = value`` / ``r['x'] = value``; a nested array field takes a scalar (filled) or an array (copied)."""
+    ftype, offset, shape = _field(cx, node, rec, key)
+    if not cx.final:
+        return
+    if shape is not None:
+        view = load(cx, node, rec, key).code
+        if isinstance(value.type, T.Array):
+            cx.emit(f"cj::copy_into({view}, {value.code});", stmt)
+        else:
+            cx.emit(f"cj::fill({view}, {cx.convert(node, value, ftype.dtype).code});", stmt)
+        return
+    cx.emit(f"cj::set_field<{ftype.cpp}, {offset}>({rec.code}, {cx.convert(node, value, ftype).code});", stmt)

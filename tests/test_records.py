@@ -1,0 +1,150 @@
+"""Records (NumPy structured dtypes) in kernels: host and device record arrays, single record arguments, field
+access by attribute, name and position, nested array fields, records in shared/local/constant arrays, aligned and
+packed dtypes. NumPy is the oracle."""
+import numpy as np
+import pytest
+
+import cudajit
+from cudajit import cuda
+from cudajit.errors import TypingError
+
+PACKED = np.dtype([("x", np.float32), ("flag", np.int8), ("n", np.int64), ("v", np.float64, (3,))])
+ALIGNED = np.dtype(PACKED.descr, align=True)
+
+
+def _random_records(rng, dtype, n):
+    a = np.zeros(n, dtype)
+    a["x"] = rng.random(n).astype(np.float32)
+    a["flag"] = rng.integers(-100, 100, n)
+    a["n"] = rng.integers(-2**40, 2**40, n)
+    a["v"] = rng.random((n, 3))
+    return a
+
+
+@cuda.jit
+def update_fields(a, out):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        r = a[i]                              # a reference, as Numba's: writes through r reach a
+        out[i] = r.x * r.flag + a[i]["n"] + r.v[0] + r.v[2]
+        r.x = r.x + 1.5
+        a[i]["n"] = a[i].n * 3
+        a[i].flag += 1
+        a[i].v[1] = r.v[0] * 2.0
+        a[i][0] = a[i][0] * 2                 # position 0 is field 'x'
+
+
+def _expected_update(a):
+    out = a["x"].astype(np.float64) * a["flag"] + a["n"] + a["v"][:, 0] + a["v"][:, 2]
+    b = a.copy()
+    b["x"] = (b["x"] + np.float32(1.5)) * 2
+    b["n"] *= 3
+    b["flag"] += 1
+    b["v"][:, 1] = b["v"][:, 0] * 2.0
+    return out, b
+
+
+@pytest.mark.parametrize("dtype", [PACKED, ALIGNED], ids=["packed", "aligned"])
+def test_host_record_array_read_write(backend, rng, dtype):
+    a = _random_records(rng, dtype, 100)
+    want_out, want = _expected_update(a)
+    out = np.zeros(100)
+    update_fields[4, 32](a, out)
+    np.testing.assert_allclose(out, want_out, rtol=1e-6)
+    np.testing.assert_array_equal(a, want)
+    assert dtype.itemsize == (37 if dtype is PACKED else 40)
+
+
+def test_device_record_array(backend, rng):
+    a = _random_records(rng, ALIGNED, 64)
+    want_out, want = _expected_update(a)
+    d_a, d_out = cuda.to_device(a), cuda.device_array(64)
+    update_fields[2, 32](d_a, d_out)
+    np.testing.assert_allclose(d_out.copy_to_host(), want_out, rtol=1e-6)
+    np.testing.assert_array_equal(d_a.copy_to_host(), want)
+
+
+@cuda.jit
+def scale_record(r, k, out):
+    out[0] = r.x + r["n"]
+    r.x = r.x * k
+    r.v[2] = k
+
+
+def test_single_record_argument(backend, rng):
+    a = _random_records(rng, ALIGNED, 4)
+    before = a.copy()
+    out = np.zeros(1)
+    scale_record[1, 1](a[2], 3.0, out)            # written back into a[2], as Numba copies it back
+    assert out[0] == pytest.approx(float(before["x"][2]) + int(before["n"][2]))
+    assert a["x"][2] == np.float32(before["x"][2] * np.float32(3.0))
+    assert a["v"][2, 2] == 3.0
+    np.testing.assert_array_equal(a[[0, 1, 3]], before[[0, 1, 3]])
+
+
+POINT = np.dtype([("x", np.float32), ("y", np.float32), ("id", np.int32)], align=True)
+
+
+@cuda.jit
+def reverse_through_shared(a, out):
+    buf = cuda.shared.array(32, dtype=POINT)
+    tmp = cuda.local.array(2, POINT)
+    i = cuda.threadIdx.x
+    buf[i] = a[i]
+    cuda.syncthreads()
+    tmp[0] = buf[31 - i]
+    tmp[1].x = tmp[0].y
+    tmp[1].y = tmp[0].x
+    tmp[1].id = tmp[0].id + 1000
+    out[i] = tmp[1]
+
+
+def test_records_in_shared_and_local_arrays(backend, rng):
+    a = np.zeros(32, POINT)
+    a["x"], a["y"], a["id"] = rng.random(32), rng.random(32), rng.integers(0, 100, 32)
+    out = np.zeros(32, POINT)
+    reverse_through_shared[1, 32](a, out)
+    r = a[::-1]
+    np.testing.assert_array_equal(out["x"], r["y"])
+    np.testing.assert_array_equal(out["y"], r["x"])
+    np.testing.assert_array_equal(out["id"], r["id"] + 1000)
+
+
+TABLE = np.zeros(8, PACKED)
+TABLE["x"] = np.linspace(0, 1, 8)
+TABLE["n"] = np.arange(8) * 10**10
+TABLE["v"] = np.arange(24).reshape(8, 3) / 7
+
+
+@cuda.jit
+def read_constant_records(out):
+    i = cuda.grid(1)
+    if i < TABLE.shape[0]:
+        out[i] = TABLE[i].x + TABLE[i].n + TABLE[i].v[1]
+
+
+def test_records_in_constant_memory(backend):
+    out = np.zeros(8)
+    read_constant_records[1, 8](out)
+    np.testing.assert_array_equal(out, TABLE["x"].astype(np.float64) + TABLE["n"] + TABLE["v"][:, 1])
+
+
+def test_from_dtype_spells_numba_record():
+    t = cudajit.from_dtype(ALIGNED)
+    assert str(t) == ("Record(x[type=float32;offset=0],flag[type=int8;offset=4],n[type=int64;offset=8],"
+                      "v[type=nestedarray(float64, (3,));offset=16];40;True)")
+    assert t.fields["n"][1] == ALIGNED.fields["n"][1]
+    assert cudajit.from_dtype(PACKED).size == PACKED.itemsize
+    assert str(t[::1]) == f"array({t}, 1d, C)" and str(t[:]) == f"array({t}, 1d, A)"
+
+
+@cuda.jit
+def wrong_field(a):
+    a[0].z = 1.0
+
+
+def test_wrong_field_is_typing_error(backend):
+    with pytest.raises(TypingError) as e:
+        wrong_field[1, 1](np.zeros(2, POINT))
+    msg = str(e.value)
+    assert "no field 'z'" in msg and "Record(x[type=float32" in msg and "test_records.py:" in msg

@@ -12,7 +12,7 @@ from . import intrinsics as I
 from .errors import typing_error
 from .translator import FunctionTranslator
 from .values import Value, cpp_float_literal, cpp_int_literal
-from ..errors import UnsupportedError
+from ..errors import TypingError, UnsupportedError
 
 
 @dataclasses.dataclass(frozen=True)
@@ -416,7 +416,6 @@ def _externs(prog):
     texts = prog.link_texts()
     for name, ext in prog.externs.items():
         if not any(re.search(rf"\b{re.escape(name)}\s*\(", t) for t in texts.values()):
-            from ..errors import TypingError
             raise TypingError(f"the foreign device function '{name}' (cuda.declare_device) is not defined in the "
                               f"linked sources {list(texts)}\nhint: pass its CUDA C++ file with "
                               f"cuda.jit(link=[...]) or cuda.declare_device(..., link=[...])")

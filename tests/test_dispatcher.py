@@ -289,6 +289,21 @@ def test_eager_prefers_exact_match_over_narrowing(backend, rng):
     np.testing.assert_array_equal(a, np.float64(np.float32(w)) * np.arange(1, 21))
 
 
+def test_eager_choice_is_typeconvs_resolution(backend, rng):
+    # int32 -> int64 is a promotion, int32 -> float64 a safe conversion: typeconv.resolve (the compiler's overload
+    # ranking) prefers the promotion though the float64 overload is declared first, and the dispatcher asks it.
+    from cudajit.compiler import typeconv, types
+    sigs = ["void(float64[:], float64)", "void(float64[:], int64)"]
+    assert typeconv.resolve([(None, (types.float64[:], t)) for t in (types.float64, types.int64)],
+                            [types.float64[::1], types.int32])[1][1] == types.int64
+    k = cuda.jit(sigs)(fill.py_func)
+    a = randn(rng, 20)
+    v = np.int32(rng.integers(2, 99))
+    k[1, 32](a, v)
+    np.testing.assert_array_equal(a, v * np.arange(1, 21))
+    assert k._eager_match((float64[::1], int32)).signature.args[1] == int64      # the overload the call ran
+
+
 def test_eager_type_objects(backend, rng):
     assert fill2d.signatures == [(float32[:, ::1], int64)]
     a = rng.random((6, 9)).astype(np.float32) + 0.5

@@ -10,11 +10,13 @@ import numpy as np
 from . import types as T
 from . import intrinsics as I
 from . import records, vectors
+from .errors import CONSTRUCT_HINTS, describe_construct
 from .frontend import NOT_FOLDED, TOO_LARGE, canonical_name, python_folded
 from .indexing import IndexingMixin
 from .methods import call_value_method
 from .operators import PY_OPS, binary, compare, unary
-from .typeconv import unify
+from .typeconv import resolve, unify
+from .typeof import typeof
 from .values import Value, Symbol, cast, const_value, tuple_value, PRIMARY, LAND, LOR, COND
 
 _BUILTIN_NAMES = {"abs", "min", "max", "round", "pow", "len", "int", "float", "bool", "complex", "print", "range"}
@@ -24,11 +26,10 @@ class ExpressionMixin(IndexingMixin):
     def visit_expr(self, node, target_hint=None):
         method = getattr(self, "expr_" + type(node).__name__, None)
         if method is None:
-            from .translator import _describe, _HINTS
-            self.unsupported(node, f"{_describe(node)} are not supported in CUDA kernels"
+            self.unsupported(node, f"{describe_construct(node)} are not supported in CUDA kernels"
                              if type(node) in (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp,
                                                ast.GeneratorExp)
-                             else f"{_describe(node)} is not supported in CUDA kernels", _HINTS.get(type(node)))
+                             else f"{describe_construct(node)} is not supported in CUDA kernels", CONSTRUCT_HINTS.get(type(node)))
         self._target_hint = target_hint
         return method(node)
 
@@ -150,7 +151,6 @@ class ExpressionMixin(IndexingMixin):
     def captured_device_array(self, node, name, obj):
         """A device array named by a kernel (global or closure): captured by pointer, as Numba does."""
         cai = obj.__cuda_array_interface__
-        from .typeof import typeof
         t = typeof(obj, name)
         ptr = cai["data"][0] or 0
         shape = [int(n) for n in cai["shape"]]
@@ -505,7 +505,6 @@ class ExpressionMixin(IndexingMixin):
         sigs = [s for s in (getattr(obj, "__cudajit_signatures__", None) or ()) if s is not None]
         if sigs:
             # Declared signatures (cuda.jit("f4(f4)", device=True)): Numba picks one and converts the arguments.
-            from .typeconv import resolve
             found = resolve([(s.return_type, tuple(s.args)) for s in sigs], [v.type for v in vals],
                             [v.literal for v in vals])
             if found is None:

@@ -7,33 +7,18 @@ declarations), the call's AST node and its translated arguments (``Value``/``Sym
 the CPU backend must run a block's threads as fibers (syncthreads*, syncwarp, warp collectives). ``doc`` is the
 user's documentation of the name: ``cudajit.cuda``'s placeholders take their docstrings from it (kernelapi.py).
 
-The cuda.* entries are here; math/cmath in mathlib.py; NumPy ufuncs in npufuncs.py; Python builtins in pybuiltins.py;
-the operator module in pyoperator.py.
+The mechanism is registry.py. The cuda.* entries are here; math/cmath in mathlib.py; NumPy ufuncs in npufuncs.py;
+Python builtins in pybuiltins.py; the operator module in pyoperator.py; libdevice.py, vectors.py; importing this
+module loads them all.
 """
 import math
 
 from . import types as T
+from .registry import REGISTRY, bind_args, expect_args, intrinsic, is_namespace, lookup  # noqa: F401 (the registry's face)
+from .typeconv import resolve
 from .values import Value, tuple_value, typed
-
-REGISTRY = {}
-
-
-class Intrinsic:
-    def __init__(self, name, impl, kind, barrier, params, doc):
-        self.name, self.impl, self.kind, self.barrier, self.params = name, impl, kind, barrier, params
-        self.doc = doc
-
-
-def intrinsic(*names, kind="call", barrier=False, params=None, doc=None):
-    """Register ``impl`` under each of ``names``. ``params``: the parameter names, so keyword arguments
-    (``shape=``, ``dtype=``) are matched to positions before ``impl`` sees them. ``doc``: what the name does,
-    for the user (a ``{name}`` in it becomes the entry's name)."""
-    def register(impl):
-        for n in names:
-            REGISTRY[n] = Intrinsic(n, impl, kind, barrier, params, doc and doc.replace("{name}", n))
-        return impl
-    return register
-
+# Importing these modules registers their entries in REGISTRY.
+from . import libdevice, mathlib, npufuncs, pybuiltins, pyoperator, vectors  # noqa: F401
 
 # Documentation of the cuda.* names that are namespaces of entries rather than entries themselves.
 NAMESPACE_DOCS = {
@@ -52,39 +37,6 @@ NAMESPACE_DOCS = {
     "cuda.libdevice": "libdevice's math functions with fixed types (``sin`` float64, ``sinf`` float32), those that "
                       "cudajit's math provides.",
 }
-
-
-def lookup(name):
-    return REGISTRY.get(name)
-
-
-def is_namespace(path):
-    """True if ``path`` is a prefix of some intrinsic (``cuda``, ``cuda.atomic``, ``cuda.threadIdx``)."""
-    prefix = path + "."
-    return any(n.startswith(prefix) for n in REGISTRY)
-
-
-def bind_args(cx, node, entry, args, kwargs):
-    """Positional + keyword arguments -> one positional list per ``entry.params``."""
-    if not kwargs:
-        return list(args)
-    if entry.params is None:
-        cx.error(node, f"{entry.name}() takes no keyword arguments")
-    out = list(args) + [None] * (len(entry.params) - len(args))
-    for k, v in kwargs.items():
-        if k not in entry.params:
-            cx.error(node, f"{entry.name}() got an unexpected keyword argument '{k}'")
-        out[entry.params.index(k)] = v
-    while out and out[-1] is None:
-        out.pop()
-    return out
-
-
-def expect_args(cx, node, name, args, lo, hi=None):
-    hi = lo if hi is None else hi
-    if not lo <= len(args) <= hi or any(a is None for a in args):
-        want = f"{lo}" if lo == hi else f"{lo} to {hi}"
-        cx.error(node, f"{name}() takes {want} arguments, {len(args)} given")
 
 
 # ---- thread indexing --------------------------------------------------------------------------------------
@@ -333,7 +285,6 @@ def _predicate(v):
 
 
 def _warp_value(cx, node, name, v):
-    from .typeconv import resolve
     found = resolve(_WARP_VALUES, [v.type], [v.literal]) if isinstance(v, Value) else None
     if found is None:
         cx.error(node, f"cuda.{name} shuffles int32, int64, float32 or float64 values, not "
@@ -542,6 +493,3 @@ def _cuda_cbrt(cx, node, args, kwargs):
     t = T.float32 if args[0].type == T.float32 else T.float64
     return Value(t, f"cj::m::cbrt({cx.convert(node, args[0], t).code})")
 
-
-# Importing these modules registers their entries in REGISTRY.
-from . import libdevice, mathlib, npufuncs, pybuiltins, pyoperator, vectors  # noqa: E402,F401

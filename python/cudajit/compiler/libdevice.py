@@ -3,7 +3,7 @@ math (mathfuncs.h, lang.h). As libdevice's, each has fixed types: ``sin`` takes 
 float32; ``popc`` int32, ``popcll`` int64. Arguments convert to those types as in a call of a declared signature.
 Others of libdevice's names are not provided (cuda/libdevice.py says so by name)."""
 from . import types as T
-from .intrinsics import expect_args, intrinsic
+from .registry import expect_args, intrinsic
 from .values import Value, typed
 
 # math functions of one or more float arguments: libdevice's name for float64; + "f" for float32.

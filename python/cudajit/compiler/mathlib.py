@@ -1,7 +1,7 @@
 """math and cmath as Numba's CUDA target types them (numba-cuda's cudamath/cmathdecl tables), emitted as calls to
 the runtime's ``cj::m::`` functions (mathfuncs.h). Each function is one table line."""
 from . import types as T
-from .intrinsics import intrinsic, expect_args
+from .registry import intrinsic, expect_args
 from .typeconv import resolve
 from .values import Value, cast
 

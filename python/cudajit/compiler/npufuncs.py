@@ -10,7 +10,7 @@ requires it): the calling thread loops over its elements, inputs broadcasting as
 import numpy as np
 
 from . import types as T
-from .intrinsics import intrinsic, lookup, expect_args
+from .registry import intrinsic, lookup, expect_args
 from .operators import binary, compare, unary
 from .values import Value, cast, typed
 

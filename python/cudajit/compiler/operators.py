@@ -10,7 +10,7 @@ import numpy as np
 
 from . import types as T
 from .typeconv import resolve
-from .values import Value, cast, typed, cpp_int_literal, PRIMARY, UNARY, MUL, ADD, REL, EQ, BITAND, XOR, BITOR
+from .values import Value, cast, const_value, typed, cpp_int_literal, PRIMARY, UNARY, MUL, ADD, REL, EQ, BITAND, XOR, BITOR
 
 _MACHINE_INTS = [T.int64, T.uint64]
 
@@ -219,7 +219,6 @@ def unary(cx, node, op, a):
     ret, (fa,) = found
     if a.is_const and isinstance(a.const, (int, float)) and not isinstance(a.const, bool) and op == "-" \
             and T.is_number(ret) and not isinstance(ret, T.Complex):
-        from .values import const_value
         v = const_value(-a.const)
         return cast(v, ret) if v.type != ret else v
     if op == "~" and ret == T.boolean:

@@ -12,7 +12,7 @@ from . import intrinsics as I
 from .errors import typing_error
 from .translator import FunctionTranslator
 from .values import Value, cpp_float_literal, cpp_int_literal
-from ..errors import UnsupportedError
+from ..errors import TypingError, UnsupportedError
 
 
 @dataclasses.dataclass(frozen=True)
@@ -179,7 +179,9 @@ class Program:
         tr = FunctionTranslator(self, parsed, argtypes, is_kernel, options, cname)
         if on_start is not None:
             on_start(tr)
-        lines = tr.translate()
+        # Each line's Python position as (file, line): a device function may live in another file than the kernel.
+        lines = [(indent, text, None if line is None else (parsed.loc.filename, line))
+                 for indent, text, line in tr.translate()]
         self.listings.append(_listing(tr))
         return tr, lines
 
@@ -290,20 +292,33 @@ def _initializer(flat, dt):
                      f"{cpp_float_literal(float(x.imag), dt.underlying)}}}" for x in flat)
 
 
-def render(lines, filename):
-    """Lines (indent, text, python line) -> C++ text, with ``#line`` directives wherever the compiler's own line
-    count would not already point at the right Python line."""
+# The file name that #line gives lines the compiler wrote itself; their line number is their line in the unit's text
+# (KernelSource.source, inspect_source), so a diagnostic there can be found.
+GENERATED = "cudajit-generated.cu"
+
+
+def render(lines):
+    """Lines (indent, text, where) -> C++ text in which the compiler's idea of every line's position is exact.
+    ``where`` is (file, line): a Python line, or a line of a linked source; None: generated here, which is
+    GENERATED at its own line of the returned text. A ``#line`` directive goes wherever the compiler's own count
+    would be wrong, and nowhere else."""
     out = []
-    presumed = None
-    fname = filename.replace("\\", "\\\\").replace('"', '\\"')
-    for indent, text, pyline in lines:
-        if pyline is not None and pyline != presumed:
-            out.append(f'#line {pyline} "{fname}"')
-            presumed = pyline
-        out.append(("    " * indent + text) if text else "")
-        if presumed is not None:
-            presumed += 1
-    return "\n".join(out)
+    presumed = None                       # (file, line) the compiler gives the next line of ``out``
+    for indent, text, where in lines:
+        for part in (text.split("\n") if text else [""]):
+            if where is None:            # its own line in the text: after a directive, if one comes first
+                where_now = (GENERATED, len(out) + 1 + (presumed != (GENERATED, len(out) + 1)))
+            else:
+                where_now = where
+            if presumed != where_now:
+                out.append(f'#line {where_now[1]} "{_escape(where_now[0])}"')
+            out.append(("    " * indent + part) if part else "")
+            presumed = (where_now[0], where_now[1] + 1)     # each part of a text of several lines is at ``where``
+    return "\n".join(out) + "\n"
+
+
+def _escape(filename):
+    return filename.replace("\\", "\\\\").replace('"', '\\"')
 
 
 def _listing(tr):
@@ -377,9 +392,7 @@ def compile_kernel(pyfunc, argtypes, options=None):
     leaves = [leaf for t in argtypes for leaf in param_leaves(t)]
     ptypes = ", ".join(t.cpp for t in leaves)
     tail = [(0, f"CJ_ENTRY({entry}, {ptypes})" if leaves else f"CJ_ENTRY0({entry})", None)]
-    linked = _linked_sources(prog)
-    source = render(head, filename) + "\n" + linked + render(body, filename) + "\n" \
-        + _reset_line(body, head, linked) + render(tail, filename) + "\n"
+    source = render(head + _linked_sources(prog) + body + tail)
     listing = "\n\n".join(reversed(prog.listings))
     local_bytes = sum(tr.local_bytes.values()) + sum(sum(r.translator.local_bytes.values())
                                                      for r in prog.specs.values() if isinstance(r, FunctionResult))
@@ -393,22 +406,16 @@ def _prototypes(prog):
             for tr in prog.prototypes.values()] + ([(0, "", None)] if prog.prototypes else [])
 
 
-def _reset_line(body, head, linked=""):
-    # After the kernel, point the compiler back at the generated text so CJ_ENTRY errors are not blamed on Python.
-    return f'#line {len(head) + len(body) + linked.count(chr(10)) + 3} "cudajit-generated.cu"\n'
-
-
 def _linked_sources(prog):
-    """The linked CUDA C++ files, each under #line directives naming it; on the CPU, CUDA's function qualifiers
-    are defined away so simple device code compiles with the host compiler too."""
+    """The linked CUDA C++ files' lines, each at its own file:line; on the CPU, CUDA's function qualifiers are
+    defined away so simple device code compiles with the host compiler too."""
     if not prog.link:
-        return ""
-    out = ["#if defined(CJ_CPU)", "#define __device__", "#define __host__", "#define __forceinline__ inline",
-           "#endif"]
+        return []
+    out = [(0, text, None) for text in ("#if defined(CJ_CPU)", "#define __device__", "#define __host__",
+                                        "#define __forceinline__ inline", "#endif")]
     for path, text in prog.link_texts().items():
-        out += [f'#line 1 "{path}"', text.rstrip("\n")]
-    out.append('#line 1 "cudajit-generated.cu"')
-    return "\n".join(out) + "\n"
+        out += [(0, line, (path, k)) for k, line in enumerate(text.rstrip("\n").split("\n"), start=1)]
+    return out
 
 
 # The start of the static_assert message of a foreign function whose definition does not fit its declaration.
@@ -421,7 +428,6 @@ def _externs(prog):
     texts = prog.link_texts()
     for name, ext in prog.externs.items():
         if not any(re.search(rf"\b{re.escape(name)}\s*\(", t) for t in texts.values()):
-            from ..errors import TypingError
             raise TypingError(f"the foreign device function '{name}' (cuda.declare_device) is not defined in the "
                               f"linked sources {list(texts)}\nhint: pass its CUDA C++ file with "
                               f"cuda.jit(link=[...]) or cuda.declare_device(..., link=[...])")
@@ -445,12 +451,11 @@ def compile_device(pyfunc, argtypes, options=None):
     options = options or CompileOptions()
     prog = Program(options)
     tr, lines = prog.translate(pyfunc, tuple(argtypes), False, options)
-    filename = tr.loc.filename
     body = _externs(prog) + _prototypes(prog)
     for f in prog.functions:
         body += f + [(0, "", None)]
     body += lines
-    source = "#include <cudajit/runtime.h>\n\n" + _linked_sources(prog) + render(body, filename) + "\n"
+    source = render([(0, "#include <cudajit/runtime.h>", None), (0, "", None)] + _linked_sources(prog) + body)
     return DeviceSource(source, tr.return_type, T.Signature(tr.return_type, tuple(argtypes)), tr.cname)
 
 

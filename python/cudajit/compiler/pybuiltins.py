@@ -1,7 +1,7 @@
 """Python builtins inside kernels: abs min max round pow len int float bool complex print (``range`` is part of
 the ``for`` statement). Typing follows Numba's (e.g. ``round(x)`` is int64, ``abs`` of an int keeps its type)."""
 from . import types as T
-from .intrinsics import intrinsic, expect_args
+from .registry import intrinsic, expect_args
 from .operators import binary
 from .typeconv import resolve, unify_all
 from .values import Value, cast, const_value, typed

@@ -1,7 +1,7 @@
 """The ``operator`` module inside kernels (Numba supports it): ``operator.mul(a, b)`` is ``a * b``, typed and
 emitted as the operator itself (operators.py). Mostly met as a value: ``apply(operator.mul, x, y)`` passes the
 function to a device function (types.FunctionValue), which calls it."""
-from .intrinsics import intrinsic, expect_args
+from .registry import expect_args, intrinsic
 from .operators import binary, compare, unary
 
 _BINARY = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%", "pow": "**",

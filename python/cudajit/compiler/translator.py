@@ -8,9 +8,10 @@ import ast
 import re
 
 from . import records, types as T
-from .errors import typing_error, unsupported
+from .errors import CONSTRUCT_HINTS, describe_construct, typing_error, unsupported
 from .expressions import ExpressionMixin
 from .loops import LoopMixin
+from .operators import PY_OPS
 from .storage import Site, assign_storage, place_declarations, cpp_identifier
 from .typeconv import unify
 from .values import Value, cast
@@ -257,7 +258,7 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
     def visit_stmt(self, node):
         method = getattr(self, "stmt_" + type(node).__name__, None)
         if method is None:
-            self.unsupported(node, f"{_describe(node)} is not supported in CUDA kernels", _HINTS.get(type(node)))
+            self.unsupported(node, f"{describe_construct(node)} is not supported in CUDA kernels", CONSTRUCT_HINTS.get(type(node)))
         self.calls_raiser = False
         method(node)
         if self.calls_raiser and self.program.options.debug and self.final and self.env is not None:
@@ -359,7 +360,7 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
             current = self.visit_expr(ast.copy_location(
                 ast.Attribute(node.target.value, node.target.attr, ast.Load()), node.target))
         else:
-            self.unsupported(node, f"augmented assignment to {_describe(node.target)} is not supported")
+            self.unsupported(node, f"augmented assignment to {describe_construct(node.target)} is not supported")
         value = self.as_value(node.value, self.visit_expr(node.value))
         result = self.binop(node, op, current, value)
         compound = self.final and op in ("+", "-", "*", "/", "&", "|", "^") \
@@ -397,7 +398,7 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
         elif isinstance(target, ast.Starred):
             self.unsupported(target, "starred assignment is not supported in CUDA kernels")
         else:
-            self.unsupported(target, f"assignment to {_describe(target)} is not supported in CUDA kernels")
+            self.unsupported(target, f"assignment to {describe_construct(target)} is not supported in CUDA kernels")
 
     def assign_field(self, target, value, stmt):
         """``r.x = value`` for a record ``r``; False when ``target`` is not a record's field."""
@@ -659,31 +660,7 @@ def _dedent(lines, n):
 
 
 def _op(op):
-    from .operators import PY_OPS
     return PY_OPS[type(op).__name__]
-
-
-_NAMES = {
-    ast.With: "the with statement", ast.Try: "try/except", ast.Raise: "raise", ast.Assert: "assert",
-    ast.FunctionDef: "defining a function inside a kernel", ast.ClassDef: "defining a class inside a kernel",
-    ast.Global: "the global statement", ast.Nonlocal: "the nonlocal statement", ast.Delete: "del",
-    ast.Import: "import inside a kernel", ast.ImportFrom: "import inside a kernel",
-    ast.AsyncFunctionDef: "async functions", ast.AsyncFor: "async for", ast.AsyncWith: "async with",
-    ast.Lambda: "lambda", ast.ListComp: "list comprehensions", ast.DictComp: "dict comprehensions",
-    ast.SetComp: "set comprehensions", ast.GeneratorExp: "generator expressions", ast.List: "lists",
-    ast.Dict: "dicts", ast.Set: "sets", ast.JoinedStr: "f-strings", ast.Yield: "yield", ast.YieldFrom: "yield",
-    ast.Await: "await", ast.Starred: "starred expressions", ast.NamedExpr: "the := operator",
-}
-if hasattr(ast, "Match"):
-    _NAMES[ast.Match] = "the match statement"
-_HINTS = {ast.FunctionDef: "define it at module level with @cuda.jit(device=True)",
-          ast.List: "use a tuple, or cuda.local.array for a per-thread scratch array",
-          ast.ListComp: "use a for loop over range()", ast.Try: "check conditions with if instead",
-          ast.JoinedStr: "print the values as separate print() arguments"}
-
-
-def _describe(node):
-    return _NAMES.get(type(node), f"'{type(node).__name__}'")
 
 
 def _is_shape_constant(c):

@@ -52,9 +52,13 @@ _GRAPH = _build_graph()
 @functools.lru_cache(maxsize=None)
 def can_convert(src, dst):
     """Best conversion kind from ``src`` to ``dst`` along the cast graph (a path is as bad as its worst
-    edge), or None when there is no conversion."""
+    edge), or None when there is no conversion. Arrays and tuples follow Numba's ``can_convert_to``."""
     if src == dst:
         return Conversion.exact
+    if isinstance(dst, T.Array):
+        return _array_conversion(src, dst)
+    if isinstance(dst, T.BaseTuple):
+        return _tuple_conversion(src, dst)
     best = {src: Conversion.exact}
     frontier = [src]
     while frontier:
@@ -67,6 +71,23 @@ def can_convert(src, dst):
                     nxt.append(peer)
         frontier = nxt
     return best.get(dst)
+
+
+def _array_conversion(src, dst):
+    """An array passes as one of the same dtype and ndim whose layout is 'A' or its own, and a read-only one
+    only as read-only: a safe conversion (a C or F array where any layout is declared)."""
+    if isinstance(src, T.Array) and (src.dtype, src.ndim) == (dst.dtype, dst.ndim) \
+            and dst.layout in ("A", src.layout) and (dst.readonly or not src.readonly):
+        return Conversion.safe
+    return None
+
+
+def _tuple_conversion(src, dst):
+    """A tuple converts element by element, as well as its worst element does."""
+    if not isinstance(src, T.BaseTuple) or len(src.types) != len(dst.types):
+        return None
+    kinds = [can_convert(a, b) for a, b in zip(src.types, dst.types)]
+    return None if None in kinds else max(kinds, default=Conversion.exact)
 
 
 def convert_kind(src, dst, literal=False):

@@ -3,7 +3,7 @@ other ``<base>x<N>`` names (N = 1..4; base int8..int64, uint8..uint64, float32, 
 aliases (``float4``, ``int2``, ``ulonglong3`` ...), construction from numbers and smaller vectors whose component
 counts add up to N, and the components ``.x .y .z .w``. C++: ``cj::vec<T, N>`` (lang.h)."""
 from . import types as T
-from .intrinsics import intrinsic
+from .registry import intrinsic
 from .values import PRIMARY, Value
 
 _BASES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64")

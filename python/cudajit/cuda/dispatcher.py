@@ -135,18 +135,12 @@ class CUDADispatcher(_JitFunction):
         return self._specialize(argtypes).kernel
 
     def _eager_match(self, argtypes):
-        # Numba's choice among declared signatures: the one needing the fewest lossy conversions, then
-        # the fewest kind changes, then the fewest widenings; the first declared among equals.
-        best, best_cost = None, None
-        for sig in self._eager:
-            costs = _conversion_costs(sig.args, argtypes)
-            if costs is None:
-                continue
-            cost = tuple(costs.count(c) for c in (3, 2, 1))
-            if best is None or cost < best_cost:
-                best, best_cost = sig, cost
-        if best is not None:
-            return self._specialize(tuple(best.args))
+        # Numba's choice among declared signatures, by the compiler's overload resolution (typeconv.resolve:
+        # fewest unsafe, then safe, then promote conversions; the first declared among equals).
+        cases = [(None, tuple(sig.args)) for sig in self._eager if _launcher_can_pack(sig.args, argtypes)]
+        found = _compiler().typeconv.resolve(cases, argtypes)
+        if found is not None:
+            return self._specialize(found[1])
         sigs = "; ".join(_void_sig(s.args) for s in self._eager)
         raise TypingError(f"kernel '{self.__name__}': no matching definition for argument types "
                           f"({', '.join(map(str, argtypes))}); it was compiled for: {sigs}")
@@ -314,37 +308,21 @@ def _void_sig(args):
 _KIND_ORDER = ("Boolean", "Integer", "Float", "Complex")
 
 
-def _conversion_costs(sig_args, argtypes):
-    """Per argument, what passing a value of ``argtypes`` to a kernel compiled for ``sig_args`` costs:
-    0 exact, 1 a widening or a C/F array where any layout is declared, 2 a change of kind (int ->
-    float), 3 a narrowing (int64 -> int32); None when some argument cannot be passed. Arrays must
-    agree in dtype and ndim; tuples element by element. A float does not go to an int nor a complex
-    to a real: the launcher cannot pack them (numba-cuda fails there too, with a less clear error)."""
+def _launcher_can_pack(sig_args, argtypes):
+    """False when some argument is a float for an int parameter or a complex for a real one (tuples element by
+    element): the launcher cannot pack those (numba-cuda fails there too, with a less clear error). Which of the
+    signatures that remain fits best is typeconv's question."""
     from ..compiler import types
     if len(sig_args) != len(argtypes):
-        return None
-    costs = []
+        return False
     for want, have in zip(sig_args, argtypes):
-        if want == have:
-            costs.append(0)
-        elif isinstance(want, types.Array):
-            if not isinstance(have, types.Array) or (want.dtype, want.ndim) != (have.dtype, have.ndim) \
-                    or want.layout not in ("A", have.layout):
-                return None
-            costs.append(1)
-        elif isinstance(want, types.BaseTuple):
-            inner = _conversion_costs(want.types, have.types) if isinstance(have, types.BaseTuple) else None
-            if inner is None:
-                return None
-            costs += inner
+        if isinstance(want, types.BaseTuple) and isinstance(have, types.BaseTuple):
+            if not _launcher_can_pack(want.types, have.types):
+                return False
         elif isinstance(want, types.Scalar) and isinstance(have, types.Scalar):
-            kw, kh = _KIND_ORDER.index(type(want).__name__), _KIND_ORDER.index(type(have).__name__)
-            if kh > kw:
-                return None
-            costs.append(2 if kh < kw else 1 if want.bitwidth >= have.bitwidth else 3)
-        else:
-            return None
-    return costs
+            if _KIND_ORDER.index(type(have).__name__) > _KIND_ORDER.index(type(want).__name__):
+                return False
+    return True
 
 
 def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=True, lineinfo=False,

@@ -20,9 +20,12 @@ partials share one launch. Everything runs as ordinary cudajit kernels, so the C
 import numpy as np
 
 from .. import _backend
+from ..compiler import types
 from .arrays import device_array, to_device
 from .devicearray import DeviceNDArray
+from .dispatcher import jit
 from .interop import as_cuda_array, is_cuda_array
+from .kernelapi import blockIdx, gridDim, local, shared, syncthreads, syncwarp, threadIdx  # noqa: F401 (kernels' globals)
 
 _WARP = 32
 _WARPS = 4
@@ -32,8 +35,6 @@ _BATCH = 32                      # loads in flight per thread in pass 1 (order u
 
 
 def _make_kernels(fn, dtype):
-    from . import jit, local, shared, syncthreads, syncwarp, threadIdx, blockIdx, gridDim   # noqa: F401 (globals)
-    from ..compiler import types
     nb_dtype = types.from_dtype(dtype)
     op = jit(device=True)(fn) if not hasattr(fn, "__cudajit_pyfunc__") else fn
     warp, block, batch = _WARP, _BLOCK, _BATCH

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..compiler import compile_device, parse_signature, types as T
 from .arrays import device_array, to_device
+from .dispatcher import jit
 from .interop import as_cuda_array, is_cuda_array
 
 _BLOCK = 128
@@ -26,7 +27,6 @@ _serial = itertools.count()
 
 def _compile(name, params, body, core):
     """A kernel from generated source calling ``core``; linecache keeps the text for the front end."""
-    from . import jit
     filename = f"<cudajit.vectorize {name} #{next(_serial)}>"
     src = (f"def {name}({', '.join(params)}):\n    i = cuda.grid(1)\n    if i < {params[-1]}.shape[0]:\n"
            f"        {body}\n")
@@ -37,7 +37,6 @@ def _compile(name, params, body, core):
 
 
 def _device_function(pyfunc, sig=None):
-    from . import jit
     if hasattr(pyfunc, "__cudajit_pyfunc__"):
         return pyfunc
     return jit(sig, device=True)(pyfunc) if sig is not None else jit(device=True)(pyfunc)

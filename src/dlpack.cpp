@@ -175,7 +175,7 @@ void check_device(const DLDevice& dev, Backend backend) {
 // Returns (ptr, shape, strides in bytes, typestr) after checking each field, before anything
 // reads the tensor's memory or takes ownership of it.
 py::tuple validated_view(const DLTensor& x, Backend backend) {
-    check_device(x.device, backend);
+    // The tensor's own fields first (each names itself), then whether this backend can use its memory.
     if (x.ndim < 0 || x.ndim > kMaxDims)
         throw py::value_error("DLPack tensor: ndim = " + std::to_string(x.ndim) + " (cudajit supports 0 to " +
                               std::to_string(kMaxDims) + " dimensions)");
@@ -204,6 +204,7 @@ py::tuple validated_view(const DLTensor& x, Backend backend) {
         throw py::value_error("DLPack tensor: data is a null pointer, but the tensor has elements");
     uintptr_t ptr = reinterpret_cast<uintptr_t>(x.data) + x.byte_offset;
     check_address_range(ptr, extent, "DLPack tensor (data + byte_offset)");
+    check_device(x.device, backend);
     check_span_is_memory(ptr, extent, "DLPack tensor (data + byte_offset)");
     py::tuple shape_t(x.ndim), strides_t(x.ndim);
     for (int d = 0; d < x.ndim; ++d) {

@@ -1,4 +1,5 @@
 #include "driver.h"
+#include "gil.h"
 
 #include <dlfcn.h>
 
@@ -22,6 +23,7 @@ Loaded load() {
     Loaded L;
     void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!lib) lib = dlopen("libcuda.so", RTLD_NOW | RTLD_LOCAL);
+    if (lib) drain_native_calls_at_exit();  // before libcuda's destructors (gil.h)
     if (!lib) {
         L.why = "the CUDA driver (libcuda.so.1) was not found: no NVIDIA driver is installed on this machine";
         return L;

@@ -11,7 +11,25 @@
 #include <cxxabi.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cstdlib>
+
 namespace cj {
+
+// How many threads are inside cudajit's native code with the GIL released (NoGil scopes). Never destroyed.
+inline std::atomic<int>& native_calls() {
+    static std::atomic<int>* n = new std::atomic<int>(0);
+    return *n;
+}
+
+// At process exit, wait (at most 2 s) until no thread is inside a native call: a daemon thread leaving one parks
+// when it takes the GIL back (restore_thread), so the libraries' destructors that exit() runs next (libcuda's,
+// NVRTC's) never run under a thread still inside them. Registered with atexit after each library is loaded, so
+// that it runs before that library's destructors (exit() runs them last-registered first).
+inline void drain_native_calls() {
+    for (int i = 0; i < 2000 && native_calls().load() > 0; ++i) usleep(1000);
+}
+inline void drain_native_calls_at_exit() { std::atexit(drain_native_calls); }
 
 [[noreturn]] inline void park_forever() {
     for (;;) pause();
@@ -29,8 +47,11 @@ inline void restore_thread(PyThreadState* tstate) noexcept {
 // Use instead of py::gil_scoped_release (also as py::call_guard<cj::NoGil>).
 class NoGil {
 public:
-    NoGil() : tstate_(PyEval_SaveThread()) {}
-    ~NoGil() { restore_thread(tstate_); }
+    NoGil() : tstate_(PyEval_SaveThread()) { ++native_calls(); }
+    ~NoGil() {
+        --native_calls();
+        restore_thread(tstate_);
+    }
     NoGil(const NoGil&) = delete;
     NoGil& operator=(const NoGil&) = delete;
 

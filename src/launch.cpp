@@ -272,7 +272,10 @@ CUdeviceptr GpuModule::global(const std::string& name, size_t* bytes) const {
 
 CUfunction GpuModule::function(const std::string& name) const {
     CUfunction f = nullptr;
-    CJ_CU(cuModuleGetFunction, &f, mod_, name.c_str());
+    CUresult r = drv::api().cuModuleGetFunction(&f, mod_, name.c_str());
+    if (r == CUDA_ERROR_NOT_FOUND)
+        throw CompileError("the module has no kernel named '" + name + "' (is it extern \"C\" __global__?)");
+    drv::check(r, "cuModuleGetFunction");
     return f;
 }
 

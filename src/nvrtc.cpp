@@ -1,5 +1,6 @@
 #include "nvrtc.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <sys/stat.h>
 
@@ -10,6 +11,7 @@
 
 #include "cuda_api.h"
 #include "disk_cache.h"
+#include "gil.h"
 
 namespace cj::nvrtc {
 namespace {
@@ -57,12 +59,25 @@ std::vector<Candidate> candidates() {
     return out;
 }
 
+// NVRTC opens its builtins library by name (libnvrtc-builtins.so.<major>.<minor>) at the first compile, which the
+// loader finds only on its own path: load the one beside the NVRTC we chose first, so that name is already loaded.
+void preload_builtins(const std::string& directory) {
+    DIR* d = opendir(directory.c_str());
+    if (!d) return;
+    while (dirent* e = readdir(d)) {
+        if (std::string(e->d_name).rfind("libnvrtc-builtins.so", 0) == 0)
+            dlopen((directory + "/" + e->d_name).c_str(), RTLD_NOW | RTLD_GLOBAL);
+    }
+    closedir(d);
+}
+
 // Tries each candidate directory; records what happened to each in info->searched.
 void* open_library(Info* info) {
     for (Candidate c : candidates()) {
         for (const char* name : kLibraryNames) {
             std::string path = c.directory + "/" + name;
             if (!exists(path)) continue;
+            preload_builtins(c.directory);
             if (void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) {
                 c.outcome = "loaded " + std::string(name);
                 info->searched.push_back(c);
@@ -94,6 +109,7 @@ Loaded load() {
     Loaded L;
     Info& info = L.info;
     void* lib = open_library(&info);
+    if (lib) drain_native_calls_at_exit();  // before NVRTC's destructors (gil.h)
     if (!lib) {
         std::string searched;
         for (const Candidate& c : info.searched)

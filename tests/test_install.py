@@ -3,11 +3,14 @@ CPU backend; src/cuda_api.h agrees with the toolkit's headers; ``python -m cudaj
 part of the environment and never crashes.
 """
 import os
+from pathlib import Path
 import subprocess
 import sys
 import textwrap
 
 import pytest
+
+import cudajit
 
 import hidden_toolkit
 from cudajit import _report
@@ -71,7 +74,7 @@ def test_cuda_api_header_matches_the_toolkit(tmp_path):
 
 def _report_of(env, hide):
     argv = [sys.executable, "-m", "cudajit"]
-    env = dict(env, PYTHONPATH=os.pathsep.join([os.path.join(ROOT, "python")] + sys.path))
+    env = dict(env, PYTHONPATH=os.pathsep.join([str(Path(cudajit.__file__).resolve().parents[1])] + sys.path))
     r = hidden_toolkit.run(argv, env) if hide else subprocess.run(argv, env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
     return r.stdout

@@ -49,6 +49,11 @@ def test_host_record_array_read_write(backend, rng, dtype):
     a = _random_records(rng, dtype, 100)
     want_out, want = _expected_update(a)
     out = np.zeros(100)
+    if backend == "gpu" and dtype is PACKED:
+        # 'v' (float64) sits at offset 13 of a 37-byte record: a GPU load of it would fault, so it does not compile
+        with pytest.raises(TypingError, match="nested array field 'v'.*not aligned"):
+            update_fields[4, 32](a, out)
+        return
     update_fields[4, 32](a, out)
     np.testing.assert_allclose(out, want_out, rtol=1e-6)
     np.testing.assert_array_equal(a, want)

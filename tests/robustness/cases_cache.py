@@ -46,15 +46,16 @@ CASES = [
     cache_case("dir_under_dev_null", "ok = result()", env={"CUDAJIT_CACHE_DIR": "/dev/null/cudajit"}),
     cache_case("dir_with_spaces_and_unicode", "ok = result()", env={"CUDAJIT_CACHE_DIR": "{workdir}/cache dir é ü"}),
     cache_case("readonly_dir_still_read", """
-populate()
-os.chmod(os.path.dirname(cache), 0o755)
-for root, dirs, files in os.walk(cache):
-    os.chmod(root, 0o555)
 log = os.path.join(os.path.dirname(cache), "cxx-calls.log")
 wrapper = os.path.join(os.path.dirname(cache), "cxx-wrapper.sh")
 open(wrapper, "w").write(f'#!/bin/sh\\ncase "$*" in *-shared*) echo compile >> {log};; esac\\nexec g++ "$@"\\n')
-os.chmod(wrapper, 0o755); open(log, "w").close(); os.chmod(log, 0o666)
-os.environ["CXX"] = wrapper                 # counts compiles: reading the entries needs none
+os.chmod(wrapper, 0o755)
+os.environ["CXX"] = child_env["CXX"] = wrapper   # one compiler for filling and reading: it counts compiles
+populate()
+open(log, "w").close(); os.chmod(log, 0o666)
+os.chmod(os.path.dirname(cache), 0o755)
+for root, dirs, files in os.walk(cache):
+    os.chmod(root, 0o555)
 os.setgid(65534); os.setuid(65534)         # not root: the directory really is read-only now
 right = result()
 recompiles = open(log).read().count("compile")

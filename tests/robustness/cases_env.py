@@ -23,7 +23,7 @@ def env_warns(name, var, value):
 
 CASES = [
     env_raises("backend_bogus", {"CUDAJIT_BACKEND": "bogus"}, ("ValueError",), "CUDAJIT_BACKEND", "bogus"),
-    env_raises("backend_gpu_without_gpu", {"CUDAJIT_BACKEND": "gpu"}, ("CudaSupportError",), "GPU|CUDA", backends=CPU),
+    env_raises("backend_gpu_without_gpu", {"CUDAJIT_BACKEND": "gpu", "CUDA_VISIBLE_DEVICES": ""}, ("CudaSupportError",), "GPU|CUDA", backends=CPU),
     env_raises("backend_number", {"CUDAJIT_BACKEND": "1"}, ("ValueError",), "CUDAJIT_BACKEND", "1"),
     env_returns("backend_spaces_and_case", {"CUDAJIT_BACKEND": "  CPU "}, backends=CPU),
     env_returns("backend_auto", {"CUDAJIT_BACKEND": "auto"}),

@@ -61,12 +61,12 @@ CASES += [
         src = rng.standard_normal(64).astype(np.float32)
         out = np.zeros(64, np.float32)
         K.dynamic_shared_copy[1, 64, 0, 16](out, src)      # 64 floats need 256 bytes
-    """, ("IndexError",), "dynamic_shared_copy", "shared"),
+    """, ("IndexError",), "dynamic_shared_copy", "shared", backends=("cpu",)),  # GPU: unchecked by default, as Numba
     raises("dynamic_shared_missing", """
         src = rng.standard_normal(32).astype(np.float32)
         out = np.zeros(32, np.float32)
         K.dynamic_shared_copy[1, 32](out, src)
-    """, ("IndexError",), "dynamic_shared_copy", "shared"),
+    """, ("IndexError",), "dynamic_shared_copy", "shared", backends=("cpu",)),  # GPU: unchecked by default, as Numba
     returns("dynamic_shared_right", """
         src = rng.standard_normal(64).astype(np.float32)
         out = np.zeros(64, np.float32)

@@ -31,16 +31,16 @@ class CompileOptions:
     launch_bounds: Union[int, tuple, None] = None
     link: tuple = ()                 # CUDA C++ sources compiled into the unit (cuda.jit(link=...))
     boundscheck: Optional[bool] = None
+    target: str = ""                 # 'cpu' or 'gpu' once for_backend has run: what the kernel is built for
 
     def __post_init__(self):
         if self.inline == "always":
             object.__setattr__(self, "inline", True)
 
     def for_backend(self, backend):
-        """These options with ``boundscheck`` decided for ``backend`` ('cpu' or 'gpu')."""
-        if self.boundscheck is not None:
-            return self
-        return dataclasses.replace(self, boundscheck=self.debug or backend == "cpu")
+        """These options for ``backend`` ('cpu' or 'gpu'): ``target`` set and ``boundscheck`` decided."""
+        check = self.boundscheck if self.boundscheck is not None else self.debug or backend == "cpu"
+        return dataclasses.replace(self, boundscheck=check, target=backend)
 
     @property
     def reports_errors(self):

@@ -33,6 +33,11 @@ def load(cx, node, rec, key):
     ftype, offset, shape = _field(cx, node, rec, key)
     if shape is None:
         return Value(ftype, f"cj::get_field<{ftype.cpp}, {offset}>({rec.code})")
+    align = ftype.dtype.dtype.alignment
+    if cx.program.options.target == "gpu" and (offset % align or rec.type.alignment % align):
+        cx.error(node, f"the nested array field '{key}' of {rec.type} is not aligned for {ftype.dtype} "
+                       f"(offset {offset}, record alignment {rec.type.alignment}): GPU loads of it would fault",
+                 "use an aligned dtype: np.dtype([...], align=True)")
     dims = ", ".join(str(n) for n in shape)
     return Value(ftype, f"cj::field_array<{ftype.dtype.cpp}, {offset}>({rec.code}, {dims})")
 

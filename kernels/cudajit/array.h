@@ -96,6 +96,21 @@ template <class T, class... N> CJ_INLINE Array<T, int(sizeof...(N)), C> c_array(
     return a;
 }
 
+// An F-contiguous array over `data` (carray's sibling farray): the first index varies fastest.
+template <class T, class... N> CJ_INLINE Array<T, int(sizeof...(N)), F> f_array(T* data, N... n) {
+    constexpr int ND = int(sizeof...(N));
+    Array<T, ND, F> a;
+    a.data = data;
+    const int64_t dims[ND] = {static_cast<int64_t>(n)...};
+    int64_t stride = sizeof(T);
+    for (int k = 0; k < ND; ++k) {
+        a.shape[k] = dims[k];
+        a.strides[k] = stride;
+        stride *= dims[k];
+    }
+    return a;
+}
+
 // The same array seen with another layout tag (a variable holding C and A arrays is an A array).
 template <class To, class T, int ND, class L> CJ_INLINE To array_cast(const Array<T, ND, L>& a) {
     To b;

@@ -543,4 +543,4 @@ def _cuda_cbrt(cx, node, args, kwargs):
 
 
 # Importing these modules registers their entries in REGISTRY.
-from . import libdevice, mathlib, npufuncs, pybuiltins, vectors  # noqa: E402,F401
+from . import libdevice, mathlib, npufuncs, pointers, pybuiltins, vectors  # noqa: E402,F401

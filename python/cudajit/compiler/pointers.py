@@ -1,0 +1,40 @@
+"""Arrays over C pointers in kernels: ``carray(ptr, shape, dtype=None)`` and ``farray`` (Numba's ``numba.carray``,
+also as ``cuda.carray``/``cudajit.carray``). ``ptr`` is a ``CPointer(T)`` value, e.g. what a foreign function
+declared with ``cuda.declare_device`` returns; the result is a C (or F) contiguous view of its memory, as a kernel
+argument's array is (array.h's ``cj::c_array``/``cj::f_array``)."""
+from . import types as T
+from .intrinsics import expect_args, intrinsic
+from .values import Value
+
+
+def _pointer_array(name, layout):
+    def impl(cx, node, args, kwargs):
+        expect_args(cx, node, name, args, 2, 3)
+        ptr = cx.as_value(node, args[0])
+        if ptr.type == T.undefined:
+            return Value(T.undefined, "?")
+        if not isinstance(ptr.type, T.CPointer):
+            cx.error(node, f"{name}() takes a CPointer as its first argument, not {ptr.type}",
+                     "pass a pointer, e.g. what a foreign function declared as returning CPointer(float32) gives")
+        dtype = ptr.type.dtype
+        if len(args) == 3 and cx.dtype_of(node, args[2]) != dtype:
+            cx.error(node, f"{name}(): the dtype {cx.dtype_of(node, args[2])} does not match the pointer's "
+                           f"element type {dtype}")
+        shape = args[1]
+        dims = cx.tuple_elements(node, shape) if isinstance(shape, Value) and isinstance(shape.type, T.BaseTuple) \
+            else [shape]
+        values = [cx.as_value(node, d) for d in dims]
+        if not values or not all(T.is_int(d.type) for d in values):
+            cx.error(node, f"{name}(): the shape must be an integer or a tuple of integers, not "
+                           f"{', '.join(str(d.type) for d in values) or '()'}")
+        rt = T.Array(dtype, len(values), layout)
+        make = "cj::f_array" if rt.layout == "F" else "cj::c_array"
+        return Value(rt, f"{make}({ptr.code}, {', '.join(f'int64_t({d.code})' for d in values)})")
+    return impl
+
+
+_DOC = ("{name}(ptr, shape, dtype=None): a {order}-ordered array of the given shape over the memory a CPointer "
+        "points at (Numba's numba.{short}); dtype, if given, must be the pointer's element type.")
+for _short, _layout, _order in (("carray", "C", "C"), ("farray", "F", "Fortran")):
+    intrinsic(f"cuda.{_short}", f"numba.{_short}", f"cudajit.{_short}", params=["ptr", "shape", "dtype"],
+              doc=_DOC.replace("{order}", _order).replace("{short}", _short))(_pointer_array(_short, _layout))

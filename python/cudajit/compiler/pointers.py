@@ -1,7 +1,7 @@
 """Arrays over C pointers in kernels: ``carray(ptr, shape, dtype=None)`` and ``farray`` (Numba's ``numba.carray``,
 also as ``cuda.carray``/``cudajit.carray``). ``ptr`` is a ``CPointer(T)`` value, e.g. what a foreign function
 declared with ``cuda.declare_device`` returns; the result is a C (or F) contiguous view of its memory, as a kernel
-argument's array is (array.h's ``cj::c_array``/``cj::f_array``)."""
+argument's array is (array.h's ``cj::contiguous_array``)."""
 from . import types as T
 from .intrinsics import expect_args, intrinsic
 from .values import Value
@@ -28,8 +28,8 @@ def _pointer_array(name, layout):
             cx.error(node, f"{name}(): the shape must be an integer or a tuple of integers, not "
                            f"{', '.join(str(d.type) for d in values) or '()'}")
         rt = T.Array(dtype, len(values), layout)
-        make = "cj::f_array" if rt.layout == "F" else "cj::c_array"
-        return Value(rt, f"{make}({ptr.code}, {', '.join(f'int64_t({d.code})' for d in values)})")
+        dims = ", ".join(f"int64_t({d.code})" for d in values)
+        return Value(rt, f"cj::contiguous_array<cj::{rt.layout}>({ptr.code}, {dims})")
     return impl
 
 

@@ -89,6 +89,33 @@ def test_array_parameters_and_farray(backend, rng):
     np.testing.assert_array_equal(f_out, m.T)
 
 
+SUM_REDUCE = cuda.CUSource(r'''
+extern "C" __device__ int sum_reduce(float* return_value, float* array, int n) {
+    double sum = 0.0;
+    for (int i = 0; i < n; ++i) sum += array[i];
+    *return_value = float(sum);
+    return 0;
+}
+''')
+
+
+def test_numba_cuda_from_buffer_example(backend, rng):
+    """numba-cuda's documented example (test_ex_from_buffer): a CPointer in a signature string, cffi's from_buffer."""
+    cffi = pytest.importorskip("cffi")
+    sum_reduce = cuda.declare_device("sum_reduce", "float32(CPointer(float32), int32)", link=SUM_REDUCE)
+    ffi = cffi.FFI()
+
+    @cuda.jit
+    def reduction_caller(result, array):
+        array_ptr = ffi.from_buffer(array)
+        result[()] = sum_reduce(array_ptr, len(array))
+
+    x = rng.standard_normal(1000).astype(np.float32)
+    r = np.ndarray((), dtype=np.float32)
+    reduction_caller[1, 1](r, x)
+    np.testing.assert_allclose(r[()], x.astype(np.float64).sum(), rtol=1e-6)
+
+
 def test_declaration_errors():
     with pytest.raises(NotImplementedError, match="unsupported ABI 'fortran'"):
         cuda.declare_device("f", "float32(float32)", abi="fortran")
@@ -96,7 +123,7 @@ def test_declaration_errors():
         cuda.declare_device("f", "void(float32)")
     with pytest.raises(TypeError, match="arguments must be numbers, CPointers or arrays"):
         cuda.declare_device("f", types.float32(types.UniTuple(types.float32, 2)), abi="c")
-    assert str(types.CPointer(types.float32)) == "float32*" and cudajit.types.CPointer is types.CPointer
+    assert str(types.CPointer(types.float32)) == "float32*" and cudajit.types.CPointer is cuda.types.CPointer
 
 
 def test_wrong_pointer_and_carray_arguments():
@@ -114,6 +141,14 @@ def test_wrong_pointer_and_carray_arguments():
 
     with pytest.raises(TypingError, match=r"carray\(\) takes a CPointer as its first argument"):
         carray_of_array[1, 1](np.zeros(4))
+
+    @cuda.jit
+    def carray_wrong_dtype(a):
+        v = cuda.carray(row(a, 0, 0), 4, np.float64)
+        v[0] = 1
+
+    with pytest.raises(TypingError, match=r"carray\(\): the dtype float64 does not match the pointer's element type float32"):
+        carray_wrong_dtype[1, 1](np.zeros(4, np.float32))
 
 
 # ---- GPU code linked by nvJitLink ----------------------------------------------------------------------------
@@ -234,3 +269,14 @@ def test_kernel_linked_with_gpu_code_runs(kind, tmp_path, rng):
     out = np.zeros(300, np.float32)
     kernel[3, 128](x, y, out)
     np.testing.assert_array_equal(out, np.float32(2) * x + y)
+
+
+def test_missing_nvjitlink_is_a_clear_error(monkeypatch):
+    from cudajit.cuda import nvjitlink
+    from cudajit.errors import CudaSupportError
+    monkeypatch.setattr(nvjitlink, "_lib", None)
+    monkeypatch.setattr(nvjitlink, "_why", None)
+    monkeypatch.setattr(nvjitlink, "_candidates", lambda: ["/nonexistent/libnvJitLink.so"])
+    assert not nvjitlink.available()[0]
+    with pytest.raises(CudaSupportError, match="nvJitLink .*not found.*nvidia-nvjitlink"):
+        nvjitlink.link([("ptx", "kernel.ptx", b"\0")], 90)

@@ -139,6 +139,8 @@ class ExpressionMixin(IndexingMixin):
             self.unsupported(node, f"the builtin {obj.__name__}() is not supported in CUDA kernels")
         if isinstance(obj, pytypes.ModuleType):
             return Symbol(obj.__name__, obj)
+        if type(obj).__module__.startswith("cffi") and type(obj).__name__ == "FFI":
+            return Symbol("cffi", obj)                # a cffi.FFI(): its from_buffer is an entry (pointers.py)
         if callable(obj):
             self.error(node, f"'{name}' is a Python function, not a device function",
                        "decorate it with @cuda.jit(device=True) to call it from a kernel")

@@ -1,10 +1,11 @@
 """Arrays over C pointers in kernels: ``carray(ptr, shape, dtype=None)`` and ``farray`` (Numba's ``numba.carray``,
 also as ``cuda.carray``/``cudajit.carray``). ``ptr`` is a ``CPointer(T)`` value, e.g. what a foreign function
 declared with ``cuda.declare_device`` returns; the result is a C (or F) contiguous view of its memory, as a kernel
-argument's array is (array.h's ``cj::contiguous_array``)."""
+argument's array is (array.h's ``cj::contiguous_array``). ``ffi.from_buffer(array)`` of a ``cffi.FFI()`` gives a
+contiguous array's data pointer, as numba-cuda's documentation passes arrays to foreign functions."""
 from . import types as T
 from .intrinsics import expect_args, intrinsic
-from .values import Value
+from .values import PRIMARY, Value
 
 
 def _pointer_array(name, layout):
@@ -38,3 +39,14 @@ _DOC = ("{name}(ptr, shape, dtype=None): a {order}-ordered array of the given sh
 for _short, _layout, _order in (("carray", "C", "C"), ("farray", "F", "Fortran")):
     intrinsic(f"cuda.{_short}", f"numba.{_short}", f"cudajit.{_short}", params=["ptr", "shape", "dtype"],
               doc=_DOC.replace("{order}", _order).replace("{short}", _short))(_pointer_array(_short, _layout))
+
+
+@intrinsic("cffi.from_buffer", doc="ffi.from_buffer(array) of a cffi.FFI(): the CPointer to a contiguous array's data.")
+def _from_buffer(cx, node, args, kwargs):
+    expect_args(cx, node, "ffi.from_buffer", args, 1)
+    a = cx.as_value(node, args[0])
+    if a.type == T.undefined:
+        return Value(T.undefined, "?")
+    if not isinstance(a.type, T.Array) or a.type.layout == "A":
+        cx.error(node, f"ffi.from_buffer() takes a contiguous array, not {a.type}")
+    return Value(T.CPointer(a.type.dtype), f"{a.at(PRIMARY)}.data")

@@ -29,11 +29,17 @@ class LinkableCode:
         self.data = data
         self.name = name or f"<{type(self).__name__}>"
 
+    def raw(self):
+        return self.data
+
     def text(self):
-        return self.data if isinstance(self.data, str) else self.data.decode()
+        data = self.raw()
+        return data if isinstance(data, str) else data.decode()
 
     def binary(self):
-        data = self.data.encode() if isinstance(self.data, str) else self.data
+        """The bytes nvJitLink is given (PTX NUL-terminated)."""
+        data = self.raw()
+        data = data.encode() if isinstance(data, str) else data
         return data + b"\0" if self.kind == "ptx" and not data.endswith(b"\0") else data
 
     def _key(self):
@@ -90,16 +96,9 @@ class LinkFile(LinkableCode):
     def __init__(self, path, kind):
         self.path, self.kind, self.name = path, kind, path
 
-    def _read(self, mode):
-        with open(self.path, mode, **({"encoding": "utf-8"} if mode == "r" else {})) as f:
+    def raw(self):
+        with open(self.path, "rb") as f:
             return f.read()
-
-    def text(self):
-        return self._read("r")
-
-    def binary(self):
-        self.data = self._read("rb")
-        return LinkableCode.binary(self)
 
     def _key(self):
         return (self.kind, self.path)

@@ -81,19 +81,24 @@ template <class I> CJ_INLINE int64_t wrap(I i, int64_t n) {
     return i < 0 ? static_cast<int64_t>(i) + n : static_cast<int64_t>(i);
 }
 
-// A C-contiguous array over storage the compiler declared (shared, local, constant memory).
-template <class T, class... N> CJ_INLINE Array<T, int(sizeof...(N)), C> c_array(T* data, N... n) {
+// A contiguous array over `data`: C (the last index varies fastest) or F (the first does; farray).
+template <class L, class T, class... N> CJ_INLINE Array<T, int(sizeof...(N)), L> contiguous_array(T* data, N... n) {
     constexpr int ND = int(sizeof...(N));
-    Array<T, ND, C> a;
+    Array<T, ND, L> a;
     a.data = data;
     const int64_t dims[ND] = {static_cast<int64_t>(n)...};
     int64_t stride = sizeof(T);
-    for (int k = ND - 1; k >= 0; --k) {
+    for (int j = 0; j < ND; ++j) {
+        const int k = is_same_layout<L, F>::value ? j : ND - 1 - j;
         a.shape[k] = dims[k];
         a.strides[k] = stride;
         stride *= dims[k];
     }
     return a;
+}
+// A C-contiguous array over storage the compiler declared (shared, local, constant memory) or a carray's pointer.
+template <class T, class... N> CJ_INLINE Array<T, int(sizeof...(N)), C> c_array(T* data, N... n) {
+    return contiguous_array<C>(data, n...);
 }
 
 // The same array seen with another layout tag (a variable holding C and A arrays is an A array).

@@ -100,6 +100,12 @@ template <class R, class... P> struct extern_arity<int (*)(R*, P...)> {
     static constexpr int value = int(sizeof...(P));
 };
 
+// The same for a foreign function in the C ABI (R f(P... args), declare_device(..., abi="c")): its arity.
+template <class F> struct c_extern_arity { static constexpr int value = -1; };
+template <class R, class... P> struct c_extern_arity<R (*)(P...)> {
+    static constexpr int value = int(sizeof...(P));
+};
+
 // cuda.match_all_sync(mask, value) -> (mask of equal lanes, all equal)
 template <class T> CJ_INLINE Tuple<int32_t, bool> match_all_tuple(uint32_t mask, T v) {
     int32_t pred;

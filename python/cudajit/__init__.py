@@ -13,8 +13,13 @@ def __getattr__(name):
     # Numba's type objects (``from cudajit import float32, void``) come from the compiler on
     # first access, which keeps ``import cudajit`` cheap.
     from .compiler import types as _types
+    if name == "types":                               # numba.types: Numba's type objects, CPointer among them
+        return _types
     if hasattr(_types, name) and not name.startswith("_"):
         return getattr(_types, name)
+    if name in ("carray", "farray"):                  # numba.carray: the kernel-side cuda.carray
+        from .cuda import kernelapi
+        return getattr(kernelapi, name)
     if name in ("vectorize", "guvectorize"):          # numba.vectorize(..., target="cuda") and friends
         from .cuda import vectorizers
         return getattr(vectorizers, name)

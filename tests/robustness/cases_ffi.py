@@ -49,12 +49,24 @@ CASES = [
            ("ValueError", "LaunchError", "TypeError"), "launch configuration|grid"),
     raises("declare_no_return_type", "cuda.declare_device('f', 'void(float32)')", ("TypeError",), "return type"),
     raises("declare_bad_signature_text", "cuda.declare_device('f', 'float32(flot32)')", ("TypeError", "ValueError", "SyntaxError"), "flot32"),
-    raises("declare_array_argument", "cuda.declare_device('f', 'float32(float32[:])')", ("TypeError",), "argument|number"),
+    raises("declare_tuple_argument", "cuda.declare_device('f', 'float32(UniTuple(float32, 2))')", ("TypeError",),
+           "argument", "UniTuple"),
+    raises("declare_unknown_abi", "cuda.declare_device('f', 'float32(float32)', abi='fortran')", ("NotImplementedError",),
+           "ABI", "fortran"),
     raises("declare_signature_not_string", "cuda.declare_device('f', 12)", ("TypeError",), "signature|int"),
     raises("declare_missing_link_file", "cuda.declare_device('f', 'int32(int32)', link=['/nonexistent/x.cu'])",
            ("FileNotFoundError",), "/nonexistent/x.cu"),
-    raises("declare_link_ptx", "cuda.declare_device('f', 'int32(int32)', link=['lib.ptx'])", ("NotImplementedError",), "lib.ptx"),
-    raises("jit_link_library", "cuda.jit(link=['libfoo.a'])(lambda a: None)", ("NotImplementedError",), "libfoo.a"),
+    raises("declare_link_unknown_suffix", "cuda.declare_device('f', 'int32(int32)', link=['lib.xyz'])",
+           ("NotImplementedError",), "lib.xyz"),
+    raises("jit_link_missing_library", "cuda.jit(link=['libfoo.a'])(lambda a: None)", ("FileNotFoundError",), "libfoo.a"),
+    raises("link_ptx_on_cpu", WRITE + """
+path = write_cu("// PTX", suffix=".ptx")
+f = cuda.declare_device("twice", "float64(float64)", abi="c", link=[path])
+@cuda.jit
+def use_ptx(a):
+    a[0] = f(a[0])
+use_ptx[1, 1](np.ones(1))
+""", ("UnsupportedError",), "CPU", ".ptx", backends=("cpu",)),
     raises("jit_link_not_path", "cuda.jit(link=[42])(lambda a: None)", ("TypeError",), "link|int"),
     raises("jit_unknown_option", "cuda.jit(no_such_option=True)(lambda a: None)", ("TypeError",), "no_such_option"),
     raises("jit_bad_max_registers", "@cuda.jit(max_registers='many')\ndef k(a):\n    a[0] = 1\nk[1, 1](np.zeros(1))",

@@ -143,6 +143,8 @@ class ExpressionMixin(IndexingMixin):
             self.unsupported(node, f"the builtin {obj.__name__}() is not supported in CUDA kernels")
         if isinstance(obj, pytypes.ModuleType):
             return Symbol(obj.__name__, obj)
+        if type(obj).__module__.startswith("cffi") and type(obj).__name__ == "FFI":
+            return Symbol("cffi", obj)                # a cffi.FFI(): its from_buffer is an entry (pointers.py)
         if callable(obj):
             self.error(node, f"'{name}' is a Python function, not a device function",
                        "decorate it with @cuda.jit(device=True) to call it from a kernel")
@@ -467,19 +469,30 @@ class ExpressionMixin(IndexingMixin):
         vals = [self.as_value(node, a) for a in args]
         if any(v.type == T.undefined for v in vals):
             return Value(T.undefined, "?")
-        for k, (v, t) in enumerate(zip(vals, sig.args), 1):
-            if not T.is_scalar(v.type) or (isinstance(v.type, T.Complex) and not isinstance(t, T.Complex)):
-                self.error(node, f"{ext.name}() argument {k}: cannot convert {v.type} to {t} (the foreign function "
-                                 f"{ext.name} is declared as {ext.declared} with cuda.declare_device)")
-        conv = [self.convert(node, v, t).code for v, t in zip(vals, sig.args)]
+        conv = [self.extern_argument(node, ext, k, v, t) for k, (v, t) in enumerate(zip(vals, sig.args), 1)]
         known = self.program.externs.get(ext.name)
-        if known is not None and known.sig != sig:
+        if known is not None and (known.sig, known.abi) != (sig, ext.abi):
             self.error(node, f"the foreign function {ext.name} is declared twice with different signatures")
         self.program.externs[ext.name] = ext
-        for path in ext.link:
-            if path not in self.program.link:
-                self.program.link.append(path)
+        for item in ext.link:
+            if item not in self.program.link:
+                self.program.link.append(item)
+        if ext.cooperative:
+            self.program.cooperative = True
         return Value(sig.return_type, f"cj_ext_{ext.name}({', '.join(conv)})")
+
+    def extern_argument(self, node, ext, k, v, t):
+        """Argument ``k`` of a foreign function declared as ``t``: a number converted to it; for a CPointer or array
+        parameter, a pointer of the same element type or an array's data pointer."""
+        if isinstance(t, (T.CPointer, T.Array)):
+            if isinstance(v.type, T.CPointer) and v.type.dtype == t.dtype:
+                return v.code
+            if isinstance(v.type, T.Array) and v.type.dtype == t.dtype:
+                return f"{v.at(PRIMARY)}.data"
+        elif T.is_scalar(v.type) and not (isinstance(v.type, T.Complex) and not isinstance(t, T.Complex)):
+            return self.convert(node, v, t).code
+        self.error(node, f"{ext.name}() argument {k}: cannot convert {v.type} to {t} (the foreign function "
+                         f"{ext.name} is declared as {ext.declared} with cuda.declare_device)")
 
     def call_device_function(self, node, obj, args, kwargs):
         pyfunc = obj.__cudajit_pyfunc__

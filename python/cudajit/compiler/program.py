@@ -29,7 +29,7 @@ class CompileOptions:
     max_registers: Optional[int] = None
     inline: bool = False             # "always" (Numba's spelling) is True
     launch_bounds: Union[int, tuple, None] = None
-    link: tuple = ()                 # CUDA C++ sources compiled into the unit (cuda.jit(link=...))
+    link: tuple = ()                 # what cuda.jit(link=...) links (cuda/ffi.py's LinkableCode)
     boundscheck: Optional[bool] = None
     target: str = ""                 # 'cpu' or 'gpu' once for_backend has run: what the kernel is built for
 
@@ -102,8 +102,9 @@ class _Pending:
 class KernelSource:
     """What ``compile_kernel`` returns: the whole compilation unit and what the launcher needs to know."""
     def __init__(self, source, entry, params, uses_barriers, uses_dynamic_shared, signature, listing,
-                 error_sites=(), cooperative=False, local_bytes=0):
+                 error_sites=(), cooperative=False, local_bytes=0, link_objects=()):
         self.source, self.entry, self.params = source, entry, params
+        self.link_objects = link_objects          # GPU code (PTX, cubins, LTO-IR ...) nvJitLink links to the kernel
         self.cooperative = cooperative            # uses cuda.cg grid sync: launched cooperatively
         # Bytes of the local arrays of the kernel and every device function it calls: a bound on what one thread
         # keeps on its stack for them (the CPU backend sizes its fiber stacks by it).
@@ -153,7 +154,7 @@ class Program:
         self.specs = {}              # (pyfunc, argtypes) -> FunctionResult, or _Pending while being translated
         self.prototypes = {}         # (pyfunc, argtypes) -> translator: declared first (mutual recursion)
         self.externs = {}            # name -> ExternalFunction (cuda.declare_device) the unit calls
-        self.link = list(options.link)   # CUDA C++ sources compiled into the unit, in order
+        self.link = list(options.link)   # what the unit links (cuda/ffi.py's LinkableCode), in order
         self._link_texts = None
         self.error_sites = []        # ErrorSite per raise/assert/checked index (debug, boundscheck); one is recorded
         self._site_index = {}
@@ -186,14 +187,14 @@ class Program:
         return tr, lines
 
     def link_texts(self):
-        """path -> text of each linked CUDA C++ source, in link order (read once per unit)."""
+        """name -> text of each linked CUDA C++ source (file or cuda.CUSource), in link order (read once)."""
         if self._link_texts is None:
-            self._link_texts = {}
-            for path in self.link:
-                if path not in self._link_texts:
-                    with open(path, encoding="utf-8") as f:
-                        self._link_texts[path] = f.read()
+            self._link_texts = {item.name: item.text() for item in self.link if item.kind == "cu"}
         return self._link_texts
+
+    def gpu_objects(self):
+        """The linked GPU code (PTX, cubins, LTO-IR ...: everything but CUDA C++ sources), which nvJitLink links."""
+        return tuple(item for item in self.link if item.kind != "cu")
 
     def error_site(self, cls, args, loc, node, names_index=False):
         """The index of a place that can raise (debug=True): the kernel records it, the host raises from it."""
@@ -397,7 +398,8 @@ def compile_kernel(pyfunc, argtypes, options=None):
     local_bytes = sum(tr.local_bytes.values()) + sum(sum(r.translator.local_bytes.values())
                                                      for r in prog.specs.values() if isinstance(r, FunctionResult))
     return KernelSource(source, entry, params, uses_barriers, dyn, T.Signature(T.none, argtypes), listing,
-                        prog.error_sites if options.reports_errors else (), prog.cooperative, local_bytes)
+                        prog.error_sites if options.reports_errors else (), prog.cooperative, local_bytes,
+                        prog.gpu_objects())
 
 
 def _prototypes(prog):
@@ -409,7 +411,7 @@ def _prototypes(prog):
 def _linked_sources(prog):
     """The linked CUDA C++ files' lines, each at its own file:line; on the CPU, CUDA's function qualifiers are
     defined away so simple device code compiles with the host compiler too."""
-    if not prog.link:
+    if not prog.link_texts():
         return []
     out = [(0, text, None) for text in ("#if defined(CJ_CPU)", "#define __device__", "#define __host__",
                                         "#define __forceinline__ inline", "#endif")]
@@ -423,25 +425,17 @@ FOREIGN_MISMATCH = "cudajit: the foreign function"
 
 
 def _externs(prog):
-    """One wrapper per foreign function: Numba's ABI (status, result through the first argument) to a value."""
-    lines = []
+    """One wrapper per foreign function (cuda/ffi.py): its ABI to a value."""
     texts = prog.link_texts()
+    lines = []
     for name, ext in prog.externs.items():
-        if not any(re.search(rf"\b{re.escape(name)}\s*\(", t) for t in texts.values()):
+        in_source = any(re.search(rf"\b{re.escape(name)}\s*\(", t) for t in texts.values())
+        if not in_source and not prog.gpu_objects():
+            from ..errors import TypingError
             raise TypingError(f"the foreign device function '{name}' (cuda.declare_device) is not defined in the "
                               f"linked sources {list(texts)}\nhint: pass its CUDA C++ file with "
                               f"cuda.jit(link=[...]) or cuda.declare_device(..., link=[...])")
-        ret = ext.sig.return_type.cpp
-        params = ", ".join(f"{t.cpp} a{k}" for k, t in enumerate(ext.sig.args))
-        args = "".join(f", a{k}" for k in range(len(ext.sig.args)))
-        # The linked source declares it; its own parameter types (long long or int64_t) are taken from it. The
-        # static_assert names the declaration when the definition does not fit it (build.py puts it first).
-        abi = f"int {name}({', '.join([ret + '* result'] + [t.cpp for t in ext.sig.args])})"
-        check = (f"static_assert(cj::extern_arity<decltype(&{name})>::value == {len(ext.sig.args)}, "
-                 f"\"{FOREIGN_MISMATCH} '{name}' declared as {ext.declared} with cuda.declare_device does not match its "
-                 f"definition in the linked source: Numba's ABI is extern \\\"C\\\" __device__ {abi}\");")
-        lines.append((0, f"CJ_INLINE {ret} cj_ext_{name}({params}) {{ {check} "
-                         f"return {ret}(cj::call_extern({name}{args})); }}", None))
+        lines += [(0, line, None) for line in ext.wrapper(in_source, FOREIGN_MISMATCH)]
     return lines + ([(0, "", None)] if lines else [])
 
 

@@ -4,7 +4,7 @@ from ..errors import TypingError
 
 # Names a signature string may use: every type name and alias in types.py, plus Numba's spellings.
 _NAMESPACE = {k: v for k, v in vars(T).items() if isinstance(v, T.Type)}
-_NAMESPACE.update({"Array": T.Array, "UniTuple": T.UniTuple, "Tuple": T.Tuple, "none": T.none})
+_NAMESPACE.update({"Array": T.Array, "UniTuple": T.UniTuple, "Tuple": T.Tuple, "none": T.none, "CPointer": T.CPointer})
 
 
 def parse_signature(sig):

@@ -106,6 +106,18 @@ class GridGroup(Type):
     name, cpp = "grid_group", "cj::grid_group"
 
 
+class CPointer(Type):
+    """Numba's ``CPointer(T)``, a C++ ``T*``: what foreign functions take and return (an array argument passes its
+    data pointer) and what ``carray``/``farray`` view as an array."""
+    def __init__(self, dtype):
+        self.dtype = dtype
+        self.name, self.cpp = f"{dtype}*", f"{dtype.cpp}*"
+
+    @property
+    def key(self):
+        return self.dtype.key
+
+
 class Undefined(Type):
     """A variable whose type inference has not reached yet (only during the fixed-point iteration)."""
     name, cpp = "undefined", "?"

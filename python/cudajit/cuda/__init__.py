@@ -11,7 +11,7 @@ from .devicearray import DeviceNDArray
 from .devices import (close, current_context, detect, get_current_device, gpus, list_devices, select_device,
                       synchronize)
 from .dispatcher import jit
-from .ffi import declare_device
+from .ffi import LTOIR, Archive, Cubin, CUSource, Fatbin, Object, PTXSource, declare_device
 from .interop import as_cuda_array, from_cuda_array_interface, from_dlpack, is_cuda_array
 from .kernelapi import *  # noqa: F401,F403  (threadIdx, grid, shared, atomic, syncthreads, …)
 from .ptx import compile, compile_for_current_device, compile_ptx, compile_ptx_for_current_device

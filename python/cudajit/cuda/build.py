@@ -8,6 +8,7 @@ import os
 import re
 
 from .. import _backend, _core, _paths, config
+from . import ffi
 from ..errors import CompileError
 
 _NVRTC_BASE = ("-std=c++17", "-default-device", "-DCJ_GPU_BUILD=1")
@@ -77,9 +78,13 @@ def build(ks, options):
 def _build(ks, options):
     handler = _error_handler(ks) if ks.error_sites else None
     if _backend.name() == "gpu":
-        image = gpu_image(ks.source, options, cubin=True)
+        if ks.link_objects:
+            image = ffi.link_gpu(ks.source, nvrtc_options(options), ks.link_objects, device_arch())
+        else:
+            image = gpu_image(ks.source, options, cubin=True)
         module = _core.GpuModule(image)
         return _cooperative(_core.Kernel(ks.entry, _params(ks), module, None, handler), ks)
+    ffi.refuse_on_cpu(ks.link_objects)
     if os.environ.get("CUDAJIT_CHECK_NVRTC") == "1":
         check_nvrtc(ks.source, options)
     path = _core.compile_host(ks.source, host_options(options), _paths.include_dir())

@@ -339,8 +339,9 @@ def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=T
     Options (all keyword-only in practice):
       device: True makes a device function: called from kernels, may return a value, never launched.
       inline: True (or ``"always"``) inlines a device function into its callers (``forceinline``: the same).
-      link: CUDA C++ source files (``.cu``) compiled with the kernel, whose functions ``cuda.declare_device``
-        declares; PTX and libraries are not linked.
+      link: code whose functions ``cuda.declare_device`` declares: CUDA C++ (``.cu`` files, ``cuda.CUSource``)
+        compiled with the kernel, or GPU code (``.ptx``, ``.cubin``, ``.fatbin``, ``.o``, ``.a``, ``.ltoir`` and
+        ``cuda.PTXSource``, ``cuda.LTOIR`` ...) linked by nvJitLink (GPU only).
       debug: True turns a failed ``assert``, a ``raise`` or an out-of-range index in the kernel into that
         Python exception on the host, naming the thread and the file:line; implies bounds checks.
       boundscheck: True checks every array index (IndexError on the host, naming the kernel, file:line, thread,

@@ -419,8 +419,11 @@ void Kernel::launch(const LaunchConfig& cfg, PyObject* const* args, size_t nargs
     }
     if (cpu_) {
         {
+            // Our own reference: at interpreter exit CPython may drop the kernel's Python owner (and so this Kernel)
+            // while this daemon thread runs it; the library must stay mapped until the launch ends.
+            std::shared_ptr<cpu::CpuKernel> running = cpu_;
             NoGil nogil;
-            cpu_->launch({cfg.grid[0], cfg.grid[1], cfg.grid[2]}, {cfg.block[0], cfg.block[1], cfg.block[2]},
+            running->launch({cfg.grid[0], cfg.grid[1], cfg.grid[2]}, {cfg.block[0], cfg.block[1], cfg.block[2]},
                          cfg.shared_mem, ptrs, cooperative_);
         }
         if (error_record_cpu_) check_raised(cfg);

@@ -98,4 +98,6 @@ def test_report_without_toolkit_or_compiler_says_what_is_missing(tmp_path):
     assert "found" in nvrtc or "wheel" in nvrtc
     host = out.split("__Host compiler__")[1].split("__Disk cache__")[0]
     assert "no-such-c++" in host and "unavailable" in host
-    assert "unavailable" in out.split("__Self-test__")[1]
+    selftest = out.split("__Self-test__")[1]
+    # no host compiler: the CPU self-test cannot run; a GPU with NVRTC from a wheel still runs its own
+    assert "unavailable" in selftest or ("gpu backend" in selftest and "matches NumPy" in selftest)

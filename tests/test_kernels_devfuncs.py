@@ -3,6 +3,7 @@ calls between device functions, kernels called as device functions, defaults and
 import math
 
 import numpy as np
+import pytest
 
 from cudajit import cuda
 

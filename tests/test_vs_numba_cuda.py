@@ -299,19 +299,26 @@ def _guvectorize_body(x, c, out):
         out[i] = x[i] * c + np.cos(x[i])
 
 
-def test_ufuncs_and_vectorize_match_numba_cuda(both, rng):
+def test_ufuncs_in_kernels_match_numba_cuda(both, rng):
+    from numba import cuda as ncuda
+    from cudajit import cuda
+    x = rng.normal(size=200).astype(np.float32)
+    outs = [np.zeros((200, 2), np.float32) for _ in range(2)]
+    cuda.jit(_ufunc_kernel_body)[1, 1](x, outs[0])
+    try:
+        ncuda.jit(_ufunc_kernel_body)[1, 1](x, outs[1])
+    except Exception as e:     # numba-cuda 0.30.4 under NumPy 2.5 fails to lower NumPy ufuncs in kernels (seen here)
+        pytest.skip(f"numba-cuda cannot compile NumPy ufuncs in kernels here: {type(e).__name__}")
+    np.testing.assert_array_equal(outs[0], outs[1])
+
+
+def test_vectorize_and_guvectorize_match_numba_cuda(both, rng):
     import numba
     from numba import cuda as ncuda
     import cudajit
     from cudajit import cuda
     x = rng.normal(size=200).astype(np.float32)
     y = rng.random(200).astype(np.float32)
-    outs = []
-    for jit in (cuda.jit, ncuda.jit):
-        out = np.zeros((200, 2), np.float32)
-        jit(_ufunc_kernel_body)[1, 1](x, out)
-        outs.append(out)
-    np.testing.assert_array_equal(outs[0], outs[1])
     sigs = ["float32(float32, float32)", "float64(float64, float64)"]
     ours = cudajit.vectorize(sigs, target="cuda")(_vectorize_body)
     theirs = numba.vectorize(sigs, target="cuda")(_vectorize_body)

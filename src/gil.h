@@ -22,12 +22,16 @@ inline std::atomic<int>& native_calls() {
     return *n;
 }
 
-// At process exit, wait (at most 2 s) until no thread is inside a native call: a daemon thread leaving one parks
-// when it takes the GIL back (restore_thread), so the libraries' destructors that exit() runs next (libcuda's,
-// NVRTC's) never run under a thread still inside them. Registered with atexit after each library is loaded, so
-// that it runs before that library's destructors (exit() runs them last-registered first).
+// At exit, wait (at most 10 s) until no thread is inside a native call: a daemon thread leaving one parks when it
+// takes the GIL back (restore_thread), so no library's destructor runs under a thread still inside that library.
+// Run twice. First from Python's atexit (registered by the module, src/module.cpp), holding the GIL so that no new
+// native call can start: that is before exit() runs any C++ destructor, which matters because libcuda and NVRTC
+// register destructors of their function-local statics on first use, long after they were loaded (a daemon
+// thread inside nvrtcCompileProgram crashed in NVRTC's error-recovery setjmp when only the second drain ran).
+// Second with the C atexit after each library is loaded, before the destructors registered at its load. 10 s:
+// an NVRTC compile on a loaded machine takes seconds.
 inline void drain_native_calls() {
-    for (int i = 0; i < 2000 && native_calls().load() > 0; ++i) usleep(1000);
+    for (int i = 0; i < 10000 && native_calls().load() > 0; ++i) usleep(1000);
 }
 inline void drain_native_calls_at_exit() { std::atexit(drain_native_calls); }
 

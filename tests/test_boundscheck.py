@@ -159,3 +159,42 @@ def test_unchecked_kernel_on_the_cpu_when_asked(backend, rng):
     unchecked[1, 8](a, out, 7)
     np.testing.assert_array_equal(out, a[7 - np.arange(8)])
     assert ".checked<" not in unchecked.inspect_source(unchecked.signatures[0])
+
+
+@cuda.jit(boundscheck=True)
+def oob_before_barrier(a, out, bad):
+    sm = cuda.shared.array(64, float32)
+    i = cuda.threadIdx.x
+    sm[i] = a[i + 64 if i == bad else i]              # thread `bad` reads past `a`: on the GPU it ends here
+    cuda.syncthreads()                                # ... and the barrier still releases the others
+    out[i] = sm[63 - i] * 2
+
+
+def test_a_thread_that_raises_does_not_hold_up_a_barrier(backend, rng):
+    a = rng.standard_normal(64).astype(np.float32)
+    out = np.zeros(64, np.float32)
+    oob_before_barrier[1, 64](a, out, -1)
+    np.testing.assert_array_equal(out, a[::-1] * 2)
+    out[:] = 0
+    with pytest.raises(IndexError, match=r"index 69 is out of bounds for axis 0 with size 64"):
+        oob_before_barrier[1, 64](a, out, 5)
+    ok = ~np.isin(np.arange(64), (5, 63 - 5))         # all but the raiser and the thread reading its cell
+    np.testing.assert_array_equal(out[ok], (a[::-1] * 2)[ok])
+
+
+@cuda.jit(boundscheck=True)
+def oob_before_grid_sync(a, out, bad):
+    g = cuda.cg.this_grid()
+    i = cuda.grid(1)
+    v = a[i + a.size if i == bad else i]              # the raiser runs on in a cooperative kernel (grid sync)
+    g.sync()
+    out[i] = v + 1
+
+
+def test_an_index_error_in_a_cooperative_kernel_does_not_hang_grid_sync(backend, rng):
+    a = rng.standard_normal(4 * 32)
+    out = np.zeros_like(a)
+    oob_before_grid_sync[4, 32](a, out, -1)
+    np.testing.assert_array_equal(out, a + 1)
+    with pytest.raises(IndexError, match=r"index 128 is out of bounds for axis 0 with size 128"):
+        oob_before_grid_sync[4, 32](a, out, 0)        # thread 0 of block 0 arrives for its block

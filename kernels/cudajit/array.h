@@ -36,7 +36,7 @@ template <class T, int ND, class L> struct Array {
 #if defined(CJ_ERROR_RECORD)
     // Element with its indices checked (debug=True or boundscheck). Bit k of Wrap: index k may be negative and
     // wraps first, as Python's. Then one unsigned compare per axis; out of range, the failure is recorded out of
-    // line and the access touches scratch memory instead, so the kernel finishes and the host raises IndexError.
+    // line and the access goes nowhere (debug.h, to_nowhere), and the host raises IndexError after the kernel.
     template <unsigned Wrap, class... I> CJ_INLINE T& checked(int32_t site, I... idx) const {
         static_assert(sizeof...(I) == ND, "array indexed with the wrong number of indices");
         const int64_t raw[ND] = {static_cast<int64_t>(idx)...};
@@ -45,7 +45,7 @@ template <class T, int ND, class L> struct Array {
             ix[k] = ((Wrap >> k) & 1u) && raw[k] < 0 ? raw[k] + shape[k] : raw[k];
             if (__builtin_expect(static_cast<uint64_t>(ix[k]) >= static_cast<uint64_t>(shape[k]), 0)) {
                 index_error(site, raw[k], k, shape[k], ND, dim(0), dim(1), dim(2), dim(3));
-                return debug_scratch<T>();
+                return to_nowhere<T>();
             }
         }
         return at(ix);

@@ -78,7 +78,20 @@ template <class T> CJ_INLINE T check_divisor(int32_t site, T b) {
     return b;
 }
 
-template <class T> CJ_INLINE T& debug_scratch() { return *reinterpret_cast<T*>(cj_error_record.scratch); }
+// Where an out-of-range access goes. On the GPU the thread ends there, as a raised exception ends it in
+// numba-cuda (its error is recorded; PTX's `exit` releases a CTA barrier that waits only for exited threads): no
+// scratch address joins the array's, so the compiler keeps shared arrays in ld/st.shared (a scratch cell in global
+// memory made every checked shared access generic and cost 1.65x on the tiled matmul). A cooperative kernel's
+// thread runs on (CJ_INDEX_ERROR_RUNS_ON): the grid barrier waits for thread 0 of every block. So does a CPU
+// fiber, which cannot end mid-expression: both touch scratch memory instead.
+template <class T> CJ_INLINE T& to_nowhere() {
+#if defined(CJ_GPU) && !defined(CJ_INDEX_ERROR_RUNS_ON)
+    asm volatile("exit;");
+    __builtin_unreachable();
+#else
+    return *reinterpret_cast<T*>(cj_error_record.scratch);
+#endif
+}
 
 // The failure path of a checked index, out of line so that the check itself stays one compare and a branch:
 // records the index, the axis, its extent and the shape (the host raises IndexError after the kernel).

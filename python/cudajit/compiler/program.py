@@ -384,6 +384,9 @@ def compile_kernel(pyfunc, argtypes, options=None):
     if options.reports_errors:
         head.insert(2, (0, "#define CJ_ERROR_RECORD 1  // debug=True / boundscheck: raises and index errors reach "
                            "the host", None))
+        if prog.cooperative:
+            head.insert(3, (0, "#define CJ_INDEX_ERROR_RUNS_ON 1  // grid sync waits for every block's thread 0",
+                            None))
     body = [(0, c, None) for c in prog.constants] + ([(0, "", None)] if prog.constants else [])
     body += _externs(prog)
     body += _prototypes(prog)

@@ -13,7 +13,7 @@ from . import records, vectors
 from .errors import CONSTRUCT_HINTS, describe_construct
 from .frontend import NOT_FOLDED, TOO_LARGE, canonical_name, python_folded
 from .indexing import IndexingMixin
-from .methods import call_value_method
+from .methods import call_value_method, reinterpret
 from .operators import PY_OPS, binary, compare, unary
 from .typeconv import resolve, unify
 from .typeof import typeof
@@ -218,6 +218,10 @@ class ExpressionMixin(IndexingMixin):
                 return const_value(t.dtype.dtype.itemsize)
             if attr == "T" and t.ndim <= 2:
                 return self.transpose(v)
+            if attr == "nbytes":
+                return Value(T.int64, f"({v.at(PRIMARY)}.size() * {t.dtype.dtype.itemsize})", nonneg=True)
+            if attr in ("real", "imag") and t.ndim >= 1:
+                return self.component_view(node, v, attr)
             self.unsupported(node, f"array attribute '.{attr}' is not supported in CUDA kernels")
         if isinstance(t, vectors.Vector):
             return vectors.attribute(self, node, v, attr)
@@ -232,6 +236,19 @@ class ExpressionMixin(IndexingMixin):
         if t == T.undefined:
             return Value(T.undefined, "?")
         self.error(node, f"'{t}' has no attribute '{attr}'")
+
+    def component_view(self, node, v, attr):
+        """``a.real`` / ``a.imag``: a strided view of a complex array's parts; of a real array ``.real`` is the
+        array itself and ``.imag`` (NumPy: a new array of zeros) is refused, as Numba's CUDA target cannot
+        allocate it."""
+        t = v.type
+        if not isinstance(t.dtype, T.Complex):
+            if attr == "real":
+                return v
+            self.unsupported(node, f"'.imag' of a {t.dtype} array is not supported in CUDA kernels",
+                             "it would allocate an array of zeros: use 0 instead")
+        offset = "0" if attr == "real" else str(t.dtype.underlying.dtype.itemsize)
+        return reinterpret(v, T.Array(t.dtype.underlying, t.ndim, "A", t.readonly), offset)
 
     def transpose(self, v):
         t = v.type

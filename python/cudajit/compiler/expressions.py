@@ -3,6 +3,7 @@
 the function's globals and closure, as Numba freezes them at compile time."""
 import ast
 import builtins
+import enum
 import types as pytypes
 
 import numpy as np
@@ -17,7 +18,7 @@ from .methods import call_value_method, reinterpret
 from .operators import PY_OPS, binary, compare, unary
 from .typeconv import resolve, unify
 from .typeof import typeof
-from .values import Value, Symbol, cast, const_value, tuple_value, PRIMARY, LAND, LOR, COND
+from .values import Value, Symbol, cast, const_value, tuple_value, typed, PRIMARY, LAND, LOR, COND
 
 _BUILTIN_NAMES = {"abs", "min", "max", "round", "pow", "len", "int", "float", "bool", "complex", "print", "range"}
 
@@ -90,6 +91,13 @@ class ExpressionMixin(IndexingMixin):
 
     def global_value(self, node, name, obj):
         """A Python object a kernel names (global, closure cell, module attribute), as Numba freezes it."""
+        if isinstance(obj, enum.EnumMeta):
+            return Symbol(obj.__name__, obj)           # its members resolve as attributes (symbol_attribute)
+        if isinstance(obj, enum.Enum):
+            if isinstance(obj, int):
+                return const_value(int(obj))           # an IntEnum member is its int, as in Numba
+            self.unsupported(node, f"the Enum member {name} is not supported in CUDA kernels",
+                             "make the class an enum.IntEnum: its members are ints in a kernel")
         if isinstance(obj, (bool, int, float, complex)) and not isinstance(obj, np.generic):
             self.check_int_range(node, obj)
             return const_value(obj)
@@ -342,6 +350,7 @@ class ExpressionMixin(IndexingMixin):
         for p, e in zip(parts, node.elts):
             if not (T.is_scalar(p.type) or isinstance(p.type, (T.BaseTuple, T.Array))):
                 self.error(e, f"a tuple cannot hold a value of type {p.type}")
+        parts = [typed(p, p.type) for p in parts]      # a literal 2 is int64 in the tuple, not C++'s int
         return tuple_value(T.Tuple([p.type for p in parts]), parts)
 
     # ---- tuples ------------------------------------------------------------------------------------------

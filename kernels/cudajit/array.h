@@ -234,9 +234,11 @@ template <class R, class T, int ND, class L> CJ_INLINE R transpose(const Array<T
     }
     return r;
 }
-// a.real, a.imag (offset = 0 or the component size) and a.view(dtype): the same bytes seen as R's element type.
-// With a different element size the last axis (contiguous: the compiler checks) is rescaled, as NumPy's view.
-template <class R, class T, int ND, class L> CJ_INLINE R reinterpret_view(const Array<T, ND, L>& a, int64_t offset) {
+// a.real, a.imag (offset = 0 or the component size; same strides) and a.view(dtype) (rescale: a different
+// element size rescales the last axis, contiguous as the compiler checks, as NumPy's view): the same bytes seen
+// as R's element type.
+template <class R, class T, int ND, class L>
+CJ_INLINE R reinterpret_view(const Array<T, ND, L>& a, int64_t offset, bool rescale) {
     using U = typename R::value_type;
     R r;
     r.data = reinterpret_cast<U*>(reinterpret_cast<char*>(a.data) + offset);
@@ -244,7 +246,7 @@ template <class R, class T, int ND, class L> CJ_INLINE R reinterpret_view(const 
         r.shape[k] = a.shape[k];
         r.strides[k] = a.strides[k];
     }
-    if (sizeof(U) != sizeof(T) && ND > 0) {
+    if (rescale && sizeof(U) != sizeof(T) && ND > 0) {
         r.shape[ND - 1] = a.shape[ND - 1] * int64_t(sizeof(T)) / int64_t(sizeof(U));
         r.strides[ND - 1] = int64_t(sizeof(U));
     }

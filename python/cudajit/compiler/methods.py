@@ -79,9 +79,10 @@ def _view(cx, node, v, args, kwargs):
     if new_size != old_size and (t.ndim == 0 or t.layout != "C"):
         cx.error(node, f"view() as {new} changes the itemsize ({old_size} to {new_size} bytes): the array must be "
                        f"C-contiguous, and {t} is not", "view a C-contiguous array, or a type of the same size")
-    return reinterpret(v, t.copy(dtype=new), "0")
+    return reinterpret(v, t.copy(dtype=new), "0", rescale=True)
 
 
-def reinterpret(v, rt, offset):
-    """``v``'s bytes as the array type ``rt``, starting ``offset`` bytes into each element (array.h)."""
-    return Value(rt, f"cj::reinterpret_view<{rt.cpp}>({v.code}, {offset})")
+def reinterpret(v, rt, offset, rescale=False):
+    """``v``'s bytes as the array type ``rt``, starting ``offset`` bytes into each element (array.h); ``rescale``:
+    the last axis counts ``rt``'s elements (a view), else the shape and strides stay (``.real``, ``.imag``)."""
+    return Value(rt, f"cj::reinterpret_view<{rt.cpp}>({v.code}, {offset}, {'true' if rescale else 'false'})")

@@ -36,18 +36,6 @@ def check(fn, argtypes, exc, what, line_text, hint=True):
     return msg
 
 
-def while_else(a):
-    i = 0
-    while i < 3:
-        i += 1
-    else:
-        a[0] = 1
-
-
-def test_while_else():
-    check(while_else, (F32,), UnsupportedError, "while-else is not supported in CUDA kernels", "while i < 3:")
-
-
 def undefined_name(a):
     a[0] = foo + 1
 
@@ -118,17 +106,6 @@ def helper(x):
 def test_calling_undecorated_function():
     check(plain_python_call, (F32,), TypingError, "'helper' is a Python function, not a device function",
           "a[0] = helper(1)")
-
-
-def for_else(a):
-    for i in range(3):
-        a[i] = i
-    else:
-        a[0] = 5
-
-
-def test_for_else():
-    check(for_else, (F32,), UnsupportedError, "for-else is not supported", "for i in range(3):")
 
 
 def try_except(a):

@@ -18,6 +18,7 @@ template <class X, class Y> struct is_same_layout { static constexpr bool value 
 template <class X> struct is_same_layout<X, X> { static constexpr bool value = true; };
 
 template <class T, int ND, class L> struct Array {
+    using value_type = T;
     T* data;
     int64_t shape[ND];
     int64_t strides[ND];  // bytes
@@ -230,6 +231,24 @@ template <class R, class T, int ND, class L> CJ_INLINE R transpose(const Array<T
     for (int k = 0; k < ND; ++k) {
         r.shape[k] = a.shape[ND - 1 - k];
         r.strides[k] = a.strides[ND - 1 - k];
+    }
+    return r;
+}
+// a.real, a.imag (offset = 0 or the component size; same strides) and a.view(dtype) (rescale: a different
+// element size rescales the last axis, contiguous as the compiler checks, as NumPy's view): the same bytes seen
+// as R's element type.
+template <class R, class T, int ND, class L>
+CJ_INLINE R reinterpret_view(const Array<T, ND, L>& a, int64_t offset, bool rescale) {
+    using U = typename R::value_type;
+    R r;
+    r.data = reinterpret_cast<U*>(reinterpret_cast<char*>(a.data) + offset);
+    for (int k = 0; k < ND; ++k) {
+        r.shape[k] = a.shape[k];
+        r.strides[k] = a.strides[k];
+    }
+    if (rescale && sizeof(U) != sizeof(T) && ND > 0) {
+        r.shape[ND - 1] = a.shape[ND - 1] * int64_t(sizeof(T)) / int64_t(sizeof(U));
+        r.strides[ND - 1] = int64_t(sizeof(U));
     }
     return r;
 }

@@ -3,6 +3,7 @@
 the function's globals and closure, as Numba freezes them at compile time."""
 import ast
 import builtins
+import enum
 import types as pytypes
 
 import numpy as np
@@ -13,11 +14,11 @@ from . import records, vectors
 from .errors import CONSTRUCT_HINTS, describe_construct
 from .frontend import NOT_FOLDED, TOO_LARGE, canonical_name, python_folded
 from .indexing import IndexingMixin
-from .methods import call_value_method
+from .methods import call_value_method, reinterpret
 from .operators import PY_OPS, binary, compare, unary
 from .typeconv import resolve, unify
 from .typeof import typeof
-from .values import Value, Symbol, cast, const_value, tuple_value, PRIMARY, LAND, LOR, COND
+from .values import Value, Symbol, cast, const_value, tuple_value, typed, PRIMARY, LAND, LOR, COND
 
 _BUILTIN_NAMES = {"abs", "min", "max", "round", "pow", "len", "int", "float", "bool", "complex", "print", "range"}
 
@@ -90,6 +91,13 @@ class ExpressionMixin(IndexingMixin):
 
     def global_value(self, node, name, obj):
         """A Python object a kernel names (global, closure cell, module attribute), as Numba freezes it."""
+        if isinstance(obj, enum.EnumMeta):
+            return Symbol(obj.__name__, obj)           # its members resolve as attributes (symbol_attribute)
+        if isinstance(obj, enum.Enum):
+            if isinstance(obj, int):
+                return const_value(int(obj))           # an IntEnum member is its int, as in Numba
+            self.unsupported(node, f"the Enum member {name} is not supported in CUDA kernels",
+                             "make the class an enum.IntEnum: its members are ints in a kernel")
         if isinstance(obj, (bool, int, float, complex)) and not isinstance(obj, np.generic):
             self.check_int_range(node, obj)
             return const_value(obj)
@@ -218,6 +226,10 @@ class ExpressionMixin(IndexingMixin):
                 return const_value(t.dtype.dtype.itemsize)
             if attr == "T" and t.ndim <= 2:
                 return self.transpose(v)
+            if attr == "nbytes":
+                return Value(T.int64, f"({v.at(PRIMARY)}.size() * {t.dtype.dtype.itemsize})", nonneg=True)
+            if attr in ("real", "imag") and t.ndim >= 1:
+                return self.component_view(node, v, attr)
             self.unsupported(node, f"array attribute '.{attr}' is not supported in CUDA kernels")
         if isinstance(t, vectors.Vector):
             return vectors.attribute(self, node, v, attr)
@@ -232,6 +244,19 @@ class ExpressionMixin(IndexingMixin):
         if t == T.undefined:
             return Value(T.undefined, "?")
         self.error(node, f"'{t}' has no attribute '{attr}'")
+
+    def component_view(self, node, v, attr):
+        """``a.real`` / ``a.imag``: a strided view of a complex array's parts; of a real array ``.real`` is the
+        array itself and ``.imag`` (NumPy: a new array of zeros) is refused, as Numba's CUDA target cannot
+        allocate it."""
+        t = v.type
+        if not isinstance(t.dtype, T.Complex):
+            if attr == "real":
+                return v
+            self.unsupported(node, f"'.imag' of a {t.dtype} array is not supported in CUDA kernels",
+                             "it would allocate an array of zeros: use 0 instead")
+        offset = "0" if attr == "real" else str(t.dtype.underlying.dtype.itemsize)
+        return reinterpret(v, T.Array(t.dtype.underlying, t.ndim, "A", t.readonly), offset)
 
     def transpose(self, v):
         t = v.type
@@ -325,6 +350,7 @@ class ExpressionMixin(IndexingMixin):
         for p, e in zip(parts, node.elts):
             if not (T.is_scalar(p.type) or isinstance(p.type, (T.BaseTuple, T.Array))):
                 self.error(e, f"a tuple cannot hold a value of type {p.type}")
+        parts = [typed(p, p.type) for p in parts]      # a literal 2 is int64 in the tuple, not C++'s int
         return tuple_value(T.Tuple([p.type for p in parts]), parts)
 
     # ---- tuples ------------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ import sys
 import textwrap
 import types as pytypes
 
+from .desugar import desugar
 from .errors import SourceLocation
 from .. import _sources
 from ..errors import UnsupportedError
@@ -46,6 +47,7 @@ class ParsedFunction:
         if self.tree is None:
             raise UnsupportedError(f"{filename}:{first}: cannot find the source of {self.name} "
                                    f"(kernels must be a `def` or a lambda on its own line)")
+        desugar(self.tree)
         self.params = [a.arg for a in self.tree.args.args]
         self.globals = pyfunc.__globals__
         self.closure = {}

@@ -1,5 +1,5 @@
 """Loops: ``for`` over range() (1-3 arguments, any step sign), over a 1-d array or a tuple, and ``while``'s
-helpers. A for loop becomes a C++ ``for`` with the right sign test; Python's semantics hold: the range is
+helpers (desugar.py has already rewritten loop ``else``, tuple targets, enumerate and zip). A for loop becomes a C++ ``for`` with the right sign test; Python's semantics hold: the range is
 evaluated once, and the loop variable keeps its last value after the loop (then a hidden counter drives the
 loop and the variable is assigned at the top of the body).
 """
@@ -25,10 +25,8 @@ class LoopContext:
 class LoopMixin:
     # ---- for loops -----------------------------------------------------------------------------------------
     def stmt_For(self, node):
-        if node.orelse:
-            self.unsupported(node, "for-else is not supported in CUDA kernels", "use a flag variable set before break")
         if not isinstance(node.target, ast.Name):
-            self.unsupported(node.target, "for loop targets must be a single variable in CUDA kernels")
+            self.unsupported(node.target, "for loop targets must be variables in CUDA kernels")
         it = node.iter
         if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range" \
                 and "range" not in self.locals:

@@ -1,6 +1,15 @@
-"""Methods of kernel values other than complex ``conjugate``: ``array.reshape(...)`` and ``int.bit_count()``."""
+"""Methods of kernel values other than complex ``conjugate``: ``array.reshape(...)``, ``.transpose()``,
+``.view(dtype)`` and ``int.bit_count()``. NumPy's other array methods allocate or reduce, which numba-cuda's
+kernels do not ("Unsupported NumPy features: array methods"): they are an UnsupportedError naming the method."""
 from . import types as T
 from .values import Value
+
+# NumPy array methods a user may reach for; numba-cuda offers none of them in kernels.
+_NUMPY_ARRAY_METHODS = {
+    "copy", "astype", "fill", "sum", "prod", "mean", "std", "var", "min", "max", "argmin", "argmax", "cumsum",
+    "cumprod", "sort", "argsort", "flatten", "ravel", "nonzero", "repeat", "take", "dot", "all", "any", "clip",
+    "round", "squeeze", "swapaxes", "tolist", "item", "itemset", "conj", "conjugate", "tobytes", "resize", "ptp",
+}
 
 
 def call_value_method(cx, node, v, name, args, kwargs):
@@ -8,6 +17,14 @@ def call_value_method(cx, node, v, name, args, kwargs):
     t = v.type
     if isinstance(t, T.Array) and name == "reshape":
         return _reshape(cx, node, v, args, kwargs)
+    if isinstance(t, T.Array) and name == "transpose" and not args and not kwargs and t.ndim <= 2:
+        return cx.transpose(v)
+    if isinstance(t, T.Array) and name == "view":
+        return _view(cx, node, v, args, kwargs)
+    if isinstance(t, T.Array) and name in _NUMPY_ARRAY_METHODS:
+        cx.unsupported(node, f"the array method .{name}() is not supported in CUDA kernels",
+                       "numba-cuda's kernels allocate no arrays and have no array methods but the views "
+                       "(.reshape, .view, .transpose, .T, .real, .imag): loop over the elements instead")
     if T.is_int(t) and name == "bit_count":
         if args or kwargs:
             cx.error(node, "int.bit_count() takes no arguments")
@@ -49,3 +66,23 @@ def _reshape(cx, node, v, args, kwargs):
 
 def _is_tuple(v):
     return isinstance(v, Value) and isinstance(v.type, T.BaseTuple)
+
+
+def _view(cx, node, v, args, kwargs):
+    """``a.view(dtype)``: the same bytes as another scalar type (NumPy's rule: a different itemsize rescales the
+    last axis, which must then be contiguous)."""
+    t = v.type
+    if kwargs or len(args) != 1:
+        cx.error(node, "view() takes one argument, the new dtype: a.view(np.uint32)")
+    new = cx.dtype_of(node, args[0])
+    old_size, new_size = t.dtype.dtype.itemsize, new.dtype.itemsize
+    if new_size != old_size and (t.ndim == 0 or t.layout != "C"):
+        cx.error(node, f"view() as {new} changes the itemsize ({old_size} to {new_size} bytes): the array must be "
+                       f"C-contiguous, and {t} is not", "view a C-contiguous array, or a type of the same size")
+    return reinterpret(v, t.copy(dtype=new), "0", rescale=True)
+
+
+def reinterpret(v, rt, offset, rescale=False):
+    """``v``'s bytes as the array type ``rt``, starting ``offset`` bytes into each element (array.h); ``rescale``:
+    the last axis counts ``rt``'s elements (a view), else the shape and strides stay (``.real``, ``.imag``)."""
+    return Value(rt, f"cj::reinterpret_view<{rt.cpp}>({v.code}, {offset}, {'true' if rescale else 'false'})")

@@ -14,7 +14,7 @@ from .loops import LoopMixin
 from .operators import PY_OPS
 from .storage import Site, assign_storage, place_declarations, cpp_identifier
 from .typeconv import unify
-from .values import Value, cast
+from .values import Value, cast, tuple_value, typed
 
 MAX_PASSES = 40
 
@@ -413,10 +413,15 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
         if not isinstance(value.type, T.BaseTuple):
             if value.type == T.undefined:
                 for elt in target.elts:
+                    elt = elt.value if isinstance(elt, ast.Starred) else elt
                     self.assign(elt, Value(T.undefined, "?"), stmt, simple=False)
                 return
             self.error(target, f"cannot unpack a value of type {value.type}")
-        if value.type.count != len(target.elts):
+        starred = [k for k, e in enumerate(target.elts) if isinstance(e, ast.Starred)]
+        fixed = len(target.elts) - len(starred)
+        if len(starred) > 1:
+            self.error(target, "multiple starred expressions in assignment")
+        if value.type.count != fixed and not (starred and value.type.count > fixed):
             self.error(target, f"cannot unpack {value.type.count} values into {len(target.elts)} targets")
         if self.final and value.elements is None and not _is_identifier(value.code):
             # a call returning a tuple runs once: a, b = f(x) keeps its result, then takes the elements
@@ -424,6 +429,14 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
             self.emit(f"const {value.type.cpp} {name} = {value.code};", stmt)
             value = Value(value.type, name)
         parts = self.tuple_elements(target, value)
+        elts = target.elts
+        if starred:
+            # a, *rest, z = t: the starred name takes the middle elements as a tuple (Python makes a list)
+            k, n = starred[0], value.type.count - fixed
+            middle = [typed(p, p.type) for p in parts[k:k + n]]
+            rest = tuple_value(T.Tuple([p.type for p in middle]), middle)
+            parts = parts[:k] + [rest] + parts[k + n:]
+            elts = elts[:k] + [elts[k].value] + elts[k + 1:]
         # Python evaluates the whole right side first: a, b = b, a needs temporaries.
         if self.final and self._unpack_needs_temps(target, parts, value):
             tmps = []
@@ -432,7 +445,7 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
                 self.emit(f"const {p.type.cpp} {name} = {p.code};", stmt)
                 tmps.append(Value(p.type, name, nonneg=p.nonneg))
             parts = tmps
-        for elt, p in zip(target.elts, parts):
+        for elt, p in zip(elts, parts):
             self.assign(elt, p, stmt, simple=isinstance(elt, ast.Name))
 
     def _unpack_needs_temps(self, target, parts, value):
@@ -496,9 +509,6 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
         self.error(node, f"cannot use a value of type {v.type} as a condition")
 
     def stmt_While(self, node):
-        if node.orelse:
-            self.unsupported(node, "while-else is not supported in CUDA kernels",
-                             "use a flag variable set before break")
         loop_site = self._loop_site(node)
 
         def one_pass():

@@ -1,0 +1,151 @@
+"""Rewrite loop forms Numba supports into the ones the translator handles, before typing:
+
+* ``for ... else`` / ``while ... else``: a flag cleared by the loop's own ``break``s, then ``if flag: <else>``;
+* ``for i, x in enumerate(seq, start)`` and ``for x, y in zip(a, b, ...)`` (nested too): a counted loop over
+  ``range(length)`` whose body first assigns the target from the sequences' elements;
+* ``for a, b in seq`` (a tuple target over an array or a tuple): ``for e in seq: a, b = e``.
+
+The new nodes carry the locations of the nodes they replace, so errors and ``#line`` still point at the user's
+line. Names made here start with ``_cj_`` (never a user's name in practice: Python code cannot see them).
+"""
+import ast
+import itertools
+
+
+def desugar(fn):
+    """Rewrite ``fn`` (an ``ast.FunctionDef``) in place."""
+    _Desugar().rewrite_body(fn)
+
+
+class _Desugar:
+    def __init__(self):
+        self.counter = itertools.count()
+
+    def name(self, hint):
+        return f"_cj_{hint}{next(self.counter)}"
+
+    def rewrite_body(self, node):
+        for field in ("body", "orelse", "finalbody"):
+            stmts = getattr(node, field, None)
+            if isinstance(stmts, list):
+                setattr(node, field, [out for s in stmts for out in self.stmt(s)])
+
+    def stmt(self, node):
+        """The statements that replace ``node``."""
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            return [node]                          # nested definitions are refused later, as they are
+        self.rewrite_body(node)
+        for sub in getattr(node, "handlers", []):
+            self.rewrite_body(sub)
+        out = [node]
+        if isinstance(node, ast.For):
+            out = self.for_loop(node)
+        if isinstance(node, (ast.For, ast.While)) and node.orelse:
+            out = self.loop_else(node, out)
+        return out
+
+    # ---- for targets and iterables ---------------------------------------------------------------------
+    def for_loop(self, node):
+        it = node.iter
+        if _builtin_call(it, "enumerate", "zip"):
+            prelude, length, element = self.iterable(it)
+            k = self.name("k")
+            head = _at(ast.Assign(targets=[node.target], value=element(_load(k, it))), node)
+            node.target = _at(ast.Name(id=k, ctx=ast.Store()), node.target)
+            node.iter = _at(ast.Call(func=_load("range", it), args=[length], keywords=[]), it)
+            node.body = [head] + node.body
+            return prelude + [node]
+        if isinstance(node.target, (ast.Tuple, ast.List)):
+            e = self.name("e")
+            head = _at(ast.Assign(targets=[node.target], value=_load(e, node.target)), node)
+            node.target = _at(ast.Name(id=e, ctx=ast.Store()), node.target)
+            node.body = [head] + node.body
+        return [node]
+
+    def iterable(self, it):
+        """(prelude statements, length expression, element(k) -> expression) for what a for loop iterates over."""
+        if _builtin_call(it, "enumerate"):
+            if len(it.args) + len(it.keywords) not in (1, 2) or not it.args or \
+                    any(kw.arg != "start" for kw in it.keywords):
+                return self.evaluated(it)          # wrong arity: the translator reports the call
+            start = it.args[1] if len(it.args) == 2 else (it.keywords[0].value if it.keywords else None)
+            prelude, length, element = self.iterable(it.args[0])
+            if start is not None:
+                s = self.name("start")
+                prelude = prelude + [_at(ast.Assign(targets=[_store(s, start)], value=start), it)]
+            def pair(k):
+                index = k if start is None else _at(ast.BinOp(left=k, op=ast.Add(), right=_load(s, it)), it)
+                return _at(ast.Tuple(elts=[index, element(k)], ctx=ast.Load()), it)
+            return prelude, length, pair
+        if _builtin_call(it, "zip") and it.args and not it.keywords:
+            parts = [self.iterable(a) for a in it.args]
+            prelude = [s for p in parts for s in p[0]]
+            lengths = [p[1] for p in parts]
+            length = lengths[0] if len(lengths) == 1 else \
+                _at(ast.Call(func=_load("min", it), args=lengths, keywords=[]), it)
+            return prelude, length, lambda k: _at(ast.Tuple(elts=[p[2](k) for p in parts], ctx=ast.Load()), it)
+        if _builtin_call(it, "range") and 1 <= len(it.args) <= 2 and not it.keywords:
+            start = it.args[0] if len(it.args) == 2 else None
+            stop = it.args[-1]
+            if start is None:
+                return [], stop, lambda k: k
+            names = self.name("lo"), self.name("hi")
+            prelude = [_at(ast.Assign(targets=[_store(n, v)], value=v), it) for n, v in zip(names, (start, stop))]
+            diff = _at(ast.BinOp(left=_load(names[1], it), op=ast.Sub(), right=_load(names[0], it)), it)
+            zero = _at(ast.Constant(value=0), it)
+            length = _at(ast.Call(func=_load("max", it), args=[diff, zero], keywords=[]), it)
+            return prelude, length, lambda k: _at(ast.BinOp(left=_load(names[0], it), op=ast.Add(), right=k), it)
+        return self.evaluated(it)
+
+    def evaluated(self, it):
+        """Any other iterable (an array, a tuple, or something the translator will refuse): evaluated once."""
+        seq = self.name("seq")
+        prelude = [_at(ast.Assign(targets=[_store(seq, it)], value=it), it)]
+        length = _at(ast.Call(func=_load("len", it), args=[_load(seq, it)], keywords=[]), it)
+        return prelude, length, lambda k: _at(ast.Subscript(value=_load(seq, it), slice=k, ctx=ast.Load()), it)
+
+    # ---- loop else -------------------------------------------------------------------------------------
+    def loop_else(self, loop, stmts):
+        """``loop`` (the last of ``stmts``) with its ``else`` run when no ``break`` of its own ended it."""
+        orelse, loop.orelse = loop.orelse, []
+        breaks = list(_own_breaks(loop.body, loop, "body"))
+        if not breaks:
+            return stmts + orelse
+        flag = self.name("nobreak")
+        for parent, field, index in reversed(breaks):
+            stmt = getattr(parent, field)[index]
+            clear = _at(ast.Assign(targets=[_store(flag, stmt)], value=_at(ast.Constant(value=False), stmt)), stmt)
+            getattr(parent, field).insert(index, clear)
+        init = _at(ast.Assign(targets=[_store(flag, loop)], value=_at(ast.Constant(value=True), loop)), loop)
+        test = _at(ast.If(test=_load(flag, loop), body=orelse, orelse=[]), orelse[0])
+        return [init] + stmts + [test]
+
+
+def _own_breaks(stmts, parent, field):
+    """(parent, field, index) of each ``break`` in ``stmts`` that ends the enclosing loop (not an inner one)."""
+    for index, s in enumerate(stmts):
+        if isinstance(s, ast.Break):
+            yield parent, field, index
+        elif not isinstance(s, (ast.For, ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for sub in ("body", "orelse", "finalbody"):
+                inner = getattr(s, sub, None)
+                if isinstance(inner, list):
+                    yield from _own_breaks(inner, s, sub)
+        elif s.orelse:                              # an inner loop's else belongs to the outer loop's body
+            yield from _own_breaks(s.orelse, s, "orelse")
+
+
+def _builtin_call(node, *names):
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in names
+
+
+def _at(new, old):
+    return ast.fix_missing_locations(ast.copy_location(new, old))
+
+
+def _load(name, where):
+    return _at(ast.Name(id=name, ctx=ast.Load()), where)
+
+
+def _store(name, where):
+    return _at(ast.Name(id=name, ctx=ast.Store()), where)

@@ -280,3 +280,23 @@ def test_missing_nvjitlink_is_a_clear_error(monkeypatch):
     assert not nvjitlink.available()[0]
     with pytest.raises(CudaSupportError, match="nvJitLink .*not found.*nvidia-nvjitlink"):
         nvjitlink.link([("ptx", "kernel.ptx", b"\0")], 90)
+
+
+def test_cpointer_kernel_parameters_take_addresses(backend, rng):
+    """numba-cuda's CPointer example: a kernel declared with CPointer(T) parameters, launched with the data
+    addresses of device arrays (ints from __cuda_array_interface__)."""
+    sig = types.void(types.CPointer(types.float32), types.CPointer(types.float32), types.uint32, types.float32)
+
+    @cuda.jit(sig)
+    def scaled_copy(dst, src, n, f):
+        i = cuda.grid(1)
+        if i < n:
+            dst[i] = src[i] * f
+            src[i] += 1
+
+    x = rng.standard_normal(300).astype(np.float32)
+    d_src, d_dst = cuda.to_device(x), cuda.device_array(300, np.float32)
+    addr = lambda a: a.__cuda_array_interface__["data"][0]   # noqa: E731
+    scaled_copy[3, 128](addr(d_dst), addr(d_src), 300, np.float32(2.5))
+    np.testing.assert_array_equal(d_dst.copy_to_host(), x * np.float32(2.5))
+    np.testing.assert_array_equal(d_src.copy_to_host(), x + np.float32(1))

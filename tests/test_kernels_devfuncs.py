@@ -268,3 +268,24 @@ def test_local_array_near_the_limit_with_barriers(backend, rng):
     big_local_with_barrier[2, 32](x, out)
     i = np.arange(64)
     np.testing.assert_array_equal(out, x * i + x * (LOCAL_N - 1))
+
+
+def test_a_numba_jit_function_is_a_device_function(backend, rng):
+    """numba-cuda's CPU/GPU compatibility example: a @numba.jit function called from a kernel is compiled from
+    its Python for the device."""
+    numba = pytest.importorskip("numba")
+
+    @numba.jit
+    def business_logic(x, y, z):
+        return 4 * z * (2 * x - (4 * y) / 2 * math.pi)
+
+    @cuda.jit
+    def f(res, xs, ys, zs):
+        i = cuda.grid(1)
+        if i < len(xs):
+            res[i] = business_logic(xs[i], ys[i], zs[i])
+
+    xs, ys, zs = (rng.integers(-50, 50, 64) for _ in range(3))
+    res = np.zeros(64)
+    f.forall(64)(res, xs, ys, zs)
+    np.testing.assert_allclose(res, [business_logic.py_func(*t) for t in zip(xs, ys, zs)], rtol=1e-15)

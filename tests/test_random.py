@@ -116,6 +116,16 @@ def test_kernel_streams_match_the_model(backend):
         assert (int(rec["s0"]), int(rec["s1"])) == (m.s0, m.s1)
 
 
+def test_forall_takes_the_states_as_a_launch_does(backend):
+    n, draws = 70, 3                                      # forall sizes the block before any argument is converted
+    states = create_xoroshiro128p_states(n, seed=11)
+    u32, u64, bits = np.zeros((n, draws), np.float32), np.zeros((n, draws)), np.zeros((n, draws), np.uint64)
+    draw.forall(n)(states, u32, u64, bits)
+    for i, m in enumerate(_model_states(n, 11)):
+        for j in range(draws):
+            assert (u32[i, j], u64[i, j], int(bits[i, j])) == (m.uniform32(), m.uniform64(), m.next())
+
+
 def test_normals_follow_box_muller_on_float32_uniforms(backend):
     n, draws = 256, 64
     states = create_xoroshiro128p_states(n, seed=2024)

@@ -131,6 +131,8 @@ class ExpressionMixin(IndexingMixin):
             return self.program.frozen_array(self, node, name, obj)
         if hasattr(obj, "__cudajit_pyfunc__"):
             return Symbol("devfunc", obj)
+        if _is_numba_cpu_dispatcher(obj):
+            return Symbol("devfunc", _numba_jit_function(obj))
         if getattr(obj, "__cudajit_extern__", False):
             return Symbol("extern", obj)
         if hasattr(obj, "__cuda_array_interface__"):
@@ -590,6 +592,30 @@ def function_value_type(cx, node, sym):
     if entry is not None and entry.kind == "call":
         return T.FunctionValue(sym.path, sym.obj, ("intrinsic", sym.path), f"Function({sym.path})")
     cx.as_value(node, sym)      # raises: a module, a namespace, a method, an attribute
+
+
+def _is_numba_cpu_dispatcher(obj):
+    """A ``@numba.jit``/``@numba.njit`` function: numba-cuda compiles its Python for the device when a kernel calls
+    it (numba-cuda's CPU/GPU compatibility example), and so does cudajit."""
+    return type(obj).__module__.startswith("numba.") and callable(getattr(obj, "py_func", None)) \
+        and hasattr(obj, "targetoptions")
+
+
+class _NumbaJitFunction:
+    """A ``numba.jit`` function seen as a device function of its Python source (default options)."""
+    def __init__(self, dispatcher):
+        self.__cudajit_pyfunc__ = dispatcher.py_func
+        self.__cudajit_options__ = None
+
+
+_numba_jit_functions = {}     # id(numba dispatcher) -> (dispatcher, adapter): one adapter, one specialisation key
+
+
+def _numba_jit_function(dispatcher):
+    held = _numba_jit_functions.get(id(dispatcher))
+    if held is None or held[0] is not dispatcher:
+        held = _numba_jit_functions[id(dispatcher)] = (dispatcher, _NumbaJitFunction(dispatcher))
+    return held[1]
 
 
 class _SelfReference:

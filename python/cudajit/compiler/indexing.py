@@ -38,6 +38,8 @@ class IndexingMixin:
             idx = self.tuple_elements(node, idx[0])
         if isinstance(t, T.BaseTuple):
             return self.tuple_subscript(node, base, idx)
+        if isinstance(t, T.CPointer):
+            return self.pointer_element(node, base, idx)
         if not isinstance(t, T.Array):
             self.error(node, f"'{t}' object is not subscriptable")
         if any(isinstance(i, Value) and i.type == T.undefined for i in idx):
@@ -51,6 +53,12 @@ class IndexingMixin:
         if len(idx) == t.ndim and all(isinstance(i, Value) for i in idx):
             return self.element(node, base, idx)
         return self.view(node, base, idx)
+
+    def pointer_element(self, node, base, idx):
+        """``p[i]`` of a ``CPointer(T)``: C's ``p[i]``, as in Numba (no extent is known: never bounds-checked)."""
+        if len(idx) != 1 or not isinstance(idx[0], Value) or not T.is_int(idx[0].type):
+            self.error(node, f"a {base.type} takes one integer index")
+        return Value(base.type.dtype, f"{base.code}[{idx[0].code}]", lvalue=True)
 
     def index_code(self, base, i, dim):
         """One index, wrapped only when it is signed and may be negative (Python's a[-1])."""
@@ -153,6 +161,11 @@ class IndexingMixin:
         elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
         idx = [self.slice_spec(e) if isinstance(e, ast.Slice) else self.as_value(e, self.visit_expr(e)) for e in elts]
         if base.type == T.undefined or value.type == T.undefined:
+            return
+        if isinstance(base.type, T.CPointer):
+            ref = self.subscript(target, base, idx)
+            if self.final:
+                self.emit(f"{ref.code} = {self.convert(target, value, ref.type).code};", stmt)
             return
         if not isinstance(base.type, T.Array):
             self.error(target, f"'{base.type}' does not support item assignment")

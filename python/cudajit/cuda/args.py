@@ -135,6 +135,13 @@ def _refuse(a, where):
     return TypeError(f"{where.describe()} is a {kind}: {hint}")
 
 
+def kernel_view(a):
+    """What a kernel sees of argument ``a``: cuda.random's states as uint64[:, 2], anything else as it is."""
+    if isinstance(a, DeviceNDArray) and a.dtype == xoroshiro128p_dtype:
+        return as_kernel_states(a)
+    return a
+
+
 def _convert_all(args, writebacks, where, copies):
     """Converts each argument; a tuple argument is converted element by element (Numba does the same).
 
@@ -147,9 +154,8 @@ def _convert_all(args, writebacks, where, copies):
     for i, a in enumerate(args):
         at = where.element(i)
         if isinstance(a, DeviceNDArray):
-            if a.dtype == xoroshiro128p_dtype:            # cuda.random states: uint64[:, 2] in kernels
-                a = as_kernel_states(a)
-            elif not _launchable_dtype(a.dtype):
+            a = kernel_view(a)
+            if not _launchable_dtype(a.dtype):
                 raise _refuse(a, at)
             out.append(a)
             continue

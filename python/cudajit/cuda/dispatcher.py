@@ -15,7 +15,7 @@ import warnings
 from .. import _backend, _core, _sources
 from ..errors import LaunchError, TypingError, hide_internal_frames
 from . import build
-from .args import prepare_args
+from .args import kernel_view, prepare_args
 
 
 def _compiler():
@@ -129,7 +129,7 @@ class CUDADispatcher(_JitFunction):
         if len(args) != len(names):
             raise TypingError(f"kernel '{self.__name__}' takes {len(names)} arguments "
                               f"({', '.join(names)}), {len(args)} given")
-        argtypes = tuple(_compiler().typeof(a, n) for a, n in zip(args, names))
+        argtypes = tuple(_compiler().typeof(kernel_view(a), n) for a, n in zip(args, names))
         if self._eager:
             return self._eager_match(argtypes).kernel
         return self._specialize(argtypes).kernel
@@ -137,6 +137,7 @@ class CUDADispatcher(_JitFunction):
     def _eager_match(self, argtypes):
         # Numba's choice among declared signatures, by the compiler's overload resolution (typeconv.resolve:
         # fewest unsafe, then safe, then promote conversions; the first declared among equals).
+        argtypes = _addresses_as_pointers(self._eager, argtypes)
         cases = [(None, tuple(sig.args)) for sig in self._eager if _launcher_can_pack(sig.args, argtypes)]
         found = _compiler().typeconv.resolve(cases, argtypes)
         if found is not None:
@@ -306,6 +307,18 @@ def _void_sig(args):
 
 # Scalar kinds in the order values may convert: bool -> int -> float -> complex.
 _KIND_ORDER = ("Boolean", "Integer", "Float", "Complex")
+
+
+def _addresses_as_pointers(sigs, argtypes):
+    """An integer (an address, e.g. from ``__cuda_array_interface__['data'][0]``) passes where a declared signature
+    has a ``CPointer(T)`` kernel parameter, as in numba-cuda's CPointer example."""
+    from ..compiler import types
+    out = list(argtypes)
+    for sig in sigs:
+        for i, (want, have) in enumerate(zip(sig.args, argtypes)):
+            if isinstance(want, types.CPointer) and types.is_int(have):
+                out[i] = want
+    return tuple(out)
 
 
 def _launcher_can_pack(sig_args, argtypes):

@@ -24,6 +24,13 @@ def _compiler():
     return compiler
 
 
+def _target():
+    """Where a specialization runs: "cpu", or ("gpu", device) — a GPU module is loaded in one device's context,
+    so each device has its own (the C++ dispatcher's key holds the device too)."""
+    name = _backend.name()
+    return name if name == "cpu" else (name, _core.current_device())
+
+
 def _env_boundscheck():
     """``CUDAJIT_BOUNDSCHECK``: '0' or '1' forces bounds checks off or on for every kernel (NUMBA_BOUNDSCHECK's
     meaning: it overrides the decorator); unset or empty leaves each kernel's ``boundscheck`` option."""
@@ -82,10 +89,10 @@ class CUDADispatcher(_JitFunction):
 
     def __init__(self, py_func, sigs=(), options=None):
         super().__init__(py_func, options)
-        self._specs = {}      # (backend, argtypes) -> _Specialization
+        self._specs = {}      # (_target(), argtypes) -> _Specialization
         self._eager = []      # Signatures given to jit(); once set, no other types compile
         self._specialized = False
-        self._specializations = {}   # (backend, argtypes) -> CUDADispatcher made by specialize()
+        self._specializations = {}   # (_target(), argtypes) -> CUDADispatcher made by specialize()
         params = tuple(inspect.signature(py_func).parameters)
         self._core = _core.Dispatcher(self._compile_for_args,
                                       functools.partial(prepare_args, kernel=self.__name__, params=params), params)
@@ -146,7 +153,7 @@ class CUDADispatcher(_JitFunction):
                           f"({', '.join(map(str, argtypes))}); it was compiled for: {sigs}")
 
     def _specialize(self, argtypes):
-        key = (_backend.name(), argtypes)
+        key = (_target(), argtypes)
         spec = self._specs.get(key)
         if spec is None:
             options = self._options.for_backend(_backend.name())
@@ -170,7 +177,7 @@ class CUDADispatcher(_JitFunction):
         if self._specialized:
             raise RuntimeError(f"kernel '{self.__name__}' is already specialized")
         argtypes = tuple(_compiler().typeof(a) for a in args)
-        key = (_backend.name(), argtypes)
+        key = (_target(), argtypes)
         d = self._specializations.get(key)
         if d is None:
             d = CUDADispatcher(self.py_func, options=self._options)
@@ -191,7 +198,8 @@ class CUDADispatcher(_JitFunction):
         # a test now selects the CPU), compile them before saying what there is.
         for sig in self._eager:
             self._specialize(tuple(sig.args))
-        return {argtypes: s for (b, argtypes), s in self._specs.items() if b == _backend.name()}
+        target = _target()
+        return {argtypes: s for (t, argtypes), s in self._specs.items() if t == target}
 
     @property
     def overloads(self):

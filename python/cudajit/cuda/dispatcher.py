@@ -10,6 +10,7 @@ import functools
 import inspect
 import math
 import os
+import threading
 import warnings
 
 from .. import _backend, _core, _sources
@@ -22,6 +23,12 @@ def _compiler():
     # Imported on first compile, not at `import cudajit`: import stays cheap.
     from .. import compiler
     return compiler
+
+
+# One compile at a time: threads that each drive a GPU (one per device) may first launch a kernel at the same moment;
+# the front end's caches are not made for concurrent writers. NVRTC and g++ run without the GIL, so a second thread
+# waits here instead of translating the same function alongside.
+_compile_lock = threading.RLock()
 
 
 def _target():
@@ -156,10 +163,13 @@ class CUDADispatcher(_JitFunction):
         key = (_target(), argtypes)
         spec = self._specs.get(key)
         if spec is None:
-            options = self._options.for_backend(_backend.name())
-            ks = _compiler().compile_kernel(self.py_func, argtypes, options)
-            spec = _Specialization(ks.signature, ks, build.build(ks, options))
-            self._specs[key] = spec
+            with _compile_lock:
+                spec = self._specs.get(key)
+                if spec is None:
+                    options = self._options.for_backend(_backend.name())
+                    ks = _compiler().compile_kernel(self.py_func, argtypes, options)
+                    spec = _Specialization(ks.signature, ks, build.build(ks, options))
+                    self._specs[key] = spec
         return spec
 
     @hide_internal_frames
@@ -274,6 +284,11 @@ class CUDADispatcher(_JitFunction):
     def get_max_threads_per_block(self, signature=None):
         return self._attr("max_threads_per_block", signature)
 
+    def __reduce__(self):
+        # Numba's dispatchers pickle as their Python function and options (Dask ships kernels to worker processes);
+        # the receiver compiles again, from the disk cache when the source is the same.
+        return _rebuild_dispatcher, (self.py_func, tuple(self._eager), self._options, self._specialized)
+
     def __repr__(self):
         return f"<cudajit kernel {self.__name__}>"
 
@@ -301,6 +316,12 @@ class DeviceFunction(_JitFunction):
 
     def __repr__(self):
         return f"<cudajit device function {self.__name__}>"
+
+
+def _rebuild_dispatcher(py_func, sigs, options, specialized):
+    d = CUDADispatcher(py_func, sigs, options)
+    d._specialized = specialized
+    return d
 
 
 def _signature_of(argtypes):

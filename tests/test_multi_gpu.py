@@ -2,6 +2,8 @@
 
 The multi-GPU tests are marked ``gpu`` and skip with fewer than two GPUs; ``--gpu`` on a 2-GPU machine runs them.
 """
+import importlib.util
+import os
 import threading
 
 import numpy as np
@@ -220,3 +222,16 @@ def test_streams_and_events_per_device(gpus2, rng):
     axpy[_blocks(x.size), 256, s0](out0, 1.0, d0, d0)
     s0.synchronize()
     np.testing.assert_allclose(out0.copy_to_host(), 2.0 * x)
+
+
+def test_scaling_benchmark_runs_on_the_cpu_backend(capsys):
+    """benchmarks/bench_multi_gpu.py at a tiny size (it checks its results against NumPy itself)."""
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks",
+                        "bench_multi_gpu.py")
+    spec = importlib.util.spec_from_file_location("bench_multi_gpu", path)
+    bench = importlib.util.module_from_spec(spec)
+    with _backend.use("cpu"):
+        spec.loader.exec_module(bench)
+        speedup = bench.main(["--n", "70000", "--passes", "2", "--repeats", "2"])
+    assert speedup > 0
+    assert "speed-up" in capsys.readouterr().out

@@ -91,7 +91,10 @@ def concurrently(shares, passes):
     threads = [threading.Thread(target=work, args=(s,)) for s in shares]
     for t in threads:
         t.start()
-    barrier.wait()
+    try:
+        barrier.wait()
+    except threading.BrokenBarrierError:    # a thread failed before the start: its exception is raised below
+        pass
     t0 = time.perf_counter()
     for t in threads:
         t.join()

@@ -114,8 +114,8 @@ class DeviceNDArray(_core.ArrayCore):
                 raise ValueError(f"an array of shape {shape} and dtype {dtype} needs {nbytes} bytes, "
                                  f"more than any device has")
             gpu_data = _core.DeviceBuffer(nbytes, _stream_handle(stream))
-        device = getattr(gpu_data, "device", None)
-        device = _current_device(backend_id) if device is None else device
+        device = getattr(gpu_data, "device", None)       # our DeviceBuffer's ordinal; others: the current device
+        device = device if isinstance(device, int) else _current_device(backend_id)
         _core.ArrayCore.__init__(self, gpu_data.ptr, shape, strides, dtype.str, gpu_data, backend_id, device)
         self.dtype = dtype
         self.stream = stream

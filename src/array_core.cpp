@@ -152,8 +152,8 @@ void check_span_is_memory(uintptr_t ptr, std::pair<int64_t, int64_t> extent, con
 }
 
 ArrayCore::ArrayCore(uintptr_t ptr_, py::tuple shape_, py::object strides_, std::string typestr_,
-                     py::object owner_, int backend_)
-    : ptr(ptr_), typestr(std::move(typestr_)), owner(std::move(owner_)) {
+                     py::object owner_, int backend_, int device_)
+    : ptr(ptr_), device(device_), typestr(std::move(typestr_)), owner(std::move(owner_)) {
     ndim = static_cast<int>(shape_.size());
     if (ndim > kMaxDims)
         throw py::value_error("arrays of more than " + std::to_string(kMaxDims) + " dimensions are not supported, got " +
@@ -198,8 +198,9 @@ std::pair<int64_t, int64_t> ArrayCore::extent() const {
 
 void bind_array_core(py::module_& m) {
     py::class_<ArrayCore>(m, "ArrayCore", "C++ record of an array's memory; DeviceNDArray subclasses it.")
-        .def(py::init<uintptr_t, py::tuple, py::object, std::string, py::object, int>(), py::arg("ptr"),
-             py::arg("shape"), py::arg("strides"), py::arg("typestr"), py::arg("owner"), py::arg("backend"))
+        .def(py::init<uintptr_t, py::tuple, py::object, std::string, py::object, int, int>(), py::arg("ptr"),
+             py::arg("shape"), py::arg("strides"), py::arg("typestr"), py::arg("owner"), py::arg("backend"),
+             py::arg("device") = -1)
         .def_property_readonly("shape", [](const ArrayCore& a) {
             py::tuple t(a.ndim);
             for (int d = 0; d < a.ndim; ++d) t[d] = py::int_(a.shape[d]);
@@ -220,6 +221,7 @@ void bind_array_core(py::module_& m) {
         .def_property_readonly("_owner", [](const ArrayCore& a) { return a.owner; })
         .def_property_readonly("_backend", [](const ArrayCore& a) { return static_cast<int>(a.backend); })
         .def_readwrite("_readonly", &ArrayCore::readonly)
+        .def_property_readonly("_device", [](const ArrayCore& a) { return a.device; })
         .def("_extent", &ArrayCore::extent);
     m.def("check_span_is_memory", [](uintptr_t ptr, int64_t lo, int64_t hi, const std::string& what) {
         check_span_is_memory(ptr, {lo, hi}, what);

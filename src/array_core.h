@@ -45,11 +45,12 @@ struct ArrayCore {
     Layout layout = Layout::C;
     Backend backend = Backend::Gpu;
     bool readonly = false;     // kernels may not write it (read-only CAI data, a non-writeable NumPy array's copy)
+    int device = -1;           // GPU memory: the device it is on; -1: any device reaches it (managed, mapped) or CPU
     std::string typestr;       // as __array_interface__ writes it, e.g. "<f4"
     pybind11::object owner;    // keeps the memory alive (a buffer, another array, a foreign object)
 
     ArrayCore(uintptr_t ptr, pybind11::tuple shape, pybind11::object strides, std::string typestr,
-              pybind11::object owner, int backend);
+              pybind11::object owner, int backend, int device = -1);
 
     // Byte offsets [lo, hi) relative to ptr that the elements occupy (for copies of views).
     std::pair<int64_t, int64_t> extent() const;

@@ -159,6 +159,7 @@ void bind_streams(py::module_& m) {
              py::arg("stream_handle") = 0)
         .def("synchronize", &Event::synchronize, py::call_guard<NoGil>())
         .def("query", &Event::query)
+        .def_property_readonly("device", &Event::device)
         .def("wait", [](const Event& e, uintptr_t s) { e.wait(as_stream(s)); },
              py::arg("stream_handle") = 0);
     m.def("event_elapsed_time", &event_elapsed_ms, py::arg("start"), py::arg("end"),
@@ -175,6 +176,7 @@ void bind_streams(py::module_& m) {
         .def_readonly_static("PER_THREAD", &Stream::kPerThread)
         .def_property_readonly("handle", [](const Stream& s) { return as_int(s.handle()); })
         .def_property_readonly("owned", &Stream::owned)
+        .def_property_readonly("device", &Stream::device, "The device it belongs to; -1 for external streams.")
         .def("synchronize", &Stream::synchronize, py::call_guard<NoGil>())
         .def("query", &Stream::query)
         .def("wait_event", &Stream::wait_event, py::arg("event"))

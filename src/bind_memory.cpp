@@ -32,7 +32,8 @@ void bind_memory(py::module_& m) {
     py::class_<DeviceBuffer, std::shared_ptr<DeviceBuffer>>(m, "DeviceBuffer")
         .def(py::init<size_t, uintptr_t>(), py::arg("nbytes"), py::arg("stream") = 0)
         .def_property_readonly("ptr", &DeviceBuffer::ptr)
-        .def_property_readonly("nbytes", &DeviceBuffer::nbytes);
+        .def_property_readonly("nbytes", &DeviceBuffer::nbytes)
+        .def_property_readonly("device", &DeviceBuffer::device, "The GPU it is on; -1 on the CPU backend.");
 
     py::class_<HostBuffer, std::shared_ptr<HostBuffer>>(m, "HostBuffer", py::buffer_protocol())
         .def(py::init([](size_t nbytes, const std::string& kind) {
@@ -58,37 +59,41 @@ void bind_memory(py::module_& m) {
     bind_array_core(m);
     bind_dlpack(m);
 
-    m.def("copy_htod", [](uintptr_t dst, py::buffer src, size_t n, uintptr_t stream) {
+    // `device`: the GPU whose memory (and whose legacy stream, for stream 0) a call uses; -1: the thread's.
+    m.def("copy_htod", [](uintptr_t dst, py::buffer src, size_t n, uintptr_t stream, int device) {
         HostView v(src, false);
         NoGil nogil;
-        copy_htod(dst, v.ptr(), n, stream, current_backend());
-    });
-    m.def("copy_dtoh", [](py::buffer dst, uintptr_t src, size_t n, uintptr_t stream) {
+        copy_htod(dst, v.ptr(), n, stream, current_backend(), device);
+    }, py::arg("dst"), py::arg("src"), py::arg("n"), py::arg("stream"), py::arg("device") = -1);
+    m.def("copy_dtoh", [](py::buffer dst, uintptr_t src, size_t n, uintptr_t stream, int device) {
         HostView v(dst, true);
         NoGil nogil;
-        copy_dtoh(v.ptr(), src, n, stream, current_backend());
-    });
-    m.def("copy_htod_ptr", [](uintptr_t dst, uintptr_t src, size_t n, uintptr_t stream) {
+        copy_dtoh(v.ptr(), src, n, stream, current_backend(), device);
+    }, py::arg("dst"), py::arg("src"), py::arg("n"), py::arg("stream"), py::arg("device") = -1);
+    m.def("copy_htod_ptr", [](uintptr_t dst, uintptr_t src, size_t n, uintptr_t stream, int device) {
         NoGil nogil;
-        copy_htod(dst, reinterpret_cast<const void*>(src), n, stream, current_backend());
-    });
-    m.def("copy_dtoh_ptr", [](uintptr_t dst, uintptr_t src, size_t n, uintptr_t stream) {
+        copy_htod(dst, reinterpret_cast<const void*>(src), n, stream, current_backend(), device);
+    }, py::arg("dst"), py::arg("src"), py::arg("n"), py::arg("stream"), py::arg("device") = -1);
+    m.def("copy_dtoh_ptr", [](uintptr_t dst, uintptr_t src, size_t n, uintptr_t stream, int device) {
         NoGil nogil;
-        copy_dtoh(reinterpret_cast<void*>(dst), src, n, stream, current_backend());
-    });
-    m.def("copy_dtod", [](uintptr_t dst, uintptr_t src, size_t n, uintptr_t stream) {
+        copy_dtoh(reinterpret_cast<void*>(dst), src, n, stream, current_backend(), device);
+    }, py::arg("dst"), py::arg("src"), py::arg("n"), py::arg("stream"), py::arg("device") = -1);
+    m.def("copy_dtod", [](uintptr_t dst, uintptr_t src, size_t n, uintptr_t stream, int dst_device, int src_device) {
         NoGil nogil;
-        copy_dtod(dst, src, n, stream, current_backend());
-    });
-    m.def("memset", [](uintptr_t dst, int value, size_t n, uintptr_t stream) {
-        memset_d8(dst, static_cast<uint8_t>(value), n, stream, current_backend());
-    });
-    m.def("stream_synchronize", [](uintptr_t stream) {
+        copy_dtod(dst, src, n, stream, current_backend(), dst_device, src_device);
+    }, py::arg("dst"), py::arg("src"), py::arg("n"), py::arg("stream"), py::arg("dst_device") = -1,
+       py::arg("src_device") = -1, "Between two devices (both >= 0 and different): a peer copy (memory.h).");
+    m.def("memset", [](uintptr_t dst, int value, size_t n, uintptr_t stream, int device) {
+        memset_d8(dst, static_cast<uint8_t>(value), n, stream, current_backend(), device);
+    }, py::arg("dst"), py::arg("value"), py::arg("n"), py::arg("stream"), py::arg("device") = -1);
+    m.def("stream_synchronize", [](uintptr_t stream, int device) {
         if (current_backend() == Backend::Cpu) return;
-        ctx::ensure();
+        ctx::DeviceScope scope(device);
         NoGil nogil;
         CJ_CU(cuStreamSynchronize, reinterpret_cast<CUstream>(stream));
-    });
+    }, py::arg("stream"), py::arg("device") = -1);
+    m.def("pointer_device", &pointer_device, py::arg("ptr"),
+          "The device a GPU pointer's memory is on; -1 for memory every device reaches (managed, host) or unknown.");
     m.def("pointer_memory_type", [](uintptr_t ptr) {
         // 1 host (pinned or mapped), 2 device, 4 managed; 0 when there is no driver or it does not know the pointer.
         if (!drv::available(nullptr)) return 0u;

@@ -1,5 +1,6 @@
 #include "context.h"
 
+#include <atomic>
 #include <mutex>
 #include <vector>
 
@@ -9,8 +10,12 @@ namespace cj::ctx {
 namespace {
 
 std::mutex& g_mutex = *new std::mutex;  // never destroyed: see INTERNALS, interpreter exit
-int g_device = 0;
 std::vector<CUcontext>& g_primary = *new std::vector<CUcontext>;  // per ordinal; null until retained
+std::atomic<unsigned> g_generation{0};  // bumped by close(): every thread's cached context is stale
+
+thread_local int t_device = 0;
+thread_local CUcontext t_context = nullptr;  // the primary context of t_device, once looked up
+thread_local unsigned t_generation = 0;
 
 CUcontext primary_locked(int ordinal) {
     const auto& a = drv::api();
@@ -32,35 +37,38 @@ CUcontext primary_locked(int ordinal) {
 
 }  // namespace
 
-CUcontext ensure() {
-    const auto& a = drv::api();
-    thread_local CUcontext t_last = nullptr;
-    CUcontext cur = nullptr;
-    a.cuCtxGetCurrent(&cur);
-    if (cur && cur == t_last) return cur;
-    CUcontext want;
-    {
-        std::lock_guard<std::mutex> lock(g_mutex);
-        want = primary_locked(g_device);
-    }
-    if (cur != want) CJ_CU(cuCtxSetCurrent, want);
-    t_last = want;
-    return want;
+CUcontext primary(int ordinal) {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    return primary_locked(ordinal);
 }
 
-int current_device() { return g_device; }
+CUcontext ensure() {
+    const auto& a = drv::api();
+    unsigned generation = g_generation.load(std::memory_order_acquire);
+    if (!t_context || t_generation != generation) {
+        t_context = primary(t_device);
+        t_generation = generation;
+    }
+    CUcontext cur = nullptr;
+    a.cuCtxGetCurrent(&cur);
+    if (cur != t_context) CJ_CU(cuCtxSetCurrent, t_context);
+    return t_context;
+}
+
+int current_device() { return t_device; }
 
 CUdevice current_cu_device() {
     CUdevice dev;
-    CJ_CU(cuDeviceGet, &dev, g_device);
+    CJ_CU(cuDeviceGet, &dev, t_device);
     return dev;
 }
 
 void select(int ordinal) {
-    std::lock_guard<std::mutex> lock(g_mutex);
-    primary_locked(ordinal);
-    g_device = ordinal;
-    CJ_CU(cuCtxSetCurrent, g_primary[ordinal]);
+    CUcontext c = primary(ordinal);
+    CJ_CU(cuCtxSetCurrent, c);
+    t_device = ordinal;
+    t_context = c;
+    t_generation = g_generation.load(std::memory_order_acquire);
 }
 
 void close() {
@@ -72,7 +80,25 @@ void close() {
         if (a.cuDeviceGet(&dev, static_cast<int>(i)) == CUDA_SUCCESS) a.cuDevicePrimaryCtxRelease(dev);
         g_primary[i] = nullptr;
     }
+    g_generation.fetch_add(1, std::memory_order_acq_rel);
     a.cuCtxSetCurrent(nullptr);
+}
+
+DeviceScope::DeviceScope(int ordinal) {
+    if (ordinal < 0 || ordinal == t_device) {
+        context_ = ensure();
+        return;
+    }
+    context_ = primary(ordinal);
+    CJ_CU(cuCtxGetCurrent, &saved_);
+    if (saved_ != context_) {
+        CJ_CU(cuCtxSetCurrent, context_);
+        switched_ = true;
+    }
+}
+
+DeviceScope::~DeviceScope() {
+    if (switched_) drv::api().cuCtxSetCurrent(saved_);
 }
 
 }  // namespace cj::ctx

@@ -85,6 +85,7 @@ typedef enum CUjit_option_enum : int {
 typedef enum CUpointer_attribute_enum : int {
     CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,
     CU_POINTER_ATTRIBUTE_IS_MANAGED = 8,
+    CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9,
     CU_POINTER_ATTRIBUTE_RANGE_START_ADDR = 11,
     CU_POINTER_ATTRIBUTE_RANGE_SIZE = 12,
 } CUpointer_attribute;
@@ -153,6 +154,11 @@ enum : unsigned int {
       (CUdeviceptr* ptr, size_t bytes, unsigned int flags))                                      \
     X(cuMemcpyAsync, cuMemcpyAsync,                                                              \
       (CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream stream))                         \
+    X(cuMemcpyPeer, cuMemcpyPeer,                                                                \
+      (CUdeviceptr dst, CUcontext dst_context, CUdeviceptr src, CUcontext src_context, size_t bytes)) \
+    X(cuMemcpyPeerAsync, cuMemcpyPeerAsync,                                                      \
+      (CUdeviceptr dst, CUcontext dst_context, CUdeviceptr src, CUcontext src_context, size_t bytes, \
+       CUstream stream))                                                                         \
     X(cuMemcpyHtoDAsync, cuMemcpyHtoDAsync_v2,                                                   \
       (CUdeviceptr dst, const void* src, size_t bytes, CUstream stream))                         \
     X(cuMemcpyDtoHAsync, cuMemcpyDtoHAsync_v2,                                                   \

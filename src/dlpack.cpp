@@ -87,7 +87,8 @@ py::capsule to_dlpack(py::object array) {
     }
     DLTensor& t = e->managed.dl_tensor;
     t.data = reinterpret_cast<void*>(a.ptr);
-    t.device = a.backend == Backend::Cpu ? DLDevice{kDLCPU, 0} : DLDevice{kDLCUDA, ctx::current_device()};
+    t.device = a.backend == Backend::Cpu ? DLDevice{kDLCPU, 0}
+                                         : DLDevice{kDLCUDA, a.device >= 0 ? a.device : ctx::current_device()};
     t.ndim = a.ndim;
     try {
         t.dtype = dl_dtype(a);

@@ -196,8 +196,9 @@ std::string describe_argument(size_t flat, const ArgNames* names) {
 
 const char* backend_name(Backend b) { return b == Backend::Cpu ? "CPU" : "GPU"; }
 
-// Packs one argument into its parameter slot; returns the bytes used. Throws ArgumentError.
-size_t pack_argument(unsigned char* p, const ParamSlot& s, PyObject* arg, Backend mine) {
+// Packs one argument into its parameter slot; returns the bytes used. Throws ArgumentError. `device`: the GPU the
+// kernel runs on (-1 on the CPU); memory of another GPU is refused (a kernel would fault reading it).
+size_t pack_argument(unsigned char* p, const ParamSlot& s, PyObject* arg, Backend mine, int device) {
     if (s.kind == ParamSlot::Scalar) return pack_scalar(p, static_cast<DtypeId>(s.code), arg);
     ArrayCore* a = as_array(arg);
     if (!a)
@@ -208,6 +209,13 @@ size_t pack_argument(unsigned char* p, const ParamSlot& s, PyObject* arg, Backen
         throw ArgumentError{PyExc_TypeError, std::string("an array of the ") + backend_name(a->backend) +
                                                  " backend, but the kernel runs on the " + backend_name(mine) +
                                                  " backend"};
+    if (device >= 0 && a->device >= 0 && a->device != device) {
+        std::string theirs = std::to_string(a->device), ours = std::to_string(device);
+        throw ArgumentError{PyExc_ValueError, "the array is on device " + theirs + ", but the kernel runs on device " +
+                                                  ours + " (this thread's current device): copy it with "
+                                                  "cuda.to_device(array) under device " + ours +
+                                                  ", or launch under `with cuda.gpus[" + theirs + "]:`"};
+    }
     size_t used = put<uint64_t>(p, a->ptr);
     if (s.kind == ParamSlot::Array) {
         std::memcpy(p + 8, a->shape, 8 * s.ndim);
@@ -248,7 +256,7 @@ const DeviceLimits kCpuLimits = {{2147483647, 65535, 65535}, {1024, 1024, 64}, 2
 
 }  // namespace
 
-GpuModule::GpuModule(const std::string& image) {
+GpuModule::GpuModule(const std::string& image) : device_(ctx::current_device()) {
     ctx::ensure();
     char log[8192] = {0};
     CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
@@ -261,7 +269,12 @@ GpuModule::GpuModule(const std::string& image) {
 }
 
 GpuModule::~GpuModule() {
-    if (mod_ && drv::available(nullptr)) drv::api().cuModuleUnload(mod_);
+    if (!mod_ || !drv::available(nullptr)) return;
+    try {
+        ctx::DeviceScope scope(device_);  // unloaded in the context it was loaded in
+        drv::api().cuModuleUnload(mod_);
+    } catch (...) {
+    }
 }
 
 CUdeviceptr GpuModule::global(const std::string& name, size_t* bytes) const {
@@ -285,6 +298,7 @@ Kernel::Kernel(std::string name, std::vector<ParamSlot> params, std::shared_ptr<
       module_(std::move(module)), cpu_(std::move(cpu)), error_handler_(std::move(error_handler)) {
     if (max_threads > 0 && max_threads < max_threads_) max_threads_ = max_threads;
     if (module_) {
+        device_ = module_->device();
         fn_ = module_->function(name_);
         max_threads_ = attribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
         static_shared_ = attribute(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
@@ -400,6 +414,10 @@ void Kernel::launch(const LaunchConfig& cfg, PyObject* const* args, size_t nargs
     alignas(16) unsigned char buffer[kMaxParamBytes];
     void* ptrs[kMaxParamBytes / kSlot];
     Backend mine = cpu_ ? Backend::Cpu : Backend::Gpu;
+    if (!cpu_ && ctx::current_device() != device_)
+        throw LaunchError("kernel '" + display_ + "' was loaded on device " + std::to_string(device_) +
+                          ", but device " + std::to_string(ctx::current_device()) +
+                          " is current: compile it again for that device (a dispatcher does this by itself)");
     size_t off = 0;
     for (size_t i = 0; i < nargs; ++i) {
         const ParamSlot& s = params_[i];
@@ -409,7 +427,7 @@ void Kernel::launch(const LaunchConfig& cfg, PyObject* const* args, size_t nargs
         ptrs[i] = p;
         size_t used;
         try {
-            used = pack_argument(p, s, args[i], mine);
+            used = pack_argument(p, s, args[i], mine, device_);
         } catch (const ArgumentError& e) {
             std::string message = "kernel '" + display_ + "': " + describe_argument(i, names) + ": " + e.message;
             PyErr_SetString(e.type, message.c_str());
@@ -526,6 +544,11 @@ bool Dispatcher::make_key(py::tuple args, std::string* key, bool* has_tuple) con
     key->clear();
     key->reserve(1 + 8 * n);
     key->push_back(static_cast<char>(current_backend()));
+    if (current_backend() == Backend::Gpu) {
+        // A module is loaded in one device's context: each device has its own kernels.
+        int32_t device = ctx::current_device();
+        key->append(reinterpret_cast<const char*>(&device), sizeof device);
+    }
     *has_tuple = false;
     for (size_t i = 0; i < n; ++i)
         if (!append_key(PyTuple_GET_ITEM(args.ptr(), i), key, has_tuple)) return false;

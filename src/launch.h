@@ -14,16 +14,18 @@ namespace cj {
 
 namespace cpu { class CpuKernel; }
 
-// A cubin or PTX image loaded into the current context.
+// A cubin or PTX image loaded into the primary context of this thread's current device.
 class GpuModule {
  public:
     explicit GpuModule(const std::string& image);
     ~GpuModule();
+    int device() const { return device_; }
     CUfunction function(const std::string& name) const;
     CUdeviceptr global(const std::string& name, size_t* bytes) const;  // a __device__ variable of the module
 
  private:
     CUmodule mod_ = nullptr;
+    int device_;
 };
 
 // How one kernel parameter is packed (docs/INTERNALS.md, "Kernel parameters").
@@ -80,6 +82,7 @@ class Kernel {
     std::string display_;  // the Python name, for messages
     std::vector<ParamSlot> params_;
     std::shared_ptr<GpuModule> module_;
+    int device_ = -1;  // the GPU its module is loaded on; -1 on the CPU
     CUfunction fn_ = nullptr;
     int max_threads_ = 1024;
     bool cooperative_ = false;
@@ -93,7 +96,8 @@ class Kernel {
 };
 
 // Maps argument types to compiled kernels. A call classifies each argument in C++ (our arrays,
-// Python and NumPy scalars, tuples of them) into a key; a hit launches at once. Other arguments (NumPy arrays,
+// Python and NumPy scalars, tuples of them) into a key that starts with the backend and, on the GPU, the
+// thread's current device (each device loads its own module); a hit launches at once. Other arguments (NumPy arrays,
 // foreign CUDA arrays) go through Python's `prepare` first; a miss calls Python's `compile`.
 class Dispatcher {
  public:

@@ -58,7 +58,8 @@ DeviceBuffer::DeviceBuffer(size_t nbytes, uintptr_t stream) : nbytes_(nbytes), b
         return;
     }
     ctx::ensure();
-    configure_pool_once(ctx::current_device());
+    device_ = ctx::current_device();
+    configure_pool_once(device_);
     CUdeviceptr p = 0;
     check_alloc(drv::api().cuMemAllocAsync(&p, nbytes ? nbytes : 1, as_stream(stream)), "cuMemAllocAsync", nbytes,
                 "device memory");
@@ -78,11 +79,10 @@ DeviceBuffer::~DeviceBuffer() {
     CUcontext cur = nullptr;
     if (a.cuCtxGetCurrent(&cur) != CUDA_SUCCESS) return;
     try {
-        ctx::ensure();
+        ctx::DeviceScope scope(device_);  // the legacy stream of the device the memory is on
+        a.cuMemFreeAsync(static_cast<CUdeviceptr>(ptr_), nullptr);
     } catch (...) {
-        return;
     }
-    a.cuMemFreeAsync(static_cast<CUdeviceptr>(ptr_), nullptr);
 }
 
 HostBuffer::HostBuffer(size_t nbytes, HostKind kind) : nbytes_(nbytes), kind_(kind), backend_(g_backend) {
@@ -159,45 +159,70 @@ HostBuffer::~HostBuffer() {
         a.cuMemFreeHost(host_);
 }
 
-void copy_htod(uintptr_t dst, const void* src, size_t n, uintptr_t stream, Backend b) {
+void copy_htod(uintptr_t dst, const void* src, size_t n, uintptr_t stream, Backend b, int device) {
     if (!n) return;
     if (b == Backend::Cpu) {
         std::memcpy(reinterpret_cast<void*>(dst), src, n);
         return;
     }
-    ctx::ensure();
+    ctx::DeviceScope scope(device);
     CJ_CU(cuMemcpyHtoDAsync, static_cast<CUdeviceptr>(dst), src, n, as_stream(stream));
 }
 
-void copy_dtoh(void* dst, uintptr_t src, size_t n, uintptr_t stream, Backend b) {
+void copy_dtoh(void* dst, uintptr_t src, size_t n, uintptr_t stream, Backend b, int device) {
     if (!n) return;
     if (b == Backend::Cpu) {
         std::memcpy(dst, reinterpret_cast<const void*>(src), n);
         return;
     }
-    ctx::ensure();
+    ctx::DeviceScope scope(device);
     CJ_CU(cuMemcpyDtoHAsync, dst, static_cast<CUdeviceptr>(src), n, as_stream(stream));
 }
 
-void copy_dtod(uintptr_t dst, uintptr_t src, size_t n, uintptr_t stream, Backend b) {
+void copy_dtod(uintptr_t dst, uintptr_t src, size_t n, uintptr_t stream, Backend b, int dst_device,
+               int src_device) {
     if (!n) return;
     if (b == Backend::Cpu) {
         std::memmove(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), n);
         return;
     }
-    ctx::ensure();
+    ctx::DeviceScope scope(dst_device >= 0 ? dst_device : src_device);
+    if (dst_device >= 0 && src_device >= 0 && dst_device != src_device) {
+        CUcontext from = ctx::primary(src_device);
+        if (stream == 0)
+            CJ_CU(cuMemcpyPeer, static_cast<CUdeviceptr>(dst), scope.context(), static_cast<CUdeviceptr>(src), from, n);
+        else
+            CJ_CU(cuMemcpyPeerAsync, static_cast<CUdeviceptr>(dst), scope.context(), static_cast<CUdeviceptr>(src),
+                  from, n, as_stream(stream));
+        return;
+    }
     CJ_CU(cuMemcpyDtoDAsync, static_cast<CUdeviceptr>(dst), static_cast<CUdeviceptr>(src), n,
           as_stream(stream));
 }
 
-void memset_d8(uintptr_t dst, uint8_t value, size_t n, uintptr_t stream, Backend b) {
+void memset_d8(uintptr_t dst, uint8_t value, size_t n, uintptr_t stream, Backend b, int device) {
     if (!n) return;
     if (b == Backend::Cpu) {
         std::memset(reinterpret_cast<void*>(dst), value, n);
         return;
     }
-    ctx::ensure();
+    ctx::DeviceScope scope(device);
     CJ_CU(cuMemsetD8Async, static_cast<CUdeviceptr>(dst), value, n, as_stream(stream));
+}
+
+int pointer_device(uintptr_t ptr) {
+    if (!ptr || !drv::available(nullptr)) return -1;
+    ctx::ensure();
+    const auto& a = drv::api();
+    CUdeviceptr p = static_cast<CUdeviceptr>(ptr);
+    unsigned type = 0, managed = 0;
+    int ordinal = -1;
+    constexpr unsigned kDeviceMemory = 2;  // CU_MEMORYTYPE_DEVICE
+    if (a.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, p) != CUDA_SUCCESS || type != kDeviceMemory)
+        return -1;
+    if (a.cuPointerGetAttribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, p) == CUDA_SUCCESS && managed) return -1;
+    if (a.cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, p) != CUDA_SUCCESS) return -1;
+    return ordinal;
 }
 
 }  // namespace cj

@@ -13,8 +13,9 @@ enum class Backend : uint8_t { Gpu = 0, Cpu = 1 };
 Backend current_backend();
 void set_current_backend(Backend b);
 
-// An owning allocation. GPU: cuMemAllocAsync on the stream given; freed with cuMemFreeAsync
-// on the legacy default stream (which orders after work on every blocking stream).
+// An owning allocation. GPU: cuMemAllocAsync on the stream given, from the pool of this thread's device
+// (device()); freed with cuMemFreeAsync on that device's legacy default stream (which orders after work on
+// every blocking stream of it), whichever device is current when the last reference goes.
 class DeviceBuffer {
  public:
     DeviceBuffer(size_t nbytes, uintptr_t stream);
@@ -24,11 +25,13 @@ class DeviceBuffer {
     uintptr_t ptr() const { return ptr_; }
     size_t nbytes() const { return nbytes_; }
     Backend backend() const { return backend_; }
+    int device() const { return device_; }  // the GPU's ordinal; -1 on the CPU backend
 
  private:
     uintptr_t ptr_ = 0;
     size_t nbytes_ = 0;
     Backend backend_;
+    int device_ = -1;
 };
 
 enum class HostKind : uint8_t { Pinned, Mapped, Managed };
@@ -76,9 +79,17 @@ class HostRegistration {
 
 // Copies; stream 0 is the legacy default stream. A copy to pageable host memory returns when
 // the data is there (as cuMemcpyDtoHAsync does for pageable memory); pinned copies are async.
-void copy_htod(uintptr_t dst, const void* src, size_t n, uintptr_t stream, Backend b);
-void copy_dtoh(void* dst, uintptr_t src, size_t n, uintptr_t stream, Backend b);
-void copy_dtod(uintptr_t dst, uintptr_t src, size_t n, uintptr_t stream, Backend b);
-void memset_d8(uintptr_t dst, uint8_t value, size_t n, uintptr_t stream, Backend b);
+// `device` is the GPU whose memory is copied (its context is current for the copy, so stream 0 is its legacy
+// stream); -1: the thread's device, or memory every device reaches (managed, mapped).
+void copy_htod(uintptr_t dst, const void* src, size_t n, uintptr_t stream, Backend b, int device = -1);
+void copy_dtoh(void* dst, uintptr_t src, size_t n, uintptr_t stream, Backend b, int device = -1);
+// Between two devices (both >= 0 and different) a peer copy: on stream 0 cuMemcpyPeer, which the driver
+// orders after all work pending on both devices; on another stream cuMemcpyPeerAsync on it.
+void copy_dtod(uintptr_t dst, uintptr_t src, size_t n, uintptr_t stream, Backend b, int dst_device = -1,
+               int src_device = -1);
+void memset_d8(uintptr_t dst, uint8_t value, size_t n, uintptr_t stream, Backend b, int device = -1);
+// The device a GPU pointer's memory is on; -1 when every device reaches it (managed, host memory) or the
+// driver does not know the pointer.
+int pointer_device(uintptr_t ptr);
 
 }  // namespace cj

@@ -127,7 +127,7 @@ void synchronize() {
 
 // ---- streams --------------------------------------------------------------------------------
 
-Stream::Stream(unsigned flags, int priority) : handle_(nullptr), owned_(true) {
+Stream::Stream(unsigned flags, int priority) : handle_(nullptr), owned_(true), device_(ctx::current_device()) {
     ctx::ensure();
     CJ_CU(cuStreamCreateWithPriority, &handle_, flags, priority);
 }
@@ -142,12 +142,12 @@ Stream::~Stream() {
 }
 
 void Stream::synchronize() const {
-    ctx::ensure();
+    ctx::DeviceScope scope(device_);
     CJ_CU(cuStreamSynchronize, handle_);
 }
 
 bool Stream::query() const {
-    ctx::ensure();
+    ctx::DeviceScope scope(device_);
     CUresult r = drv::api().cuStreamQuery(handle_);
     if (r == CUDA_ERROR_NOT_READY) return false;
     drv::check(r, "cuStreamQuery");
@@ -157,13 +157,13 @@ bool Stream::query() const {
 void Stream::wait_event(const Event& e) const { e.wait(handle_); }
 
 void Stream::launch_host_func(void (*fn)(void*), void* data) const {
-    ctx::ensure();
+    ctx::DeviceScope scope(device_);
     CJ_CU(cuLaunchHostFunc, handle_, fn, data);
 }
 
 // ---- events ---------------------------------------------------------------------------------
 
-Event::Event(bool timing) {
+Event::Event(bool timing) : device_(ctx::current_device()) {
     ctx::ensure();
     CJ_CU(cuEventCreate, &handle_, timing ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING);
 }
@@ -174,17 +174,17 @@ Event::~Event() {
 }
 
 void Event::record(CUstream stream) const {
-    ctx::ensure();
+    ctx::DeviceScope scope(device_);
     CJ_CU(cuEventRecord, handle_, stream);
 }
 
 void Event::synchronize() const {
-    ctx::ensure();
+    ctx::DeviceScope scope(device_);
     CJ_CU(cuEventSynchronize, handle_);
 }
 
 bool Event::query() const {
-    ctx::ensure();
+    ctx::DeviceScope scope(device_);
     CUresult r = drv::api().cuEventQuery(handle_);
     if (r == CUDA_ERROR_NOT_READY) return false;
     drv::check(r, "cuEventQuery");
@@ -192,12 +192,12 @@ bool Event::query() const {
 }
 
 void Event::wait(CUstream stream) const {
-    ctx::ensure();
+    ctx::DeviceScope scope(device_);
     CJ_CU(cuStreamWaitEvent, stream, handle_, 0);
 }
 
 float event_elapsed_ms(const Event& start, const Event& end) {
-    ctx::ensure();
+    ctx::DeviceScope scope(start.device());
     float ms = 0.0f;
     CJ_CU(cuEventElapsedTime, &ms, start.handle(), end.handle());
     return ms;

@@ -45,7 +45,8 @@ void synchronize();                    // cuCtxSynchronize
 class Event;
 
 // A CUDA stream. Owns its CUstream unless made with external(); the special handles 0 (legacy
-// default), CU_STREAM_LEGACY and CU_STREAM_PER_THREAD are never owned.
+// default), CU_STREAM_LEGACY and CU_STREAM_PER_THREAD are never owned. A stream belongs to the device current
+// when it was made (device()); its calls run in that device's context. External streams: -1, the thread's.
 class Stream {
 public:
     static constexpr uintptr_t kLegacy = 0x1;     // CU_STREAM_LEGACY
@@ -54,12 +55,13 @@ public:
     Stream(unsigned flags, int priority);
     static Stream external(uintptr_t handle);
     ~Stream();  // never throws
-    Stream(Stream&& o) noexcept : handle_(o.handle_), owned_(o.owned_) { o.owned_ = false; }
+    Stream(Stream&& o) noexcept : handle_(o.handle_), owned_(o.owned_), device_(o.device_) { o.owned_ = false; }
     Stream(const Stream&) = delete;
     Stream& operator=(const Stream&) = delete;
 
     CUstream handle() const { return handle_; }
     bool owned() const { return owned_; }
+    int device() const { return device_; }
     void synchronize() const;
     bool query() const;  // true when all work queued so far has finished
     void wait_event(const Event& e) const;
@@ -67,14 +69,17 @@ public:
     void launch_host_func(void (*fn)(void*), void* data) const;
 
 private:
-    Stream(CUstream h, bool owned) : handle_(h), owned_(owned) {}
+    Stream(CUstream h, bool owned) : handle_(h), owned_(owned), device_(-1) {}
     CUstream handle_;
     bool owned_;
+    int device_;
 };
 
+// An event of the device current when it was made (device()); its calls run in that device's context.
 class Event {
 public:
     explicit Event(bool timing);
+    int device() const { return device_; }
     ~Event();  // never throws
     Event(const Event&) = delete;
     Event& operator=(const Event&) = delete;
@@ -87,6 +92,7 @@ public:
 
 private:
     CUevent handle_ = nullptr;
+    int device_ = -1;
 };
 
 float event_elapsed_ms(const Event& start, const Event& end);

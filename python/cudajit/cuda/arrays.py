@@ -65,10 +65,15 @@ def to_device(obj, stream=0, copy=True, to=None):
     """Copy a NumPy array (or anything ``np.asarray`` takes) to a new device array.
 
     Numba's rules: the device array keeps the host array's strides when it is contiguous;
-    ``to`` copies into an existing device array instead; a device array is returned as is.
+    ``to`` copies into an existing device array instead; a device array is returned as is, unless it is on
+    another GPU than the current one: then it is copied to the current device (a peer copy).
     """
     if isinstance(obj, DeviceNDArray) and to is None:
-        return obj
+        if obj._backend == 1 or obj._device < 0 or obj._device == _core.current_device():
+            return obj
+        copy = device_array(obj.shape, obj.dtype, strides=_compact_strides_like(obj), stream=stream)
+        copy.copy_to_device(obj, stream=stream)
+        return copy
     if to is not None:
         if not isinstance(to, DeviceNDArray):
             raise TypeError(f"to_device: 'to' must be a device array, not {type(to).__name__}")
@@ -211,7 +216,8 @@ def mapped(*arrays, stream=0, portable=False, wc=False):
             a = np.asarray(a)
             lo, _ = _span(a)
             ptr = r.device_ptr + (a.__array_interface__["data"][0] - lo)
-            devs.append(DeviceNDArray._view_of(ptr, a.shape, a.strides, a.dtype, r, _backend_id(), stream))
+            # portable host memory: every device reaches it
+            devs.append(DeviceNDArray._view_of(ptr, a.shape, a.strides, a.dtype, r, _backend_id(), stream, device=-1))
         yield devs[0] if len(devs) == 1 else devs
     finally:
         if any(r.registered for r in regs):

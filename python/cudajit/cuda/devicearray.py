@@ -21,10 +21,16 @@ def _backend_id():
     return _BACKEND_ID[_backend.name()]
 
 
-def _sync_if_default(stream):
-    """Numba's rule: a copy on stream 0 is synchronous; on a stream it is asynchronous."""
+def _current_device(backend_id):
+    """The device new memory goes to: the thread's current GPU, or -1 on the CPU backend."""
+    return -1 if backend_id == 1 else _core.current_device()
+
+
+def _sync_if_default(stream, device=-1):
+    """Numba's rule: a copy on stream 0 is synchronous (on the legacy stream of the memory's device); on a
+    stream it is asynchronous."""
     if not stream:
-        _core.stream_synchronize(0)
+        _core.stream_synchronize(0, device)
 
 
 def _c_strides(shape, itemsize):
@@ -108,19 +114,33 @@ class DeviceNDArray(_core.ArrayCore):
                 raise ValueError(f"an array of shape {shape} and dtype {dtype} needs {nbytes} bytes, "
                                  f"more than any device has")
             gpu_data = _core.DeviceBuffer(nbytes, _stream_handle(stream))
-        _core.ArrayCore.__init__(self, gpu_data.ptr, shape, strides, dtype.str, gpu_data, backend_id)
+        device = getattr(gpu_data, "device", None)       # our DeviceBuffer's ordinal; others: the current device
+        device = device if isinstance(device, int) else _current_device(backend_id)
+        _core.ArrayCore.__init__(self, gpu_data.ptr, shape, strides, dtype.str, gpu_data, backend_id, device)
         self.dtype = dtype
         self.stream = stream
 
     @classmethod
-    def _view_of(cls, ptr, shape, strides, dtype, owner, backend_id, stream=0):
+    def _view_of(cls, ptr, shape, strides, dtype, owner, backend_id, stream=0, device=None):
+        """An array over existing memory; ``device``: the GPU it is on, -1 for memory every device reaches, None
+        for the current device."""
         self = cls.__new__(cls)
-        _core.ArrayCore.__init__(self, ptr, tuple(shape), tuple(strides), dtype.str, owner, backend_id)
+        device = _current_device(backend_id) if device is None else device
+        _core.ArrayCore.__init__(self, ptr, tuple(shape), tuple(strides), dtype.str, owner, backend_id, device)
         self.dtype = dtype
         self.stream = stream
         return self
 
     # --- Numba's attributes ---------------------------------------------------------------
+    @property
+    def device(self):
+        """The ``cuda.gpus`` entry whose memory holds the array (``.id`` is its ordinal); None for memory every
+        device reaches (managed, mapped host memory). The CPU backend's arrays are on its pseudo-device 0."""
+        from .devices import gpus
+        if self._backend == 1:
+            return gpus[0]
+        return None if self._device < 0 else gpus[self._device]
+
     @property
     def gpu_data(self):
         """The allocation this array views (Numba's ``gpu_data``); several views may share one."""
@@ -172,7 +192,8 @@ class DeviceNDArray(_core.ArrayCore):
         return self.shape[0]
 
     def __repr__(self):
-        return f"<cudajit.DeviceNDArray shape={self.shape} dtype={self.dtype} on {_backend_name(self._backend)}>"
+        where = _backend_name(self._backend) + (f" device {self._device}" if self._device >= 0 else "")
+        return f"<cudajit.DeviceNDArray shape={self.shape} dtype={self.dtype} on {where}>"
 
     # --- copies ---------------------------------------------------------------------------
     def copy_to_host(self, ary=None, stream=0):
@@ -183,12 +204,12 @@ class DeviceNDArray(_core.ArrayCore):
             _check_host_target(ary, self)
         lo, hi = self._extent()
         if ary is not None and _same_layout(ary, self):
-            _core.copy_dtoh_ptr(_host_addr(ary) + lo, self._ptr + lo, hi - lo, handle)
-            _sync_if_default(handle)
+            _core.copy_dtoh_ptr(_host_addr(ary) + lo, self._ptr + lo, hi - lo, handle, self._device)
+            _sync_if_default(handle, self._device)
             return ary
         raw = np.empty(hi - lo, dtype=np.uint8)
-        _core.copy_dtoh(raw, self._ptr + lo, hi - lo, handle)
-        _sync_if_default(handle)
+        _core.copy_dtoh(raw, self._ptr + lo, hi - lo, handle, self._device)
+        _sync_if_default(handle, self._device)
         host = np.ndarray(self.shape, dtype=self.dtype, buffer=raw, offset=-lo, strides=self.strides)
         if ary is None:
             return host
@@ -208,7 +229,8 @@ class DeviceNDArray(_core.ArrayCore):
             _check_same(self, src.shape, src.dtype)
             if _same_layout(src, self):
                 lo, hi = self._extent()
-                _core.copy_dtod(self._ptr + lo, src._ptr + lo, hi - lo, handle)
+                # between two devices a peer copy, synchronous on stream 0 (memory.h)
+                _core.copy_dtod(self._ptr + lo, src._ptr + lo, hi - lo, handle, self._device, src._device)
                 return
             self._write_host(src.copy_to_host(stream=stream), handle)
             return
@@ -221,17 +243,17 @@ class DeviceNDArray(_core.ArrayCore):
     def _write_host(self, host, handle):
         lo, hi = self._extent()
         if _same_layout(host, self):
-            _core.copy_htod_ptr(self._ptr + lo, _host_addr(host) + lo, hi - lo, handle)
+            _core.copy_htod_ptr(self._ptr + lo, _host_addr(host) + lo, hi - lo, handle, self._device)
         else:
             # Different memory layouts: arrange the data in this array's layout on the host first.
             raw = np.empty(hi - lo, dtype=np.uint8)
             if not self._is_dense():
-                _core.copy_dtoh(raw, self._ptr + lo, hi - lo, handle)  # keep the bytes between elements
-                _sync_if_default(handle)
+                _core.copy_dtoh(raw, self._ptr + lo, hi - lo, handle, self._device)  # keep the bytes between elements
+                _sync_if_default(handle, self._device)
             staged = np.ndarray(self.shape, dtype=self.dtype, buffer=raw, offset=-lo, strides=self.strides)
             np.copyto(staged, host)
-            _core.copy_htod(self._ptr + lo, raw, hi - lo, handle)
-        _sync_if_default(handle)
+            _core.copy_htod(self._ptr + lo, raw, hi - lo, handle, self._device)
+        _sync_if_default(handle, self._device)
 
     def _check_writable(self, what):
         if self._readonly:
@@ -322,7 +344,7 @@ class DeviceNDArray(_core.ArrayCore):
     def _derived(self, ptr, shape, strides, dtype=None, stream=None):
         """A view of this array's memory (same owner and backend); it stays read-only if this array is."""
         view = DeviceNDArray._view_of(ptr, shape, strides, self.dtype if dtype is None else dtype, self._owner,
-                                      self._backend, self.stream if stream is None else stream)
+                                      self._backend, self.stream if stream is None else stream, self._device)
         view._readonly = self._readonly
         return view
 
@@ -408,14 +430,13 @@ class DeviceNDArray(_core.ArrayCore):
         if copy:
             raise BufferError("cudajit exports DLPack without copies")
         if stream is not None and stream != -1 and self._backend == 0:
-            _core.stream_synchronize(0)
+            _core.stream_synchronize(0, self._device)
         return _core.to_dlpack(self)
 
     def __dlpack_device__(self):
         if self._backend == 1:
             return (1, 0)  # kDLCPU
-        from .. import _core as core
-        return (2, core.current_device() if hasattr(core, "current_device") else 0)  # kDLCUDA
+        return (2, self._device if self._device >= 0 else _core.current_device())  # kDLCUDA
 
 
 def _backend_name(backend_id):

@@ -1,19 +1,24 @@
 """Device management, as Numba documents it ("Device management", "CUDA Host API").
 
 ``gpus``, ``select_device``, ``get_current_device``, ``list_devices``, ``detect``, ``close``,
-``current_context``, ``synchronize``. Under the CPU backend there is one pseudo-device,
+``current_context``, ``synchronize``. The selected device is per thread, as Numba's context ("associated with the
+current thread"): 0 until ``select_device`` or ``with cuda.gpus[i]:`` chooses another. Compiled kernels, memory,
+streams and events belong to the device current when they were made. Under the CPU backend there is one pseudo-device,
 ``b"cudajit CPU"`` with compute capability (9, 0) and the limits of an sm_90 GPU, so that code
 which inspects the device before launching keeps working.
 """
 
 import collections
+import operator
 import os
 import sys
+import threading
 
 from cudajit import _backend, _core
 from cudajit.errors import CudaSupportError
 
 MemoryInfo = collections.namedtuple("MemoryInfo", ["free", "total"])
+_entered = threading.local()   # .stack: the devices current before each `with cuda.gpus[i]:` of this thread
 
 
 def _on_cpu():
@@ -93,7 +98,6 @@ class Device:
             self.compute_capability = self._core.compute_capability
             self.uuid = self._core.uuid
             self.pci_bus_id = self._core.pci_bus_id
-        self._previous = []
 
     def __getattr__(self, attr):
         # Only reached for names not set in __init__: the driver's attributes, read lazily.
@@ -136,12 +140,14 @@ class Device:
         return Context(self)
 
     def __enter__(self):
-        self._previous.append(get_current_device().id)
+        """``with cuda.gpus[i]:`` makes device i current on this thread for the block, then the previous one."""
+        stack = _entered.__dict__.setdefault("stack", [])
+        stack.append(get_current_device().id)
         select_device(self.id)
         return self
 
     def __exit__(self, *exc):
-        select_device(self._previous.pop())
+        select_device(_entered.stack.pop())
 
     def __eq__(self, other):
         return isinstance(other, Device) and other.id == self.id
@@ -198,10 +204,15 @@ class Context:
         """(free, total) bytes of the device; of host memory under the CPU backend."""
         if _on_cpu():
             return _host_memory()
-        return MemoryInfo(*_core.mem_info())
+        with self.device:
+            return MemoryInfo(*_core.mem_info())
 
     def synchronize(self):
-        synchronize()
+        """Wait for all work on this context's device."""
+        if _on_cpu():
+            return
+        with self.device:
+            synchronize()
 
     def reset(self):
         self.device.reset()
@@ -211,7 +222,12 @@ class Context:
 
 
 def select_device(device_id):
-    """Make ``device_id`` current for this process and return it (Numba: ``select_device``)."""
+    """Make device ``device_id`` current for the calling thread and return it (Numba: ``select_device``): kernels
+    launched, arrays allocated and streams made by this thread go to it. A device that does not exist raises
+    CudaSupportError naming it."""
+    if isinstance(device_id, bool) or not hasattr(device_id, "__index__"):
+        raise TypeError(f"select_device: device_id must be an int, not {type(device_id).__name__}")
+    device_id = operator.index(device_id)
     if _on_cpu():
         if device_id != 0:
             raise CudaSupportError(
@@ -222,7 +238,7 @@ def select_device(device_id):
 
 
 def get_current_device():
-    """The selected device (a GPU, or the CPU pseudo-device under the CPU backend), as Numba's function."""
+    """This thread's selected device (a GPU, or the CPU pseudo-device under the CPU backend), as Numba's function."""
     return gpus.current
 
 
@@ -243,7 +259,7 @@ def close():
 
 
 def synchronize():
-    """Wait for all work on the current device to finish (releases the GIL)."""
+    """Wait for all work on this thread's current device to finish (releases the GIL)."""
     if not _on_cpu():
         _core.synchronize()
 

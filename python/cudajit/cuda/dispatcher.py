@@ -10,6 +10,7 @@ import functools
 import inspect
 import math
 import os
+import threading
 import warnings
 
 from .. import _backend, _core, _sources
@@ -22,6 +23,19 @@ def _compiler():
     # Imported on first compile, not at `import cudajit`: import stays cheap.
     from .. import compiler
     return compiler
+
+
+# One compile at a time: threads that each drive a GPU (one per device) may first launch a kernel at the same moment;
+# the front end's caches are not made for concurrent writers. NVRTC and g++ run without the GIL, so a second thread
+# waits here instead of translating the same function alongside.
+_compile_lock = threading.RLock()
+
+
+def _target():
+    """Where a specialization runs: "cpu", or ("gpu", device) — a GPU module is loaded in one device's context,
+    so each device has its own (the C++ dispatcher's key holds the device too)."""
+    name = _backend.name()
+    return name if name == "cpu" else (name, _core.current_device())
 
 
 def _env_boundscheck():
@@ -82,10 +96,10 @@ class CUDADispatcher(_JitFunction):
 
     def __init__(self, py_func, sigs=(), options=None):
         super().__init__(py_func, options)
-        self._specs = {}      # (backend, argtypes) -> _Specialization
+        self._specs = {}      # (_target(), argtypes) -> _Specialization
         self._eager = []      # Signatures given to jit(); once set, no other types compile
         self._specialized = False
-        self._specializations = {}   # (backend, argtypes) -> CUDADispatcher made by specialize()
+        self._specializations = {}   # (_target(), argtypes) -> CUDADispatcher made by specialize()
         params = tuple(inspect.signature(py_func).parameters)
         self._core = _core.Dispatcher(self._compile_for_args,
                                       functools.partial(prepare_args, kernel=self.__name__, params=params), params)
@@ -147,13 +161,16 @@ class CUDADispatcher(_JitFunction):
                           f"({', '.join(map(str, argtypes))}); it was compiled for: {sigs}")
 
     def _specialize(self, argtypes):
-        key = (_backend.name(), argtypes)
+        key = (_target(), argtypes)
         spec = self._specs.get(key)
         if spec is None:
-            options = self._options.for_backend(_backend.name())
-            ks = _compiler().compile_kernel(self.py_func, argtypes, options)
-            spec = _Specialization(ks.signature, ks, build.build(ks, options))
-            self._specs[key] = spec
+            with _compile_lock:
+                spec = self._specs.get(key)
+                if spec is None:
+                    options = self._options.for_backend(_backend.name())
+                    ks = _compiler().compile_kernel(self.py_func, argtypes, options)
+                    spec = _Specialization(ks.signature, ks, build.build(ks, options))
+                    self._specs[key] = spec
         return spec
 
     @hide_internal_frames
@@ -171,7 +188,7 @@ class CUDADispatcher(_JitFunction):
         if self._specialized:
             raise RuntimeError(f"kernel '{self.__name__}' is already specialized")
         argtypes = tuple(_compiler().typeof(a) for a in args)
-        key = (_backend.name(), argtypes)
+        key = (_target(), argtypes)
         d = self._specializations.get(key)
         if d is None:
             d = CUDADispatcher(self.py_func, options=self._options)
@@ -192,7 +209,8 @@ class CUDADispatcher(_JitFunction):
         # a test now selects the CPU), compile them before saying what there is.
         for sig in self._eager:
             self._specialize(tuple(sig.args))
-        return {argtypes: s for (b, argtypes), s in self._specs.items() if b == _backend.name()}
+        target = _target()
+        return {argtypes: s for (t, argtypes), s in self._specs.items() if t == target}
 
     @property
     def overloads(self):
@@ -267,6 +285,11 @@ class CUDADispatcher(_JitFunction):
     def get_max_threads_per_block(self, signature=None):
         return self._attr("max_threads_per_block", signature)
 
+    def __reduce__(self):
+        # Numba's dispatchers pickle as their Python function and options (Dask ships kernels to worker processes);
+        # the receiver compiles again, from the disk cache when the source is the same.
+        return _rebuild_dispatcher, (self.py_func, tuple(self._eager), self._options, self._specialized)
+
     def __repr__(self):
         return f"<cudajit kernel {self.__name__}>"
 
@@ -294,6 +317,12 @@ class DeviceFunction(_JitFunction):
 
     def __repr__(self):
         return f"<cudajit device function {self.__name__}>"
+
+
+def _rebuild_dispatcher(py_func, sigs, options, specialized):
+    d = CUDADispatcher(py_func, sigs, options)
+    d._specialized = specialized
+    return d
 
 
 def _signature_of(argtypes):

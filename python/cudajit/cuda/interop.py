@@ -17,6 +17,7 @@ _CAI = "__cuda_array_interface__"
 _CAI_VERSIONS = range(0, 4)   # versions 0 to 3 share these keys; 3 added 'stream'
 _WIDEST_FLOAT = {"f": 8, "c": 16}   # bytes of double and complex<double>: wider is long double, not on CUDA devices
 _DEVICE_MEMORY = 2            # _core.pointer_memory_type: CU_MEMORYTYPE_DEVICE (not managed)
+_DL_CUDA = 2                  # DLPack's kDLCUDA: memory of the one device device_id names
 
 
 def is_cuda_array(obj):
@@ -28,8 +29,10 @@ def from_cuda_array_interface(desc, owner=None, sync=True):
     """A DeviceNDArray viewing the memory a CUDA Array Interface dict describes (no copy)."""
     shape, dtype, strides, ptr, readonly, stream = _parse_cai(desc)
     backend_id = _backend_id()
+    # GPU memory remembers its device, so a launch on another device is refused before it faults
+    device = _core.pointer_device(ptr) if backend_id == 0 else -1
     try:
-        view = DeviceNDArray._view_of(ptr, shape, strides, dtype, owner, backend_id)
+        view = DeviceNDArray._view_of(ptr, shape, strides, dtype, owner, backend_id, device=device)
     except ValueError as e:       # strides or data beyond what an address can be (checked in C++)
         raise ValueError(f"{_CAI}: {str(e).removeprefix('array: ')}") from None
     lo, hi = view._extent()
@@ -39,7 +42,7 @@ def from_cuda_array_interface(desc, owner=None, sync=True):
     _core.check_span_is_memory(ptr, lo, hi, f"{_CAI} (data with its shape and strides)")
     if sync and stream is not None:
         # The producer's stream may still be writing: wait for it (CAI v3 semantics).
-        _core.stream_synchronize(stream)
+        _core.stream_synchronize(stream, device)
     view._readonly = readonly                    # kernels that write it do not compile (Numba's readonly arrays)
     return view
 
@@ -149,8 +152,9 @@ def from_dlpack(obj):
     """
     backend_id = _backend_id()
     capsule = _dlpack_capsule(obj) if hasattr(obj, "__dlpack__") else obj
-    ptr, shape, strides, typestr, _type, _id, keep = _core.from_dlpack(capsule, backend_id)
-    return DeviceNDArray._view_of(ptr, shape, strides, np.dtype(typestr), keep, backend_id)
+    ptr, shape, strides, typestr, device_type, device_id, keep = _core.from_dlpack(capsule, backend_id)
+    device = device_id if backend_id == 0 and device_type == _DL_CUDA else -1   # pinned, managed: every device
+    return DeviceNDArray._view_of(ptr, shape, strides, np.dtype(typestr), keep, backend_id, device=device)
 
 
 def _dlpack_capsule(obj):

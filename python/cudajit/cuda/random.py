@@ -40,4 +40,4 @@ def as_kernel_states(ary):
     """The uint64[:, 2] view a kernel takes of an array of ``xoroshiro128p_dtype`` (args.py calls this)."""
     from .devicearray import DeviceNDArray
     return DeviceNDArray._view_of(ary._ptr, (ary.shape[0], 2), (ary.strides[0], 8), np.dtype(np.uint64), ary,
-                                  ary._backend)
+                                  ary._backend, device=ary._device)

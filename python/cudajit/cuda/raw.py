@@ -30,7 +30,7 @@ class RawModule:
         if not isinstance(name, str):
             raise TypeError(f"RawModule: name must be a str, not {type(name).__name__}")
         self.code, self.options, self.name = code, tuple(options), name
-        self._module = None
+        self._modules = {}   # device -> GpuModule: a module is loaded in one device's context
 
     def _flags(self):
         return ["-std=c++17"] + list(self.options)
@@ -44,11 +44,12 @@ class RawModule:
         return _core.nvrtc_compile(self.code, self.name, self._flags(), int(arch), bool(cubin))
 
     def module(self):
-        """The module compiled for the current GPU (compiled on first use; GPU backend only)."""
-        if self._module is None:
-            _backend.require_gpu("launching a raw CUDA C++ kernel")
-            self._module = _core.GpuModule(self.compile())
-        return self._module
+        """The module compiled for the current GPU (compiled on first use per device; GPU backend only)."""
+        _backend.require_gpu("launching a raw CUDA C++ kernel")
+        device = _core.current_device()
+        if device not in self._modules:
+            self._modules[device] = _core.GpuModule(self.compile())
+        return self._modules[device]
 
     def get_function(self, name):
         """The kernel ``name`` of this module as a RawKernel (an ``extern "C" __global__`` function)."""

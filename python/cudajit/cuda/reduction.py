@@ -130,6 +130,9 @@ class Reduce:
         self._functor = functor
         self._kernels = {}
 
+    def __reduce__(self):
+        return Reduce, (self._functor,)     # compiled again where it is unpickled (Dask's worker processes)
+
     def _kernel_pair(self, dtype):
         key = (_backend.name(), np.dtype(dtype))
         pair = self._kernels.get(key)

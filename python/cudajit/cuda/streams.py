@@ -57,7 +57,9 @@ class Stream:
         return self._handle
 
     def __repr__(self):
-        where = "the CPU" if self._core is None else f"device {_core.current_device()}"
+        # A stream made here belongs to the device current then; an external one to whichever uses it.
+        device = -1 if self._core is None else self._core.device
+        where = "the CPU" if self._core is None else f"device {device if device >= 0 else _core.current_device()}"
         if self._handle in _DEFAULT_NAMES:
             return f"<{_DEFAULT_NAMES[self._handle]} on {where}>"
         kind = "External CUDA stream" if self.external else "CUDA stream"

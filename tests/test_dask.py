@@ -1,0 +1,72 @@
+"""cudajit kernels on Dask (issue 8): examples/dask_multi_gpu.py on the CPU backend with Dask's LocalCluster, and on
+GPUs with dask_cuda's LocalCUDACluster (one worker per GPU, CuPy chunks)."""
+import importlib.util
+import os
+import sys
+
+import numpy as np
+import pytest
+
+from cudajit import _backend, cuda
+
+EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples")
+
+
+@pytest.fixture(scope="module")
+def example():
+    pytest.importorskip("dask.array", reason="needs dask[array] (pip install 'cudajit[dask]')")
+    pytest.importorskip("distributed", reason="needs distributed (pip install 'cudajit[dask]')")
+    spec = importlib.util.spec_from_file_location("dask_multi_gpu", os.path.join(EXAMPLES, "dask_multi_gpu.py"))
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["dask_multi_gpu"] = module
+    spec.loader.exec_module(module)
+    yield module
+    sys.modules.pop("dask_multi_gpu", None)
+
+
+def _check(results):
+    (squares, want_squares), (total, want_total) = results
+    np.testing.assert_allclose(squares, want_squares, rtol=1e-12)
+    assert total == pytest.approx(want_total, rel=1e-9)
+
+
+def test_kernel_and_reduce_per_chunk_on_cpu_cluster(example):
+    from distributed import Client
+    with _backend.use("cpu"):
+        with example.start_cluster(gpu=False, processes=False, workers=2) as cluster, Client(cluster) as client:
+            _check(example.run(client, n=100_003, chunk=25_000, gpu=False, seed=7))
+
+
+def test_kernels_pickle_for_worker_processes(rng):
+    """Dask ships tasks to worker processes by pickling: a kernel and a cuda.reduce travel as their Python
+    functions and compile again where they land."""
+    cloudpickle = pytest.importorskip("cloudpickle", reason="needs cloudpickle (a dependency of dask)")
+    k = cloudpickle.loads(cloudpickle.dumps(_triple))
+    add = cloudpickle.loads(cloudpickle.dumps(cuda.reduce(lambda a, b: a + b)))
+    x = rng.random(1000)
+    with _backend.use("cpu"):
+        out = np.zeros_like(x)
+        k[4, 256](out, x)
+        np.testing.assert_allclose(out, 3 * x)
+        assert add(x) == pytest.approx(x.sum(), rel=1e-12)
+
+
+@cuda.jit
+def _triple(out, x):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = 3 * x[i]
+
+
+@pytest.mark.gpu
+def test_kernel_and_reduce_per_chunk_on_gpu_cluster(example):
+    pytest.importorskip("dask_cuda", reason="needs dask-cuda (Linux with NVIDIA GPUs)")
+    pytest.importorskip("cupy", reason="needs CuPy: the Dask array's chunks are CuPy arrays")
+    import cloudpickle
+    from distributed import Client
+    cloudpickle.register_pickle_by_value(example)       # the workers need not import the example by name
+    with _backend.use("gpu"):
+        with example.start_cluster(gpu=True) as cluster, Client(cluster) as client:
+            assert len(cluster.workers) == len(cuda.gpus)
+            n = 2_000_003
+            _check(example.run(client, n=n, chunk=-(-n // (2 * len(cuda.gpus))), gpu=True, seed=11))

@@ -311,3 +311,49 @@ def record_fields(a, out):
         a[i].x = r.x * 2 + 1
         a[i]["n"] = r.n // 3
         r.v[2] = r.v[0] - r.x
+
+
+# ---- functions and types as values (issue 12 item 2): device functions, intrinsics, operator/math functions and
+# type objects passed to device functions, as numba-cuda's first-class function arguments ----
+import operator  # noqa: E402
+
+
+@cuda.jit(device=True)
+def fv_apply2(op, a, b):
+    return op(a, b)
+
+
+@cuda.jit(device=True)
+def fv_apply1(fn, x):
+    return fn(x)
+
+
+@cuda.jit(device=True)
+def fv_cast(t, x):
+    return t(x)
+
+
+@cuda.jit(device=True)
+def fv_cube(x):
+    return x * x * x
+
+
+@cuda.jit(device=True)
+def fv_update(update, arr, i, v):
+    return update(arr, i, v)
+
+
+@cuda.jit
+def function_values(a, b, out, counts):
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i, 0] = fv_apply2(operator.mul, a[i], b[i])
+        out[i, 1] = fv_apply2(operator.sub, a[i], b[i])
+        out[i, 2] = fv_apply1(math.sqrt, a[i])
+        out[i, 3] = fv_apply1(fv_cube, b[i])
+        out[i, 4] = fv_apply2(math.atan2, a[i], b[i])
+        out[i, 5] = fv_cast(np.float32, a[i] * 1000.5)
+        out[i, 6] = fv_cast(np.int32, a[i] * 1000.5)
+        out[i, 7] = fv_cast(np.uint8, b[i] * 300.0)
+        fv_update(cuda.atomic.add, counts, i % 4, 1)
+        fv_update(cuda.atomic.max, counts, 4, i)

@@ -371,3 +371,14 @@ def test_record_kernel_matches_numba_cuda(both, rng):
     (c_rec, c_out), (n_rec, n_out) = _run_both(both, "record_fields", (), (a, np.zeros(n)))
     np.testing.assert_array_equal(c_out, n_out)
     np.testing.assert_array_equal(c_rec, n_rec)
+
+
+def test_function_values_match_numba_cuda(both, rng):
+    """Device functions, cuda.atomic.*, operator and math functions and NumPy types passed as arguments."""
+    n = 300
+    a, b = rng.uniform(0.1, 2.0, n), rng.uniform(0.1, 2.0, n)
+    (c_out, c_counts), (n_out, n_counts) = _run_both(both, "function_values", (a, b),
+                                                     (np.zeros((n, 8)), np.zeros(5, np.int64)))
+    np.testing.assert_array_equal(c_out, n_out)
+    np.testing.assert_array_equal(c_counts, n_counts)
+    np.testing.assert_array_equal(c_counts, [75, 75, 75, 75, n - 1])

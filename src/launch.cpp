@@ -171,7 +171,7 @@ size_t pack_scalar(unsigned char* p, DtypeId code, PyObject* o) {
 
 // Finds flat argument `*flat` among `o`'s leaves (a tuple's elements, depth first); appends the element path.
 bool find_leaf(PyObject* o, size_t* flat, std::string* path) {
-    if (Py_TYPE(o) != &PyTuple_Type) return (*flat)-- == 0;
+    if (!PyTuple_Check(o)) return (*flat)-- == 0;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(o); ++i) {
         if (find_leaf(PyTuple_GET_ITEM(o, i), flat, path)) {
             path->insert(0, ", element " + std::to_string(i));
@@ -480,8 +480,8 @@ Dispatcher::Dispatcher(py::object compile, py::object prepare, std::vector<std::
 
 namespace {
 
-// The type code of one argument; a tuple contributes its length and then its elements' codes.
-// Returns false for anything Python must convert first (NumPy arrays, foreign CUDA arrays, ...).
+// The type code of one argument; a tuple contributes its length and then its elements' codes, a tuple subclass
+// (a namedtuple) also its class, which the kernel's type names (p.x). Returns false for anything Python must convert first (NumPy arrays, foreign CUDA arrays, ...).
 bool append_key(PyObject* o, std::string* key, bool* has_tuple) {
     PyTypeObject* t = Py_TYPE(o);
     uint64_t code;
@@ -500,11 +500,12 @@ bool append_key(PyObject* o, std::string* key, bool* has_tuple) {
         }
     }
     else if (DtypeId d = numpy_scalar_dtype(o); d != kOther) code = (uint64_t{6} << 56) | d;
-    else if (t == &PyTuple_Type) {
+    else if (PyTuple_Check(o)) {
         *has_tuple = true;
         size_t n = PyTuple_GET_SIZE(o);
-        code = (uint64_t{7} << 56) | n;
+        code = (uint64_t{t == &PyTuple_Type ? 7u : 8u} << 56) | n;
         key->append(reinterpret_cast<const char*>(&code), 8);
+        if (t != &PyTuple_Type) key->append(reinterpret_cast<const char*>(&t), sizeof t);
         for (size_t i = 0; i < n; ++i)
             if (!append_key(PyTuple_GET_ITEM(o, i), key, has_tuple)) return false;
         return true;
@@ -530,7 +531,7 @@ bool append_key(PyObject* o, std::string* key, bool* has_tuple) {
 
 // A tuple argument is passed as its elements, one kernel parameter each (docs/INTERNALS.md).
 void flatten(PyObject* o, std::vector<PyObject*>* out) {
-    if (Py_TYPE(o) == &PyTuple_Type) {
+    if (PyTuple_Check(o)) {
         for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(o); ++i) flatten(PyTuple_GET_ITEM(o, i), out);
     } else {
         out->push_back(o);

@@ -5,15 +5,18 @@ checks its own column against Python on random data. Constructs numba-cuda refus
 must name the construct and the user's file:line.
 """
 import cmath
+import collections
 import enum
+import inspect
 import math
 import operator
+import typing
 
 import numpy as np
 import pytest
 
-from cudajit import cuda
-from cudajit.compiler import types
+from cudajit import cuda, literal_unroll
+from cudajit.compiler import compile_kernel, types
 from cudajit.errors import TypingError, UnsupportedError
 from doc_surface_util import once_per_backend, refused
 
@@ -142,6 +145,13 @@ def generator(a):
     yield a[0]
 
 
+def unroll_break(a):
+    for v in literal_unroll((1, 2.5)):
+        if v > 1:
+            break
+        a[0] = v
+
+
 REFUSED = {
     "try-except": (try_except, "try/except is not supported", "try:"),
     "try-finally": (try_finally, "try/except is not supported", "try:"),
@@ -151,6 +161,7 @@ REFUSED = {
     "set-comprehension": (set_comprehension, "set comprehensions are not supported", "a[0] = len({i"),
     "generator-expression": (generator_expression, "generator expressions are not supported", "g = (i for"),
     "yield": (generator, "yield is not supported", "yield a[0]"),
+    "literal-unroll-break": (unroll_break, "'break' in a literal_unroll loop is not supported", "        break"),
 }
 
 
@@ -225,6 +236,11 @@ class Size(enum.IntEnum):
     LARGE = 7
 
 
+class Shade(enum.Enum):
+    LIGHT = 0.25
+    DARK = 0.75
+
+
 @cuda.jit
 def builtin_types(a, z, out, cout):
     out[0] = int(a[0] * 10)                    # int
@@ -276,22 +292,223 @@ def test_type_intenum(backend):
     assert (out[4], out[5]) == (17, 1)
 
 
-def enum_member(a):
-    a[0] = Color.GREEN.value
+# ---- namedtuples, Enum members, None, literal_unroll ------------------------------------------------------
+P = collections.namedtuple("P", ["x", "y"])
+Pair = collections.namedtuple("Pair", "data scale")
 
 
-def test_type_enum():
-    # numba-cuda types Enum members; cudajit refuses them by name and points to IntEnum (docs/SUPPORTED.md)
-    refused(enum_member, (F64,), UnsupportedError, "the Enum member Color.GREEN is not supported", "Color.GREEN")
+class Q(typing.NamedTuple):
+    a: float
+    n: int = 7
 
 
-def none_value(a):
+FAVOURITE = Color.GREEN
+
+
+@cuda.jit(device=True)
+def norm2(p):
+    return p.x * p.x + p.y * p.y
+
+
+@cuda.jit(device=True)
+def doubled(q):
+    return Q(q.a * 2, q.n + 1)
+
+
+@cuda.jit(device=True)
+def enum_code(c):
+    if c == Color.RED:
+        return 100
+    return c.value
+
+
+@cuda.jit(device=True)
+def plus_maybe(a, b=None):
+    if b is None:
+        return a * 2
+    return a + b
+
+
+@cuda.jit(device=True)
+def plus_if_positive(a, b=None):
+    if b is not None and b > 0:
+        return a + b
+    return a
+
+
+@cuda.jit
+def python_objects(p, q, pa, mixed, x, out):
+    out[0] = p.x + 10 * p.y                                     # attribute by field name
+    out[1] = p[0] - p[1] * 3 + q[1]                             # indexing
+    a, b = p                                                    # unpacking
+    qa, qn = q
+    out[2] = a * b + qa * qn
+    out[3] = len(p) + 10 * len(q)                               # len
+    s = 0.0
+    for v in p:                                                 # iteration (one element type)
+        s += v * v
+    out[4] = s
+    r = P(x[0], y=x[1])                                         # constructed in the kernel
+    d = Q(x[2])                                                 # typing.NamedTuple with a default field
+    out[5] = r.x * 2 + r.y + d.a + d.n
+    w = doubled(q)                                              # passed to and returned from device functions
+    out[6] = norm2(p) + w.a + w.n
+    out[7] = pa.data[1] * pa.scale + len(pa.data)               # a namedtuple argument holding an array
+    out[8] = q.a * q.n
+    c = Color.RED if x[0] < 0.5 else Color.GREEN                # Enum members: chosen at run time
+    out[9] = (c == Color.GREEN) + 2 * (c != Color.RED) + 4 * (c is Color.GREEN) + 8 * (c is not Color.GREEN) \
+        + 16 * (Color.RED == Shade.DARK)
+    out[10] = c.value * 10 + Shade.DARK.value + FAVOURITE.value
+    out[11] = enum_code(c) + enum_code(Color.GREEN)
+    n = None                                                    # None: known when compiling
+    out[12] = (1 if n is None else 2) + 10 * (n is not None)
+    out[13] = plus_maybe(x[0]) + 100 * plus_maybe(x[0], x[1])
+    out[14] = plus_if_positive(x[3]) + 100 * plus_if_positive(x[3], x[4] - 0.5)
+    t = 0.0
+    for e in literal_unroll((1, 2.5, np.int8(3), x[3])):        # each element typed on its own
+        t = t * 2 + e // 2
+    out[15] = t
+    t = 0.0
+    for e in literal_unroll(mixed):                             # a tuple argument of mixed types
+        t = t * 3 + e
+    for e in literal_unroll(q):
+        t = t * 3 + e
+    out[16] = t
+
+
+def _python_objects_expected(p, q, pa, mixed, x):
+    c = Color.RED if x[0] < 0.5 else Color.GREEN
+    plus_maybe_py = lambda a, b=None: a * 2 if b is None else a + b
+    plus_if_positive_py = lambda a, b=None: a + b if b is not None and b > 0 else a
+    t = 0.0
+    for e in (1, 2.5, 3, x[3]):
+        t = t * 2 + e // 2
+    u = 0.0
+    for e in tuple(mixed) + tuple(q):
+        u = u * 3 + float(e)                    # float64 arithmetic, as the kernel's (NumPy 2 would keep float32)
+    return [p.x + 10 * p.y, p[0] - p[1] * 3 + q[1], p.x * p.y + q.a * q.n, 2 + 20, p.x ** 2 + p.y ** 2,
+            x[0] * 2 + x[1] + x[2] + 7, p.x ** 2 + p.y ** 2 + q.a * 2 + q.n + 1, pa.data[1] * pa.scale + pa.data.size,
+            q.a * q.n,
+            (c == Color.GREEN) + 2 * (c != Color.RED) + 4 * (c is Color.GREEN) + 8 * (c is not Color.GREEN),
+            c.value * 10 + Shade.DARK.value + FAVOURITE.value, (100 if c == Color.RED else c.value) + 2, 1,
+            plus_maybe_py(x[0]) + 100 * plus_maybe_py(x[0], x[1]),
+            plus_if_positive_py(x[3]) + 100 * plus_if_positive_py(x[3], x[4] - 0.5), t, u]
+
+
+@once_per_backend
+def _objects(backend):
+    rng = _rng()
+    x = rng.random(8)
+    p, q = P(*rng.uniform(-2, 2, 2)), Q(rng.uniform(-2, 2), int(rng.integers(-9, 9)))
+    pa = Pair(rng.random(5), rng.uniform(1, 3))
+    mixed = (int(rng.integers(-50, 50)), rng.random(), np.float32(rng.random()))
+    out = np.zeros(17)
+    python_objects[1, 1](p, q, pa, mixed, x, out)
+    return (p, q, pa, mixed, x), out
+
+
+OBJECT_ROWS = {"attribute": [0], "index": [1], "unpack": [2], "len": [3], "iterate": [4], "construct": [5],
+               "device-function": [6], "array-field": [7], "typing.NamedTuple": [5, 8]}
+
+
+def _check_object_columns(backend, cols):
+    args, out = _objects(backend)
+    expected = _python_objects_expected(*args)
+    for col in cols:
+        assert out[col] == pytest.approx(expected[col], rel=1e-12), col
+
+
+@pytest.mark.parametrize("row", OBJECT_ROWS)
+def test_namedtuple(backend, row):
+    _check_object_columns(backend, OBJECT_ROWS[row])
+
+
+ENUM_ROWS = {"compare": [9], "value": [10], "device-function": [11]}
+
+
+@pytest.mark.parametrize("row", ENUM_ROWS)
+def test_enum(backend, row):
+    _check_object_columns(backend, ENUM_ROWS[row])
+
+
+def _enum_kernel(member):
+    @cuda.jit
+    def closure_enum(a, out):
+        i = cuda.grid(1)
+        if i < a.size:
+            out[i] = a[i] * member.value if member == Color.GREEN else -a[i]
+    return closure_enum
+
+
+def test_type_enum(backend):
+    # members of a plain Enum (number values) as globals (python_objects) and as closure constants
+    a = _rng().random(16)
+    for member in Color:
+        out = np.zeros(16)
+        _enum_kernel(member)[1, 16](a, out)
+        np.testing.assert_array_equal(out, a * member.value if member == Color.GREEN else -a)
+
+
+NONE_ROWS = {"variable": [12], "default-argument": [13], "and-pruned": [14]}
+
+
+@pytest.mark.parametrize("row", NONE_ROWS)
+def test_none(backend, row):
+    _check_object_columns(backend, NONE_ROWS[row])
+
+
+def test_type_none(backend):
+    args, out = _objects(backend)
+    assert out[12] == 1
+
+
+UNROLL_ROWS = {"literal-tuple": [15], "tuple-argument": [16]}
+
+
+@pytest.mark.parametrize("row", UNROLL_ROWS)
+def test_literal_unroll(backend, row):
+    _check_object_columns(backend, UNROLL_ROWS[row])
+
+
+def optional_variable(a):
     x = None
-    a[0] = 1 if x is None else 2
+    if a[0] > 0:
+        x = 1.5
+    a[1] = 0 if x is None else x
 
 
-def test_type_none():
-    refused(none_value, (F64,), TypingError, "cannot assign a value of type none", "x = None")
+def returns_optional(a):
+    a[0] = optional_device(a[1])
+
+
+@cuda.jit(device=True)
+def optional_device(v):
+    if v > 0:
+        return v
+    return None
+
+
+OPTIONAL_REFUSED = {
+    "variable": (optional_variable, TypingError, "variable 'x' is None on one path and float64 on another",
+                 "a[1] = 0 if x is None"),
+}
+
+
+@pytest.mark.parametrize("row", OPTIONAL_REFUSED)
+def test_refused_optional(row):
+    # numba-cuda types a value that may be None at run time as Optional; cudajit needs None known when compiling
+    fn, exc, words, line = OPTIONAL_REFUSED[row]
+    refused(fn, (F64,), exc, words, line)
+
+
+def test_refused_optional_return():
+    with pytest.raises(TypingError) as info:
+        compile_kernel(returns_optional, (F64,))
+    lines, first = inspect.getsourcelines(optional_device.py_func)
+    line = first + next(k for k, text in enumerate(lines) if "return None" in text)
+    msg = str(info.value)
+    assert "'optional_device' returns None on one path and float64 on another" in msg, msg
+    assert f"test_doc_surface_python.py:{line}:" in msg, msg
 
 
 # ---- built-in functions --------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import numpy as np
 
 from . import types as T
 from . import intrinsics as I
-from . import records, vectors
+from . import pyvalues, records, vectors
 from .errors import CONSTRUCT_HINTS, describe_construct
 from .frontend import NOT_FOLDED, TOO_LARGE, canonical_name, python_folded
 from .indexing import IndexingMixin
@@ -18,7 +18,7 @@ from .methods import call_value_method, reinterpret
 from .operators import PY_OPS, binary, compare, unary
 from .typeconv import resolve, unify
 from .typeof import typeof
-from .values import Value, Symbol, cast, const_value, tuple_value, typed, PRIMARY, LAND, LOR, COND
+from .values import Value, Symbol, cast, const_value, none_value, tuple_value, typed, PRIMARY, LAND, LOR, COND
 
 _BUILTIN_NAMES = {"abs", "min", "max", "round", "pow", "len", "int", "float", "bool", "complex", "print", "range"}
 
@@ -51,7 +51,7 @@ class ExpressionMixin(IndexingMixin):
         if isinstance(c, str):
             return Value(T.none, "", const=c)
         if c is None:
-            return Value(T.none, "", const=None)
+            return none_value()
         self.check_int_range(node, c)
         v = const_value(c)
         if v is None:
@@ -96,8 +96,7 @@ class ExpressionMixin(IndexingMixin):
         if isinstance(obj, enum.Enum):
             if isinstance(obj, int):
                 return const_value(int(obj))           # an IntEnum member is its int, as in Numba
-            self.unsupported(node, f"the Enum member {name} is not supported in CUDA kernels",
-                             "make the class an enum.IntEnum: its members are ints in a kernel")
+            return pyvalues.enum_member(self, node, obj)
         if isinstance(obj, (bool, int, float, complex)) and not isinstance(obj, np.generic):
             self.check_int_range(node, obj)
             return const_value(obj)
@@ -110,11 +109,16 @@ class ExpressionMixin(IndexingMixin):
             parts = [self.global_value(node, name, o) for o in obj]
             if not all(isinstance(p, Value) and T.is_scalar(p.type) for p in parts):
                 self.error(node, f"global tuple '{name}' must hold numbers to be used in a kernel")
-            return tuple_value(T.Tuple([p.type for p in parts]), parts)
+            cls = type(obj) if T.is_namedtuple_class(type(obj)) else None
+            return tuple_value(T.named_tuple([p.type for p in parts], cls), parts)
+        if T.is_namedtuple_class(obj):
+            return Symbol("namedtuple", obj)           # called: a namedtuple built in the kernel
+        if pyvalues.is_literal_unroll(obj):
+            return Symbol("literal_unroll", obj)       # for x in literal_unroll(t): loops.for_unrolled
         if isinstance(obj, str):
             return Value(T.none, "", const=obj)
         if obj is None:
-            return Value(T.none, "", const=None)
+            return none_value()
         if isinstance(obj, T.Type):
             return Symbol("type", obj)
         if isinstance(obj, type) and issubclass(obj, np.generic):
@@ -237,6 +241,10 @@ class ExpressionMixin(IndexingMixin):
             return vectors.attribute(self, node, v, attr)
         if isinstance(t, T.Record):
             return records.load(self, node, v, attr)
+        if isinstance(t, (T.NamedUniTuple, T.NamedTuple)):
+            return pyvalues.namedtuple_attribute(self, node, v, attr)
+        if isinstance(t, T.EnumMember):
+            return pyvalues.enum_attribute(self, node, v, attr)
         if T.is_number(t) or t == T.boolean:
             if attr in ("real", "imag"):
                 if isinstance(t, T.Complex):
@@ -307,10 +315,21 @@ class ExpressionMixin(IndexingMixin):
     def expr_BoolOp(self, node):
         """``and``/``or`` short-circuit; on non-booleans the result is one of the operands (Numba unifies their
         types), as in Python: ``a or b`` is ``a`` if ``a`` is true, else ``b``."""
-        values = [self.as_value(n, self.visit_expr(n)) for n in node.values]
+        is_and = isinstance(node.op, ast.And)
+        values = []
+        for n in node.values:
+            v = self.as_value(n, self.visit_expr(n))
+            if not values and v.type == T.boolean and v.is_const:
+                # A leading constant (``b is not None and b > 0`` with b None) decides at compile time; what it
+                # skips is never typed, as Numba prunes the branch.
+                if v.const != is_and:
+                    return v
+                continue
+            values.append(v)
+        if len(values) <= 1:
+            return values[0] if values else const_value(is_and)
         if any(v.type == T.undefined for v in values):
             return Value(T.undefined, "?")
-        is_and = isinstance(node.op, ast.And)
         if all(v.type == T.boolean for v in values):
             op, prec = ("&&", LAND) if is_and else ("||", LOR)
             return Value(T.boolean, f" {op} ".join(v.at(prec + 1) for v in values), prec)
@@ -331,6 +350,9 @@ class ExpressionMixin(IndexingMixin):
 
     def expr_IfExp(self, node):
         cond = self.condition(node.test)
+        if cond.is_const and isinstance(cond.const, bool):      # the other branch is never typed (Numba prunes it)
+            chosen = node.body if cond.const else node.orelse
+            return self.as_value(chosen, self.visit_expr(chosen))
         a = self.as_value(node.body, self.visit_expr(node.body))
         b = self.as_value(node.orelse, self.visit_expr(node.orelse))
         if T.undefined in (a.type, b.type):
@@ -350,7 +372,7 @@ class ExpressionMixin(IndexingMixin):
         if any(p.type == T.undefined for p in parts):
             return Value(T.undefined, "?")
         for p, e in zip(parts, node.elts):
-            if not (T.is_scalar(p.type) or isinstance(p.type, (T.BaseTuple, T.Array))):
+            if not (T.is_scalar(p.type) or isinstance(p.type, (T.BaseTuple, T.Array, T.EnumMember))):
                 self.error(e, f"a tuple cannot hold a value of type {p.type}")
         parts = [typed(p, p.type) for p in parts]      # a literal 2 is int64 in the tuple, not C++'s int
         return tuple_value(T.Tuple([p.type for p in parts]), parts)
@@ -460,6 +482,11 @@ class ExpressionMixin(IndexingMixin):
             return self.call_device_function(node, func.obj, args, kwargs)
         if func.path == "extern":
             return self.call_extern(node, func.obj, args, kwargs)
+        if func.path == "namedtuple":
+            return pyvalues.construct_namedtuple(self, node, func.obj, args, kwargs)
+        if func.path == "literal_unroll":
+            self.unsupported(node, "literal_unroll() is supported only as the iterable of a for loop",
+                             "write: for x in literal_unroll(t): ...")
         if func.path.startswith("method:"):
             return self.call_method(node, func, args, kwargs)
         entry = I.lookup(func.path)
@@ -539,7 +566,10 @@ class ExpressionMixin(IndexingMixin):
                 j = i - (len(params) - len(defaults))
                 if j < 0:
                     self.error(node, f"{pyfunc.__name__}() missing argument '{params[i]}'")
-                bound[i] = const_value(defaults[j]) or self.error(node, "unsupported default value")
+                default = defaults[j]
+                bound[i] = none_value() if default is None else const_value(default) or self.error(
+                    node, f"{pyfunc.__name__}(): the default value {default!r} of '{params[i]}' is not supported "
+                          f"in CUDA kernels (use a number or None)")
         vals = [self.argument_value(node, b) for b in bound]
         if any(v.type == T.undefined for v in vals):
             return Value(T.undefined, "?")

@@ -4,11 +4,12 @@ evaluated once, and the loop variable keeps its last value after the loop (then 
 loop and the variable is assigned at the top of the body).
 """
 import ast
+import copy
 
 from . import types as T
 from .storage import cpp_identifier
 from .typeconv import resolve
-from .values import Value, cast
+from .values import Value, Symbol, cast
 
 _RANGE_CASES = [(T.int32, T.int32), (T.int64, T.int64), (T.uint64, T.uint64)]
 
@@ -18,8 +19,14 @@ _POLL_FREE_TRIPS = 4096
 
 
 class LoopContext:
-    def __init__(self, sid):
-        self.sid, self.breaks, self.conts = sid, [], []
+    def __init__(self, sid, unrolled=False):
+        self.sid, self.breaks, self.conts, self.unrolled = sid, [], [], unrolled
+
+
+class UnrolledIteration(ast.stmt):
+    """One iteration of a ``literal_unroll`` loop: its own copy of the target's assignment and the body, so each
+    iteration's variables are typed on their own (Numba versions the body per element type)."""
+    _fields = ("body",)
 
 
 class LoopMixin:
@@ -31,8 +38,52 @@ class LoopMixin:
         if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range" \
                 and "range" not in self.locals:
             self.for_range(node, it)
+        elif isinstance(it, ast.Call) and isinstance(it.func, (ast.Name, ast.Attribute)) \
+                and _is_symbol(self.visit_expr(it.func), "literal_unroll"):
+            self.for_unrolled(node, it)
         else:
-            self.for_each(node)
+            self.for_each(node, self.as_value(node.iter, self.visit_expr(node.iter)))
+
+    def for_unrolled(self, node, call):
+        """``for x in literal_unroll(t)``: over a tuple, the body once per element (at compile time), each copy
+        typed for its element (Numba's literal_unroll); over an array, an ordinary loop."""
+        if len(call.args) != 1 or call.keywords:
+            self.error(call, "literal_unroll() takes one argument (a tuple)")
+        seq = self.as_value(call.args[0], self.visit_expr(call.args[0]))
+        if not isinstance(seq.type, T.BaseTuple):
+            if seq.type != T.undefined and not isinstance(seq.type, T.Array):
+                self.error(call, f"literal_unroll() takes a tuple, not {seq.type}")
+            self.for_each(node, seq)
+            return
+        iterations = self.unrolled_iterations(node, call, seq.type.count)
+        self.loop_ctx.append(LoopContext(id(node), unrolled=True))
+        code = self.sub_block(iterations)
+        self.loop_ctx.pop()
+        self.emit("{", node)
+        self.lines.extend(code)
+        self.emit("}")
+
+    def unrolled_iterations(self, node, call, count):
+        """``_cj_unrollN = t`` and one UnrolledIteration per element (``x = _cj_unrollN[k]`` then a copy of the
+        body): made once per loop, so the typing passes see the same nodes each time."""
+        key = (id(node), count)
+        if key not in self.unrolled:
+            seq = f"_cj_unroll{len(self.unrolled)}"
+            self.locals.add(seq)
+            at = lambda new, old=node: ast.fix_missing_locations(ast.copy_location(new, old))
+            stmts = [at(ast.Assign(targets=[at(ast.Name(seq, ast.Store()))], value=call.args[0]))]
+            for k in range(count):
+                element = at(ast.Subscript(at(ast.Name(seq, ast.Load())), at(ast.Constant(k)), ast.Load()))
+                first = at(ast.Assign(targets=[copy.deepcopy(node.target)], value=element))
+                stmts.append(at(UnrolledIteration(body=[first] + copy.deepcopy(node.body))))
+            self.unrolled[key] = stmts
+        return self.unrolled[key]
+
+    def stmt_UnrolledIteration(self, node):
+        code = self.sub_block(node.body)
+        self.emit("{", node)
+        self.lines.extend(code)
+        self.emit("}")
 
     def for_range(self, node, call):
         if call.keywords or not 1 <= len(call.args) <= 3:
@@ -146,9 +197,9 @@ class LoopMixin:
             head = new_head
         return head, ctx, result
 
-    def for_each(self, node):
-        """``for x in array`` (first axis) and ``for x in tuple``: a counted loop over the length."""
-        seq = self.as_value(node.iter, self.visit_expr(node.iter))
+    def for_each(self, node, seq):
+        """``for x in array`` (first axis) and ``for x in tuple``: a counted loop over the length of ``seq``, the
+        iterable's Value."""
         t = seq.type
         if isinstance(t, T.Array) and t.ndim >= 1:
             name = seq.code
@@ -197,6 +248,10 @@ def _short_loop(start, stop, step):
     if not (start.is_const and stop.is_const and step.is_const):
         return False
     return 0 <= (stop.const - start.const) // step.const <= _POLL_FREE_TRIPS
+
+
+def _is_symbol(v, path):
+    return isinstance(v, Symbol) and v.path == path
 
 
 def a_node(call, args, a):

@@ -9,6 +9,7 @@ import itertools
 import numpy as np
 
 from . import types as T
+from .pyvalues import compare_enum
 from .typeconv import resolve
 from .values import Value, cast, const_value, typed, cpp_int_literal, PRIMARY, UNARY, MUL, ADD, REL, EQ, BITAND, XOR, BITOR
 
@@ -178,6 +179,8 @@ def compare(cx, node, op, a, b):
     """``a op b`` for one comparison; Numba compares in the common type its cases pick."""
     if T.undefined in (a.type, b.type):
         return Value(T.undefined, "?")
+    if T.none not in (a.type, b.type) and (isinstance(a.type, T.EnumMember) or isinstance(b.type, T.EnumMember)):
+        return compare_enum(cx, node, op, a, b)
     if op in ("is", "is not"):
         if a.type == T.none or b.type == T.none:
             same = (a.type == T.none) == (b.type == T.none) if a.type == T.none and b.type == T.none else False

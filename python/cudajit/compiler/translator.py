@@ -14,7 +14,7 @@ from .loops import LoopMixin
 from .operators import PY_OPS
 from .storage import Site, assign_storage, place_declarations, cpp_identifier
 from .typeconv import unify
-from .values import Value, cast, tuple_value, typed
+from .values import Value, cast, none_value, tuple_value, typed
 
 MAX_PASSES = 40
 
@@ -42,8 +42,9 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
         self.locals = self._assigned_names(parsed.tree)
         # Parameters holding a function or a type (types.FunctionValue): names of compile-time objects, not
         # variables, so they take no C++ parameter and cannot be reassigned.
-        self.function_params = {name: t for name, t in zip(parsed.params, self.argtypes) if T.is_compile_time(t)}
+        self.function_params = {name: t for name, t in zip(parsed.params, self.argtypes) if isinstance(t, T.FunctionValue)}
         self.typed_vars = {}                  # (lineno, name) -> type, for typed_listing
+        self.unrolled = {}                    # (id(for node), length) -> its literal_unroll iterations (loops.py)
 
     # ---- errors ------------------------------------------------------------------------------------------
     def error(self, node, what, hint=None):
@@ -128,8 +129,7 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
         old = self.def_types.get(key, T.undefined)
         new = unify(old, t)
         if new is None:
-            self.error(self.def_nodes[key], f"cannot unify {old} and {t} for variable '{self.def_names[key]}'",
-                       "give the variable one type on every path")
+            self.unify_error(self.def_nodes[key], self.def_names[key], (old, t))
         if new != old:
             self.def_types[key] = new
             self.changed = True
@@ -148,6 +148,19 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
             for k, v in e.items():
                 out[k] = out[k] | v if k in out else v
         return out
+
+    def unify_error(self, node, name, ts):
+        """Definitions of ``name`` of types ``ts`` meet and have no common type."""
+        names = sorted({str(t) for t in ts})
+        if T.none in ts:
+            # Numba makes such a variable Optional(T), checked at run time; here None must be known when compiling.
+            self.error(node, f"variable '{name}' is None on one path and {' or '.join(n for n in names if n != 'none')}"
+                             f" on another: a value that may be None at run time (Numba's Optional) is not "
+                             f"supported in cudajit kernels", "give it a value of one type on every path, e.g. a "
+                             "sentinel number with a flag, or decide with `is None` on a None that is known when "
+                             "compiling (an argument's default)")
+        self.error(node, f"cannot unify {' and '.join(names)} for variable '{name}'",
+                   "give the variable one type on every path")
 
     def _record(self, kind, name, keys, simple=False):
         self.pos += 1
@@ -178,9 +191,9 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
         for d in defs:
             t = unify(t, self.def_types.get(d, T.undefined))
             if t is None:
-                ts = sorted({str(self.def_types[k]) for k in defs if k in self.def_types})
-                self.error(node, f"cannot unify {' and '.join(ts)} for variable '{name}'",
-                           "give the variable one type on every path")
+                self.unify_error(node, name, [self.def_types[k] for k in defs if k in self.def_types])
+        if t == T.none:                         # None on every path reaching here: a compile-time value
+            return none_value()
         nonneg = all(self.def_nonneg.get(d, True) for d in defs)
         # A use reached by one definition of a constant keeps it (Numba's constant propagation): a local
         # ``N = 32`` can size a shared or local array.
@@ -202,7 +215,7 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
         if key not in self.def_order:
             self.def_order[key] = len(self.def_order)
         self.def_names[key], self.def_nodes[key] = name, target
-        if isinstance(value.type, (T.DType, T.NoneType)) or value.type == T.none:
+        if isinstance(value.type, T.DType) or isinstance(value.const, str):
             self.error(target, f"cannot assign a value of type {value.type} to variable '{name}'")
         self._set_def_type(key, value.type, value.nonneg)
         if _is_shape_constant(value.const if value.is_const else None):
@@ -215,6 +228,8 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
             self.typed_vars[(target.lineno, name)] = self.def_types.get(key, value.type)
         if not self.final:
             return ""
+        if value.type == T.none:               # x = None: known at compile time, no C++ variable (a call still runs)
+            return f"{value.code};" if value.code else ""
         var = self.storage.get(key)
         if var is None:
             return ""
@@ -466,6 +481,16 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
 
     def stmt_If(self, node):
         cond = self.condition(node.test)
+        if cond.is_const and isinstance(cond.const, bool):
+            # Known at compile time (``if b is None`` with b None or a number, a global flag): only the branch taken
+            # is typed and emitted, as Numba's dead-branch pruning does.
+            taken = node.body if cond.const else node.orelse
+            if taken:
+                code = self.sub_block(taken)
+                self.emit("{", node)
+                self.lines.extend(code)
+                self.emit("}")
+            return
         before = self.env
         self.env = dict(before)
         then_code = self.sub_block(node.body)
@@ -531,6 +556,7 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
     def stmt_Break(self, node):
         if not self.loop_ctx:
             self.error(node, "'break' outside loop")
+        self._refuse_in_unrolled(node, "break")
         self.loop_ctx[-1].breaks.append(self.env)
         self.env = None
         self.emit("break;", node)
@@ -538,9 +564,15 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
     def stmt_Continue(self, node):
         if not self.loop_ctx:
             self.error(node, "'continue' not properly in loop")
+        self._refuse_in_unrolled(node, "continue")
         self.loop_ctx[-1].conts.append(self.env)
         self.env = None
         self.emit("continue;", node)
+
+    def _refuse_in_unrolled(self, node, what):
+        if self.loop_ctx[-1].unrolled:
+            self.unsupported(node, f"'{what}' in a literal_unroll loop is not supported in CUDA kernels",
+                             "use a flag tested at the top of the body")
 
     def stmt_Return(self, node):
         if node.value is None or (isinstance(node.value, ast.Constant) and node.value.value is None):
@@ -563,6 +595,11 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
         if t == T.undefined:
             return
         new = unify(self.return_type, t)
+        if new is None and T.none in (self.return_type, t):
+            self.error(node, f"'{self.parsed.name}' returns None on one path and "
+                             f"{t if t != T.none else self.return_type} on another: a return value that may be None "
+                             f"at run time (Numba's Optional) is not supported in cudajit kernels",
+                       "return a value of one type on every path (e.g. a sentinel number)")
         if new is None:
             self.error(node, f"cannot unify return types {self.return_type} and {t}",
                        "return values of one type from every return statement")
@@ -585,7 +622,7 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
             param_vars[name] = var
         params_cpp, prologue = [], []
         for name, t in zip(self.parsed.params, self.argtypes):
-            if name in self.function_params:
+            if T.is_compile_time(t):
                 continue
             var = param_vars[name]
             if self.is_kernel and isinstance(t, T.BaseTuple):

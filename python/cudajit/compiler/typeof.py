@@ -61,7 +61,8 @@ def typeof(value, argname=None):
         t = T.from_dtype(value.dtype)
         if t is not None:
             return t
-    if isinstance(value, tuple):
-        return T.Tuple([typeof(v, argname) for v in value])
+    if isinstance(value, tuple):                       # a namedtuple keeps its class (its fields' names)
+        cls = type(value) if T.is_namedtuple_class(type(value)) else None
+        return T.named_tuple([typeof(v, argname) for v in value], cls)
     raise TypingError(f"{what} of type {type(value).__name__} cannot be passed to a kernel "
                       f"(pass a NumPy array, a device array, a scalar or a tuple of scalars)")

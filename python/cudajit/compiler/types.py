@@ -230,6 +230,60 @@ class Tuple(BaseTuple):
         return tuple(t.key for t in self.types)
 
 
+class NamedUniTuple(UniTuple):
+    """A namedtuple of one element type (Numba's ``NamedUniTuple``): a UniTuple whose fields also have names."""
+    def __init__(self, dtype, count, cls):
+        super().__init__(dtype, count)
+        self.cls, self.fields = cls, tuple(cls._fields)
+        self.name = f"{cls.__name__}({dtype} x {count})"
+
+    @property
+    def key(self):
+        return (self.dtype.key, self.count, self.cls)
+
+
+class NamedTuple(Tuple):
+    """A namedtuple of mixed types (Numba's ``NamedTuple``): a Tuple whose fields also have names."""
+    def __new__(cls, types_, pycls):
+        return object.__new__(cls)
+
+    def __init__(self, types_, pycls):
+        super().__init__(types_)
+        self.cls, self.fields = pycls, tuple(pycls._fields)
+        self.name = f"{pycls.__name__}({', '.join(map(str, self.types))})"
+
+    @property
+    def key(self):
+        return (tuple(t.key for t in self.types), self.cls)
+
+
+def named_tuple(types_, cls):
+    """The type of an instance of the namedtuple class ``cls`` (``collections.namedtuple``, ``typing.NamedTuple``)
+    holding ``types_``, or of a plain tuple when ``cls`` is None."""
+    types_ = tuple(types_)
+    if cls is None:
+        return Tuple(types_)
+    if types_ and all(t == types_[0] for t in types_):
+        return NamedUniTuple(types_[0], len(types_), cls)
+    return NamedTuple(types_, cls)
+
+
+def is_namedtuple_class(obj):
+    return isinstance(obj, type) and issubclass(obj, tuple) and hasattr(obj, "_fields")
+
+
+class EnumMember(Type):
+    """A member of an ``enum.Enum`` class whose values are numbers (Numba's ``EnumMember``): at run time its value
+    (C++ of ``dtype``); only members of one class compare (``==``, ``!=``, ``is``), ``.value`` is the number."""
+    def __init__(self, cls, dtype):
+        self.cls, self.dtype = cls, dtype
+        self.name, self.cpp = f"EnumMember({cls.__name__}, {dtype})", dtype.cpp
+
+    @property
+    def key(self):
+        return (self.cls, self.dtype.key)
+
+
 class DType(Type):
     """The value of ``a.dtype`` or of ``np.float32`` used as a value: a compile-time type."""
     def __init__(self, dtype):
@@ -258,8 +312,8 @@ class FunctionValue(Type):
 
 
 def is_compile_time(t):
-    """A value with no run-time part: it takes no C++ parameter or argument."""
-    return isinstance(t, FunctionValue)
+    """A value with no run-time part (a function, a type, None): it takes no C++ parameter or argument."""
+    return isinstance(t, (FunctionValue, NoneType))
 
 
 class Signature:

@@ -87,6 +87,11 @@ def const_value(v):
     return None
 
 
+def none_value():
+    """``None`` in a kernel: a compile-time value of type none (no C++ of its own), as Numba's ``none``."""
+    return Value(T.none, "", const=None)
+
+
 def cast(v, t):
     """``v`` converted to ``t`` (Numba's implicit conversion), as C++ code; unchanged if already ``t``."""
     if v.type == t:

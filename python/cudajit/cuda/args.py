@@ -159,8 +159,9 @@ def _convert_all(args, writebacks, where, copies):
                 raise _refuse(a, at)
             out.append(a)
             continue
-        if isinstance(a, tuple):                  # a namedtuple is passed as a plain tuple
-            out.append(_convert_all(a, writebacks, at, copies))
+        if isinstance(a, tuple):                  # a namedtuple stays one: the kernel's type names its fields
+            parts = _convert_all(a, writebacks, at, copies)
+            out.append(type(a)._make(parts) if hasattr(type(a), "_make") else parts)
             continue
         if isinstance(a, np.void) and _launchable_dtype(a.dtype):
             out.append(_record_argument(a, writebacks))

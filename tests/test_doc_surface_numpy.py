@@ -297,6 +297,66 @@ def test_datetime64_refused(row):
     refused(fn, argtypes, TypingError, words, line)
 
 
+# ---- np.ndenumerate and a.flat ------------------------------------------------------------------------------
+@cuda.jit
+def flat_walks(a1, a2, a3, index, value, flat, doubled):
+    if cuda.grid(1) == 0:
+        n = 0
+        for i, v in np.ndenumerate(a1):
+            index[n, 0] = i[0]
+            value[n] = v
+            n += 1
+        for ij, v in np.ndenumerate(a2):
+            index[n, 0], index[n, 1] = ij
+            value[n] = v
+            n += 1
+        for ijk, v in np.ndenumerate(a3):
+            for d in range(3):
+                index[n, d] = ijk[d]
+            value[n] = v
+            n += 1
+        m = 0
+        for v in a2.flat:
+            flat[m] = v
+            m += 1
+        for k in range(a3.size):
+            doubled.flat[k] = a3.flat[k] * 2
+
+
+@once_per_backend
+def _flat_walks(backend):
+    rng = _rng()
+    a1 = rng.random(5)
+    a2 = rng.random((3, 4)).T                                # F-ordered: iteration still goes in C order
+    a3 = rng.random((2, 6, 3))[:, ::2, :]                    # strided
+    total = a1.size + a2.size + a3.size
+    index, value = np.full((total, 3), -1), np.zeros(total)
+    flat, doubled = np.zeros(a2.size), np.zeros(a3.shape)
+    flat_walks[1, 1](a1, a2, a3, index, value, flat, doubled)
+    return (a1, a2, a3), index, value, flat, doubled
+
+
+@pytest.mark.parametrize("row", ["ndenumerate-1d", "ndenumerate-2d", "ndenumerate-3d"])
+def test_ndenumerate(backend, row):
+    arrays, index, value, _, _ = _flat_walks(backend)
+    d = int(row[-2])
+    start = sum(a.size for a in arrays[:d - 1])
+    expected = list(np.ndenumerate(arrays[d - 1]))
+    rows = slice(start, start + len(expected))
+    np.testing.assert_array_equal(index[rows, :d], [ix for ix, _ in expected])
+    np.testing.assert_array_equal(value[rows], [v for _, v in expected])
+
+
+def test_flat_iteration(backend):
+    (_, a2, _), _, _, flat, _ = _flat_walks(backend)
+    np.testing.assert_array_equal(flat, list(a2.flat))
+
+
+def test_flat_index_read_write(backend):
+    (_, _, a3), _, _, _, doubled = _flat_walks(backend)
+    np.testing.assert_array_equal(doubled, a3 * 2)
+
+
 # ---- ufuncs ----------------------------------------------------------------------------------------------------
 @cuda.jit
 def ufuncs(x, y, p, q, out, arr_out):

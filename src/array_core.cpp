@@ -29,15 +29,19 @@ DtypeId dtype_id_of(const std::string& typestr) {
 
 namespace {
 
-// The item size a typestr ends with ("<f4" → 4); ValueError for a typestr without one.
-int itemsize_of(const std::string& typestr) {
+// The item size a typestr ends with ("<f4" → 4; a datetime's unit follows it: "<M8[ms]" → 8); ValueError for a
+// typestr without one.
+int itemsize_of(const std::string& typestr_) {
+    std::string typestr = typestr_;
+    if (!typestr.empty() && typestr.back() == ']' && typestr.find('[') != std::string::npos)
+        typestr.erase(typestr.find('['));
     size_t i = 0;
     while (i < typestr.size() && !(typestr[i] >= '0' && typestr[i] <= '9')) ++i;
     int64_t n = 0;
     size_t j = i;
     for (; j < typestr.size() && typestr[j] >= '0' && typestr[j] <= '9' && n <= 1 << 20; ++j) n = n * 10 + (typestr[j] - '0');
     if (i == typestr.size() || j != typestr.size() || n <= 0 || n > 1 << 20)
-        throw py::value_error("typestr '" + typestr + "' does not end in a positive item size in bytes");
+        throw py::value_error("typestr '" + typestr_ + "' does not end in a positive item size in bytes");
     return static_cast<int>(n);
 }
 

@@ -12,7 +12,7 @@ namespace py = pybind11;
 namespace cj {
 
 void register_launch_types(py::module_& m);
-void register_scalar_type(py::handle type, const std::string& typestr);
+void register_scalar_type(py::handle type, const std::string& typestr, uint32_t tag);
 
 namespace {
 
@@ -63,7 +63,9 @@ std::vector<ParamSlot> parse_params(const py::list& specs) {
 
 void bind_launch(py::module_& m) {
     register_launch_types(m);
-    m.def("register_scalar_type", &register_scalar_type, "Teach the dispatcher a NumPy scalar type and its typestr.");
+    m.def("register_scalar_type", &register_scalar_type, py::arg("type"), py::arg("typestr"), py::arg("tag") = 0,
+          "Teach the dispatcher a scalar type, packed as `typestr`; `tag` tells apart types packed alike "
+          "(datetime64 units).");
 
     py::class_<GpuModule, std::shared_ptr<GpuModule>>(m, "GpuModule")
         .def(py::init([](py::bytes image) { return std::make_shared<GpuModule>(std::string(image)); }));

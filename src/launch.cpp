@@ -31,15 +31,16 @@ struct DebugRecord {
 };
 static_assert(sizeof(DebugRecord) == 88, "layout shared with kernels/cudajit/debug.h");
 
-// NumPy scalar types registered from Python (np.float32 → kF4, …) for the dispatch key.
-std::vector<std::pair<PyTypeObject*, DtypeId>> g_scalar_types;
+// Scalar types registered from Python (np.float32 → kF4, …) with their dispatch key code.
+std::vector<std::pair<PyTypeObject*, uint64_t>> g_scalar_types;
 PyTypeObject* g_array_core_type = nullptr;
 
-DtypeId numpy_scalar_dtype(PyObject* o) {
+// The key code of a registered scalar type; 0 for any other type.
+uint64_t scalar_key_code(PyObject* o) {
     PyTypeObject* t = Py_TYPE(o);
-    for (const auto& [type, id] : g_scalar_types)
-        if (type == t) return id;
-    return kOther;
+    for (const auto& [type, code] : g_scalar_types)
+        if (type == t) return code;
+    return 0;
 }
 
 ArrayCore* as_array(PyObject* o) {
@@ -492,14 +493,14 @@ bool append_key(PyObject* o, std::string* key, bool* has_tuple) {
     else if (ArrayCore* a = as_array(o)) {
         code = a->type_code();
         if (a->dtype == kOther) {
-            // A record array: Python numbers its structured dtype; none (cuda.random's states) converts first.
-            py::object record = py::getattr(o, "_cudajit_record_key", py::none());
-            if (record.is_none()) return false;
+            // A record or datetime array: Python numbers its dtype; none (cuda.random's states) converts first.
+            py::object number = py::getattr(o, "_cudajit_dtype_key", py::none());
+            if (number.is_none()) return false;
             key->append(reinterpret_cast<const char*>(&code), 8);
-            code = record.cast<uint64_t>();
+            code = number.cast<uint64_t>();
         }
     }
-    else if (DtypeId d = numpy_scalar_dtype(o); d != kOther) code = (uint64_t{6} << 56) | d;
+    else if (uint64_t c = scalar_key_code(o)) code = c;
     else if (PyTuple_Check(o)) {
         *has_tuple = true;
         size_t n = PyTuple_GET_SIZE(o);
@@ -708,8 +709,11 @@ void register_launch_types(py::module_& m) {
     g_array_core_type = reinterpret_cast<PyTypeObject*>(m.attr("ArrayCore").ptr());
 }
 
-void register_scalar_type(py::handle type, const std::string& typestr) {
-    g_scalar_types.emplace_back(reinterpret_cast<PyTypeObject*>(type.ptr()), dtype_id_of(typestr));
+void register_scalar_type(py::handle type, const std::string& typestr, uint32_t tag) {
+    DtypeId d = dtype_id_of(typestr);
+    if (d == kOther) throw py::value_error("register_scalar_type: '" + typestr + "' is not a scalar typestr");
+    g_scalar_types.emplace_back(reinterpret_cast<PyTypeObject*>(type.ptr()),
+                                (uint64_t{6} << 56) | (uint64_t{tag} << 8) | d);
 }
 
 }  // namespace cj

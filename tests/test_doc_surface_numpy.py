@@ -7,7 +7,7 @@ import pytest
 
 from cudajit import cuda
 from cudajit.compiler import types
-from cudajit.errors import UnsupportedError
+from cudajit.errors import TypingError, UnsupportedError
 from doc_surface_util import once_per_backend, refused
 
 N = 48
@@ -150,15 +150,211 @@ def test_refused(row):
     refused(fn, (F64,), UnsupportedError, words, line)
 
 
-def test_datetime64_arrays_refused_at_launch(backend):
-    @cuda.jit
-    def span(start, end, delta):
-        i = cuda.grid(1)
-        if i < delta.size:
-            delta[i] = end[i] - start[i]
-    start = np.array(["2020-01-01", "2021-03-04"], dtype="datetime64[D]")
-    with pytest.raises(TypeError, match=r"argument 0 \(start\).*datetime64\[D\] cannot be passed"):
-        span[1, 2](start, start, np.zeros(2, "timedelta64[D]"))
+# ---- datetime64 / timedelta64 ----------------------------------------------------------------------------------
+@cuda.jit
+def datetime_ops(d1, d2, ds, t1, t2, t3, k, f, origin, step, td_D, dt_s, td_ms, td_s, i64, f64, flags):
+    i = cuda.grid(1)
+    if i < d1.size:
+        td_D[0, i] = d2[i] - d1[i]                           # datetime - datetime
+        td_D[1, i] = d1[i] - origin                          # a datetime64[D] scalar argument
+        dt_s[0, i] = d1[i] + t1[i]                           # datetime[D] + timedelta[s] -> datetime[s]
+        dt_s[1, i] = t1[i] + d1[i]
+        dt_s[2, i] = ds[i] - t1[i]
+        dt_s[3, i] = ds[i] + step                            # a timedelta64[m] scalar argument
+        td_ms[0, i] = t1[i] + t2[i]                          # timedelta[s] + timedelta[ms] -> timedelta[ms]
+        td_ms[1, i] = t1[i] - t2[i]
+        td_ms[2, i] = t1[i]                                  # stored in a finer unit
+        td_s[0, i] = t1[i] * k[i]
+        td_s[1, i] = k[i] * t1[i]
+        td_s[2, i] = t1[i] * f[i]
+        td_s[3, i] = t1[i] // k[i] * 2                      # a literal operand too
+        td_s[4, i] = t1[i] / f[i]
+        td_s[5, i] = -t1[i]
+        td_s[6, i] = abs(t1[i])
+        td_s[7, i] = t1[i] % t3[i]
+        i64[0, i] = t1[i] // t3[i]
+        f64[0, i] = t1[i] / t3[i]
+        flags[0, i] = d1[i] < d2[i]
+        flags[1, i] = d1[i] == d2[i]
+        flags[2, i] = d1[i] != d2[i]
+        flags[3, i] = t1[i] <= t2[i]
+        flags[4, i] = ds[i] > d1[i]                          # datetime[s] against datetime[D]
+        flags[5, i] = t1[i] >= t3[i]
+
+
+def _with_nat(values, rng):
+    values[rng.random(values.size) < 0.15] = np.datetime64("NaT") if values.dtype.kind == "M" else np.timedelta64("NaT")
+    return values
+
+
+def _datetime_inputs(n=64):
+    rng = np.random.default_rng(12)
+    day0 = np.datetime64("2000-01-01", "D")
+    d1 = _with_nat(day0 + rng.integers(0, 20000, n).astype("m8[D]"), rng)
+    d2 = _with_nat(day0 + rng.integers(0, 20000, n).astype("m8[D]"), rng)
+    d2[:4] = d1[:4]                                          # equal days: == is True unless NaT
+    ds = _with_nat(np.datetime64("2000-01-01T00:00:00", "s") + rng.integers(0, 2 * 10**9, n).astype("m8[s]"), rng)
+    t1 = _with_nat(rng.integers(-10**6, 10**6, n).astype("m8[s]"), rng)
+    t2 = _with_nat(rng.integers(-10**9, 10**9, n).astype("m8[ms]"), rng)
+    t3 = rng.integers(1, 5000, n).astype("m8[s]") * rng.choice([-1, 1], n)
+    k = rng.integers(-50, 50, n)
+    k[k == 0] = 3
+    f = rng.uniform(-4.0, 4.0, n)
+    return d1, d2, ds, t1, t2, t3, k, f, np.datetime64("1999-12-25", "D"), np.timedelta64(90, "m")
+
+
+def _datetime_outputs(n):
+    return (np.zeros((2, n), "m8[D]"), np.zeros((4, n), "M8[s]"), np.zeros((3, n), "m8[ms]"),
+            np.zeros((8, n), "m8[s]"), np.zeros((1, n), np.int64), np.zeros((1, n)), np.zeros((6, n), bool))
+
+
+def _datetime_expected(d1, d2, ds, t1, t2, t3, k, f, origin, step):
+    with np.errstate(all="ignore"):
+        return {
+            "td_D": [d2 - d1, d1 - origin],
+            "dt_s": [d1 + t1, t1 + d1, ds - t1, ds + step],
+            "td_ms": [t1 + t2, t1 - t2, t1.astype("m8[ms]")],
+            "td_s": [t1 * k, k * t1, t1 * f, t1 // k * 2, t1 / f, -t1, abs(t1), t1 % t3],
+            "i64": [np.where(np.isnat(t1), 0, t1 // t3)],    # NumPy's NaT // x is 0 (with a warning)
+            "f64": [t1 / t3],
+            "flags": [d1 < d2, d1 == d2, d1 != d2, t1 <= t2, ds > d1, t1 >= t3],
+        }
+
+
+@once_per_backend
+def _datetimes(backend):
+    """The kernel run three ways: NumPy arguments (copied in and back), device arrays, foreign CAI arrays."""
+    inputs = _datetime_inputs()
+    n = inputs[0].size
+    runs = {}
+    host_outs = _datetime_outputs(n)
+    datetime_ops[2, 32](*inputs, *host_outs)
+    runs["host"] = host_outs
+    dev_in = [cuda.to_device(a) if isinstance(a, np.ndarray) else a for a in inputs]
+    dev_outs = [cuda.to_device(o) for o in _datetime_outputs(n)]
+    datetime_ops[2, 32](*dev_in, *dev_outs)
+    runs["device"] = tuple(o.copy_to_host() for o in dev_outs)
+    cai_outs = [cuda.to_device(o) for o in _datetime_outputs(n)]
+    foreign = [type("Foreign", (), {"__cuda_array_interface__": a.__cuda_array_interface__, "keep": a})()
+               if not isinstance(a, np.generic) else a for a in dev_in[:8] + cai_outs]
+    datetime_ops[2, 32](*foreign[:8], *inputs[8:], *foreign[8:])
+    runs["cai"] = tuple(o.copy_to_host() for o in cai_outs)
+    return _datetime_expected(*inputs), runs
+
+
+_DT_OUTS = ["td_D", "dt_s", "td_ms", "td_s", "i64", "f64", "flags"]
+DATETIME_ROWS = {
+    "datetime-minus-datetime": [("td_D", 0)],
+    "datetime-plus-minus-timedelta": [("dt_s", 0), ("dt_s", 1), ("dt_s", 2)],
+    "timedelta-plus-minus-timedelta": [("td_ms", 0), ("td_ms", 1)],
+    "timedelta-times-divided-by-number": [("td_s", 0), ("td_s", 1), ("td_s", 2), ("td_s", 3), ("td_s", 4)],
+    "timedelta-unary-abs": [("td_s", 5), ("td_s", 6)],
+    "timedelta-by-timedelta": [("td_s", 7), ("i64", 0), ("f64", 0)],
+    "comparisons-nat": [("flags", c) for c in range(6)],
+    "mixed-units": [("dt_s", 0), ("td_ms", 0), ("td_ms", 2), ("flags", 4)],
+    "scalar-arguments": [("td_D", 1), ("dt_s", 3)],
+}
+
+
+@pytest.mark.parametrize("source", ["host", "device", "cai"])
+@pytest.mark.parametrize("row", DATETIME_ROWS)
+def test_datetime64(backend, row, source):
+    expected, runs = _datetimes(backend)
+    got = runs[source]
+    for out, col in DATETIME_ROWS[row]:
+        np.testing.assert_array_equal(got[_DT_OUTS.index(out)][col], expected[out][col], err_msg=f"{out}[{col}]")
+
+
+def datetime_months_plus_days(a, b, out):
+    out[0] = a[0] + b[0]
+
+
+def datetime_plus_int(a, out):
+    out[0] = a[0] + 1
+
+
+def datetime_into_int(a, out):
+    out[0] = a[0]
+
+
+DATETIME_REFUSED = {
+    "months-plus-days": (datetime_months_plus_days, (types.NPTimedelta("M")[::1], types.NPTimedelta("D")[::1],
+                                                     types.NPTimedelta("D")[::1]),
+                         "no common unit for years or months", "a[0] + b[0]"),
+    "datetime-months-plus-days": (datetime_months_plus_days, (types.NPDatetime("M")[::1],
+                                                              types.NPTimedelta("D")[::1], types.NPDatetime("D")[::1]),
+                                  "no common unit for years or months", "a[0] + b[0]"),
+    "datetime-plus-int": (datetime_plus_int, (types.NPDatetime("D")[::1], types.NPDatetime("D")[::1]),
+                          "unsupported operand types for +: datetime64[D] and int64", "a[0] + 1"),
+    "store-into-int": (datetime_into_int, (types.NPTimedelta("s")[::1], types.int64[::1]),
+                       "cannot convert timedelta64[s] to int64", "out[0] = a[0]"),
+}
+
+
+@pytest.mark.parametrize("row", DATETIME_REFUSED)
+def test_datetime64_refused(row):
+    fn, argtypes, words, line = DATETIME_REFUSED[row]
+    refused(fn, argtypes, TypingError, words, line)
+
+
+# ---- np.ndenumerate and a.flat ------------------------------------------------------------------------------
+@cuda.jit
+def flat_walks(a1, a2, a3, index, value, flat, doubled):
+    if cuda.grid(1) == 0:
+        n = 0
+        for i, v in np.ndenumerate(a1):
+            index[n, 0] = i[0]
+            value[n] = v
+            n += 1
+        for ij, v in np.ndenumerate(a2):
+            index[n, 0], index[n, 1] = ij
+            value[n] = v
+            n += 1
+        for ijk, v in np.ndenumerate(a3):
+            for d in range(3):
+                index[n, d] = ijk[d]
+            value[n] = v
+            n += 1
+        m = 0
+        for v in a2.flat:
+            flat[m] = v
+            m += 1
+        for k in range(a3.size):
+            doubled.flat[k] = a3.flat[k] * 2
+
+
+@once_per_backend
+def _flat_walks(backend):
+    rng = _rng()
+    a1 = rng.random(5)
+    a2 = rng.random((3, 4)).T                                # F-ordered: iteration still goes in C order
+    a3 = rng.random((2, 6, 3))[:, ::2, :]                    # strided
+    total = a1.size + a2.size + a3.size
+    index, value = np.full((total, 3), -1), np.zeros(total)
+    flat, doubled = np.zeros(a2.size), np.zeros(a3.shape)
+    flat_walks[1, 1](a1, a2, a3, index, value, flat, doubled)
+    return (a1, a2, a3), index, value, flat, doubled
+
+
+@pytest.mark.parametrize("row", ["ndenumerate-1d", "ndenumerate-2d", "ndenumerate-3d"])
+def test_ndenumerate(backend, row):
+    arrays, index, value, _, _ = _flat_walks(backend)
+    d = int(row[-2])
+    start = sum(a.size for a in arrays[:d - 1])
+    expected = list(np.ndenumerate(arrays[d - 1]))
+    rows = slice(start, start + len(expected))
+    np.testing.assert_array_equal(index[rows, :d], [ix for ix, _ in expected])
+    np.testing.assert_array_equal(value[rows], [v for _, v in expected])
+
+
+def test_flat_iteration(backend):
+    (_, a2, _), _, _, flat, _ = _flat_walks(backend)
+    np.testing.assert_array_equal(flat, list(a2.flat))
+
+
+def test_flat_index_read_write(backend):
+    (_, _, a3), _, _, _, doubled = _flat_walks(backend)
+    np.testing.assert_array_equal(doubled, a3 * 2)
 
 
 # ---- ufuncs ----------------------------------------------------------------------------------------------------

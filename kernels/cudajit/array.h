@@ -194,6 +194,21 @@ template <class T, int N> struct UniTuple {
     }
 #endif
 };
+// np.unravel_index(k, shape): the C-order index of flat position k (a.flat[k], np.ndenumerate).
+template <int N> CJ_INLINE UniTuple<int64_t, N> unravel_index(int64_t k, const UniTuple<int64_t, N>& shape) {
+    UniTuple<int64_t, N> ix{};
+    for (int d = N - 1; d > 0; --d) {
+        ix.v[d] = k % shape.v[d];
+        k /= shape.v[d];
+    }
+    if (N > 0) ix.v[0] = k;                       // beyond the last element: out of axis 0's range (checked)
+    return ix;
+}
+template <class T, int ND, class L> CJ_INLINE UniTuple<int64_t, ND> unravel_index(int64_t k, const Array<T, ND, L>& a) {
+    UniTuple<int64_t, ND> shape;
+    for (int d = 0; d < ND; ++d) shape.v[d] = a.shape[d];
+    return unravel_index<ND>(k, shape);
+}
 // A heterogeneous tuple (Numba's Tuple): constant indices only, through cj::get<I>.
 template <class... Ts> struct Tuple;
 template <> struct Tuple<> {};

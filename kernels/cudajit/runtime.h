@@ -4,6 +4,7 @@
 #include "complex.h"
 #include "half.h"
 #include "arith.h"
+#include "datetime.h"
 #include "mathfuncs.h"
 #include "atomics.h"
 #include "print.h"

@@ -3,7 +3,9 @@
 * ``for ... else`` / ``while ... else``: a flag cleared by the loop's own ``break``s, then ``if flag: <else>``;
 * ``for i, x in enumerate(seq, start)`` and ``for x, y in zip(a, b, ...)`` (nested too): a counted loop over
   ``range(length)`` whose body first assigns the target from the sequences' elements;
-* ``for a, b in seq`` (a tuple target over an array or a tuple): ``for e in seq: a, b = e``.
+* ``for a, b in seq`` (a tuple target over an array or a tuple): ``for e in seq: a, b = e``;
+* ``for x in a.flat`` and ``for idx, x in np.ndenumerate(a)``: ``range(a.size)`` over ``a.flat[k]`` (with
+  ``np.unravel_index(k, a.shape)`` for the index), compiler/flatiter.py.
 
 The new nodes carry the locations of the nodes they replace, so errors and ``#line`` still point at the user's
 line. Names made here start with ``_cj_`` (never a user's name in practice: Python code cannot see them).
@@ -47,7 +49,7 @@ class _Desugar:
     # ---- for targets and iterables ---------------------------------------------------------------------
     def for_loop(self, node):
         it = node.iter
-        if _builtin_call(it, "enumerate", "zip"):
+        if _builtin_call(it, "enumerate", "zip") or _ndenumerate(it) or _flat(it):
             prelude, length, element = self.iterable(it)
             k = self.name("k")
             head = _at(ast.Assign(targets=[node.target], value=element(_load(k, it))), node)
@@ -95,6 +97,20 @@ class _Desugar:
             zero = _at(ast.Constant(value=0), it)
             length = _at(ast.Call(func=_load("max", it), args=[diff, zero], keywords=[]), it)
             return prelude, length, lambda k: _at(ast.BinOp(left=_load(names[0], it), op=ast.Add(), right=k), it)
+        if _ndenumerate(it) or _flat(it):
+            prelude, _, _ = self.evaluated(it.args[0] if _ndenumerate(it) else it.value)
+            seq = prelude[0].targets[0].id
+            length = _at(ast.Attribute(value=_load(seq, it), attr="size", ctx=ast.Load()), it)
+            flat = _at(ast.Attribute(value=_load(seq, it), attr="flat", ctx=ast.Load()), it)
+            def element(k):
+                value = _at(ast.Subscript(value=flat, slice=k, ctx=ast.Load()), it)
+                if _flat(it):
+                    return value
+                shape = _at(ast.Attribute(value=_load(seq, it), attr="shape", ctx=ast.Load()), it)
+                unravel = _at(ast.Attribute(value=it.func.value, attr="unravel_index", ctx=ast.Load()), it)
+                index = _at(ast.Call(func=unravel, args=[k, shape], keywords=[]), it)
+                return _at(ast.Tuple(elts=[index, value], ctx=ast.Load()), it)
+            return prelude, length, element
         return self.evaluated(it)
 
     def evaluated(self, it):
@@ -133,6 +149,16 @@ def _own_breaks(stmts, parent, field):
                     yield from _own_breaks(inner, s, sub)
         elif s.orelse:                              # an inner loop's else belongs to the outer loop's body
             yield from _own_breaks(s.orelse, s, "orelse")
+
+
+def _ndenumerate(node):
+    """``<numpy module>.ndenumerate(a)``: iterated as a.flat with np.unravel_index's index tuples."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "ndenumerate" \
+        and len(node.args) == 1 and not node.keywords
+
+
+def _flat(node):
+    return isinstance(node, ast.Attribute) and node.attr == "flat"
 
 
 def _builtin_call(node, *names):

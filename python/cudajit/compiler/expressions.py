@@ -10,7 +10,7 @@ import numpy as np
 
 from . import types as T
 from . import intrinsics as I
-from . import pyvalues, records, vectors
+from . import datetimes, pyvalues, records, vectors
 from .errors import CONSTRUCT_HINTS, describe_construct
 from .frontend import NOT_FOLDED, TOO_LARGE, canonical_name, python_folded
 from .indexing import IndexingMixin
@@ -392,7 +392,10 @@ class ExpressionMixin(IndexingMixin):
         v = self.as_value(node, v)
         if v.type == T.undefined:
             return Value(t, "?")
-        if not (T.is_scalar(v.type) and T.is_scalar(t)) and v.type != t:
+        if datetimes.involved(v.type, t) and v.type != t and not datetimes.convertible(v.type, t):
+            self.error(node, f"cannot convert {v.type} to {t}",
+                       "NumPy converts a datetime64/timedelta64 only to one of its kind with a finer unit")
+        if not (T.is_scalar(v.type) and T.is_scalar(t)) and v.type != t and not datetimes.involved(v.type):
             self.error(node, f"cannot convert {v.type} to {t}")
         if isinstance(v.type, T.Complex) and not isinstance(t, T.Complex):
             self.error(node, f"cannot convert {v.type} to {t} (a complex number has no real conversion)")

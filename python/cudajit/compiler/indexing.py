@@ -2,13 +2,15 @@
 slicing with Numba's layout rules, tuple indexing, and assignment to elements and slices."""
 import ast
 
-from . import records, types as T
+from . import flatiter, records, types as T
 from .values import Value, Symbol, cast, tuple_value, cpp_int_literal, PRIMARY
 
 
 class IndexingMixin:
     # ---- subscripts ------------------------------------------------------------------------------------------
     def expr_Subscript(self, node):
+        if flatiter.flat_target(node) is not None:
+            return self.flat_element(node)[1]
         base = self.visit_expr(node.value)
         if isinstance(base, Symbol):
             self.unsupported(node, f"subscripting '{base.path}' is not supported in CUDA kernels")
@@ -18,6 +20,17 @@ class IndexingMixin:
         elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
         idx = [self.slice_spec(e) if isinstance(e, ast.Slice) else self.as_value(e, self.visit_expr(e)) for e in elts]
         return self.subscript(node, base, idx)
+
+    def flat_element(self, node):
+        """``a.flat[k]``: (the array, the element at flat position k in C order, an lvalue as ``a[i, j]`` is)."""
+        base = self.as_value(node.value, self.visit_expr(flatiter.flat_target(node)))
+        k = self.as_value(node.slice, self.visit_expr(node.slice))
+        if base.type == T.undefined:
+            return base, Value(T.undefined, "?")
+        if not isinstance(base.type, T.Array):
+            self.error(node, f"'{base.type}' has no attribute 'flat'")
+        idx = flatiter.flat_indices(self, node, base, k)
+        return base, Value(T.undefined, "?") if idx is None else self.element(node, base, idx)
 
     def slice_spec(self, node):
         parts = [None if p is None else self.as_value(p, self.visit_expr(p)) for p in (node.lower, node.upper,
@@ -152,6 +165,13 @@ class IndexingMixin:
                    "are read-only in kernels, as in Numba)")
 
     def assign_subscript(self, target, value, stmt):
+        if flatiter.flat_target(target) is not None:
+            array, ref = self.flat_element(target)
+            if ref.type != T.undefined and value.type != T.undefined:
+                self.check_writable(target, flatiter.flat_target(target), array)
+                if self.final:
+                    self.emit(f"{ref.code} = {self.convert(target, value, ref.type).code};", stmt)
+            return
         base = self.as_value(target.value, self.visit_expr(target.value))
         if isinstance(base.type, T.Record) and records.field_key(target.slice) is not None:
             if value.type != T.undefined:

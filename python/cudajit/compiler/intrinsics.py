@@ -18,7 +18,7 @@ from .registry import REGISTRY, bind_args, expect_args, intrinsic, is_namespace,
 from .typeconv import resolve
 from .values import Value, tuple_value, typed
 # Importing these modules registers their entries in REGISTRY.
-from . import libdevice, mathlib, npufuncs, pointers, pybuiltins, pyoperator, vectors  # noqa: F401
+from . import flatiter, libdevice, mathlib, npufuncs, pointers, pybuiltins, pyoperator, vectors  # noqa: F401
 
 # Documentation of the cuda.* names that are namespaces of entries rather than entries themselves.
 NAMESPACE_DOCS = {

@@ -8,7 +8,7 @@ import itertools
 
 import numpy as np
 
-from . import types as T
+from . import datetimes, types as T
 from .pyvalues import compare_enum
 from .typeconv import resolve
 from .values import Value, cast, const_value, typed, cpp_int_literal, PRIMARY, UNARY, MUL, ADD, REL, EQ, BITAND, XOR, BITOR
@@ -133,6 +133,8 @@ def binary(cx, node, op, a, b):
     """``a op b`` for arithmetic and bitwise operators."""
     if T.undefined in (a.type, b.type):
         return Value(T.undefined, "?")
+    if datetimes.involved(a.type, b.type):
+        return datetimes.binary(cx, node, op, a, b)
     if not (T.is_scalar(a.type) and T.is_scalar(b.type)):
         cx.error(node, f"unsupported operand types for {op}: {a.type} and {b.type}")
     found = resolve(CASES[op], [a.type, b.type], [a.literal, b.literal], unsafe_casting=op not in _NO_UNSAFE)
@@ -187,6 +189,8 @@ def compare(cx, node, op, a, b):
             r = same if op == "is" else not same
             return Value(T.boolean, "true" if r else "false", const=r)
         cx.unsupported(node, f"'{op}' is only supported against None in CUDA kernels", "use == or !=")
+    if datetimes.involved(a.type, b.type):
+        return datetimes.compare(cx, node, op, a, b)
     if not (T.is_scalar(a.type) and T.is_scalar(b.type)):
         cx.error(node, f"cannot compare {a.type} and {b.type} with {op}")
     found = resolve(CMP_CASES[op], [a.type, b.type], [a.literal, b.literal])
@@ -214,6 +218,8 @@ def unary(cx, node, op, a):
         if T.is_scalar(a.type):
             return Value(T.boolean, f"!cj::py_bool({a.code})", UNARY)
         cx.error(node, f"'not' is not supported on {a.type}")
+    if datetimes.involved(a.type):
+        return datetimes.unary(cx, node, op, a)
     if not T.is_scalar(a.type):
         cx.error(node, f"bad operand type for unary {op}: {a.type}")
     found = resolve(UNARY_CASES[op], [a.type], [a.literal], unsafe_casting=op not in _NO_UNSAFE)

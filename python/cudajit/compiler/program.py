@@ -355,7 +355,7 @@ def _param_specs(t, name, parsed):
 def _param_spec(t, name, parsed):
     if isinstance(t, T.Array):
         return ParamSpec("array", t.dtype.code, t.ndim, t.layout)
-    if T.is_scalar(t):
+    if T.is_scalar(t) or isinstance(t, T.NPTime):     # datetimes: their int64 count
         return ParamSpec("scalar", t.code, 0, "")
     if isinstance(t, T.Record):                     # one record: a pointer to its device copy (record.h)
         return ParamSpec("pointer", t.code, 0, "")

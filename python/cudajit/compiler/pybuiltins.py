@@ -1,6 +1,6 @@
 """Python builtins inside kernels: abs min max round pow len int float bool complex print (``range`` is part of
 the ``for`` statement). Typing follows Numba's (e.g. ``round(x)`` is int64, ``abs`` of an int keeps its type)."""
-from . import types as T
+from . import datetimes, types as T
 from .registry import intrinsic, expect_args
 from .operators import binary
 from .typeconv import resolve, unify_all
@@ -20,6 +20,8 @@ def _abs(cx, node, args, kwargs):
     if _undefined(args):
         return Value(T.undefined, "?")
     x = args[0]
+    if isinstance(x.type, T.NPTimedelta):
+        return datetimes.absolute(x)
     found = resolve(_ABS, [x.type], [x.literal])
     if found is None:
         cx.error(node, f"abs() does not accept {x.type}")

@@ -193,6 +193,32 @@ def _field_name(t, shape):
     return str(t) if shape is None else f"nestedarray({t.dtype}, {shape})"
 
 
+class NPTime(Type):
+    """NumPy's ``datetime64[unit]`` (``NPDatetime``, kind 'M') and ``timedelta64[unit]`` (``NPTimedelta``, kind
+    'm'), Numba's names: C++ ``cj::datetime64<U>`` / ``cj::timedelta64<U>`` (datetime.h), one int64 count with the
+    unit (Numba's unit code) in the type. Launched as an int64; the arithmetic is compiler/datetimes.py's."""
+    UNITS = {"Y": 0, "M": 1, "W": 2, "D": 4, "h": 5, "m": 6, "s": 7, "ms": 8, "us": 9, "ns": 10, "ps": 11,
+             "fs": 12, "as": 13}
+    kind = base = "?"
+    code = "i8"                                      # the launcher packs the count
+    __getitem__ = Scalar.__getitem__
+
+    def __init__(self, unit):
+        if unit not in self.UNITS:
+            raise ValueError(f"{self.base} unit must be one of {', '.join(self.UNITS)}, not {unit!r}")
+        self.unit, self.unit_code = unit, self.UNITS[unit]
+        self.dtype = np.dtype(f"{self.kind}8[{unit}]")
+        self.name, self.cpp = f"{self.base}[{unit}]", f"cj::{self.base}<{self.unit_code}>"
+
+
+class NPDatetime(NPTime):
+    kind, base = "M", "datetime64"
+
+
+class NPTimedelta(NPTime):
+    kind, base = "m", "timedelta64"
+
+
 class BaseTuple(Type):
     pass
 
@@ -375,6 +401,11 @@ def from_dtype(dtype):
             return Record(dtype)
         except TypeError:
             return None
+    if dtype.kind in "Mm" and dtype.isnative:
+        unit, count = np.datetime_data(dtype)
+        if count == 1 and unit in NPTime.UNITS:
+            return (NPDatetime if dtype.kind == "M" else NPTimedelta)(unit)
+        return None
     return _BY_DTYPE.get(dtype)
 
 

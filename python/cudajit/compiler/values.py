@@ -96,6 +96,8 @@ def cast(v, t):
     """``v`` converted to ``t`` (Numba's implicit conversion), as C++ code; unchanged if already ``t``."""
     if v.type == t:
         return v
+    if isinstance(t, T.NPTime):                      # to a finer unit (datetimes.convertible said it may)
+        return Value(t, f"cj::to_unit<{t.unit_code}>({v.code})")
     if isinstance(t, T.Array) or isinstance(v.type, T.Array):
         return Value(t, f"{t.cpp}({v.code})", nonneg=v.nonneg)
     if isinstance(t, T.BaseTuple):

@@ -85,11 +85,28 @@ class _Where:
 
 
 def _launchable_dtype(dtype):
-    # native byte order only: np.dtype('>f8') != np.dtype('<f8'); records whose fields are all such scalars
+    # native byte order only: np.dtype('>f8') != np.dtype('<f8'); records whose fields are all such scalars;
+    # datetime64/timedelta64 of one unit
     if dtype in _KERNEL_DTYPES:
         return True
     from ..compiler.types import from_dtype
-    return dtype.names is not None and from_dtype(dtype) is not None
+    return (dtype.names is not None or dtype.kind in "Mm") and from_dtype(dtype) is not None
+
+
+_TIME_COUNT_TYPES = {}
+
+
+def _time_scalar(value):
+    """A datetime64/timedelta64 scalar as the launcher takes it: its int64 count (NaT: INT64_MIN), in an int
+    subclass per dtype that the dispatcher keys apart (a registered tag) and ``typeof`` types as the dtype."""
+    cls = _TIME_COUNT_TYPES.get(value.dtype)
+    if cls is None:
+        from ..compiler.types import from_dtype
+        t = from_dtype(value.dtype)
+        cls = type(f"{t}_count", (int,), {"__slots__": (), "_cudajit_typeof": lambda self, t=t: t})
+        _core.register_scalar_type(cls, "i8", len(_TIME_COUNT_TYPES) + 1)
+        _TIME_COUNT_TYPES[value.dtype] = cls
+    return cls(int(value.astype(np.int64)))
 
 
 def _record_argument(rec, writebacks):
@@ -119,11 +136,12 @@ def _refuse(a, where):
     """TypeError for an argument no kernel parameter can take, with what would work instead."""
     kind = type(a).__name__
     if isinstance(a, (np.ndarray, DeviceNDArray)):
-        hint = (f"arrays of dtype {_dtype_name(a.dtype)} cannot be passed: kernels take bool, integer, float and "
-                f"complex arrays, and records whose fields are those (or arrays of those)")
+        hint = (f"arrays of dtype {_dtype_name(a.dtype)} cannot be passed: kernels take bool, integer, float, "
+                f"complex and datetime64/timedelta64 (one unit) arrays, and records whose fields are numbers "
+                f"(or arrays of those)")
     elif isinstance(a, np.generic):
-        hint = (f"NumPy scalars of dtype {_dtype_name(a.dtype)} cannot be passed: kernels take bool, integer, float "
-                f"and complex scalars")
+        hint = (f"NumPy scalars of dtype {_dtype_name(a.dtype)} cannot be passed: kernels take bool, integer, float, "
+                f"complex and datetime64/timedelta64 (one unit) scalars")
     elif isinstance(a, (str, bytes)):
         hint = "strings cannot be passed to kernels"
     elif a is None:
@@ -165,6 +183,9 @@ def _convert_all(args, writebacks, where, copies):
             continue
         if isinstance(a, np.void) and _launchable_dtype(a.dtype):
             out.append(_record_argument(a, writebacks))
+            continue
+        if isinstance(a, (np.datetime64, np.timedelta64)) and _launchable_dtype(a.dtype):
+            out.append(_time_scalar(a))
             continue
         if isinstance(a, _PY_SCALARS) or (isinstance(a, np.generic) and _launchable_dtype(a.dtype)):
             out.append(a)

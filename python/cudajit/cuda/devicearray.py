@@ -80,14 +80,16 @@ def _check_dtype(dtype, what="dtype"):
     return dtype
 
 
-_RECORD_KEYS = {}
+_DTYPE_KEYS = {}
 
 
-def record_key(dtype, scalar):
+def dtype_key(dtype, scalar):
+    """The dispatcher's number for a dtype its C++ does not know (records, datetime64/timedelta64 with their
+    unit): equal dtypes share a number; None (convert in Python first) for other dtypes and cuda.random's states."""
     from .random import xoroshiro128p_dtype
-    if dtype.names is None or dtype == xoroshiro128p_dtype:
+    if dtype.names is None and dtype.kind not in "Mm" or dtype == xoroshiro128p_dtype:
         return None
-    return _RECORD_KEYS.setdefault((dtype, scalar), len(_RECORD_KEYS))
+    return _DTYPE_KEYS.setdefault((dtype, scalar), len(_DTYPE_KEYS))
 
 
 class DeviceNDArray(_core.ArrayCore):
@@ -97,10 +99,9 @@ class DeviceNDArray(_core.ArrayCore):
     _record_scalar = False   # a 0-d copy of one record kernel argument (args.py): the kernel sees a record
 
     @property
-    def _cudajit_record_key(self):
-        """The dispatcher's key part for a structured dtype (launch.cpp asks only for those): equal dtypes share
-        a number; None (convert in Python first) for other dtypes and cuda.random's states."""
-        return record_key(self.dtype, self._record_scalar)
+    def _cudajit_dtype_key(self):
+        """The dispatcher's key part for a dtype of kind kOther (launch.cpp asks only for those): ``dtype_key``."""
+        return dtype_key(self.dtype, self._record_scalar)
 
     def __init__(self, shape, strides, dtype, stream=0, gpu_data=None):
         # Numba's constructor: allocate (or adopt gpu_data, a buffer with .ptr) for shape/strides.

@@ -1,7 +1,8 @@
 """The "NumPy support" section of numba-cuda's page (and the array/scalar rows issue 12 names), row by row: array
 attributes, indexing and slicing, the views (.T, .transpose(), .view, .real, .imag, .reshape), every listed ufunc
 (one kernel for all of them, each row its own column against NumPy), and what numba-cuda refuses (array creation,
-allocating array methods), refused here with the user's file:line. docs/SUPPORTED.md names each test."""
+allocating array methods), refused here with the user's file:line; datetime64/timedelta64 (one kernel run with host,
+device and CAI arrays), np.ndenumerate and a.flat. docs/SUPPORTED.md names each test."""
 import numpy as np
 import pytest
 

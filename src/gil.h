@@ -9,6 +9,7 @@
 #include <pybind11/pybind11.h>
 
 #include <cxxabi.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -39,6 +40,23 @@ inline void drain_native_calls_at_exit() { std::atexit(drain_native_calls); }
     for (;;) pause();
 }
 
+// Set by the Python-level drain (src/module.cpp): the interpreter is exiting, and from then on a thread other than
+// the exiting one that would start a native call parks instead. Without this, a daemon thread took the GIL while
+// the exiting thread flushed stdout after the drain, started an NVRTC compile, and was inside NVRTC when exit()
+// destroyed NVRTC's statics (a SIGSEGV once in tens of exits). Never destroyed.
+inline std::atomic<bool>& exiting() {
+    static std::atomic<bool>* f = new std::atomic<bool>(false);
+    return *f;
+}
+inline pthread_t& exiting_thread() {
+    static pthread_t* t = new pthread_t{};
+    return *t;
+}
+inline void begin_exit() {
+    exiting_thread() = pthread_self();
+    exiting().store(true);
+}
+
 // Takes the GIL back on this thread, or parks the thread when the interpreter is ending it.
 inline void restore_thread(PyThreadState* tstate) noexcept {
     try {
@@ -51,7 +69,10 @@ inline void restore_thread(PyThreadState* tstate) noexcept {
 // Use instead of py::gil_scoped_release (also as py::call_guard<cj::NoGil>).
 class NoGil {
 public:
-    NoGil() : tstate_(PyEval_SaveThread()) { ++native_calls(); }
+    NoGil() : tstate_(PyEval_SaveThread()) {
+        if (exiting().load() && !pthread_equal(pthread_self(), exiting_thread())) park_forever();
+        ++native_calls();
+    }
     ~NoGil() {
         --native_calls();
         restore_thread(tstate_);

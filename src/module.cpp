@@ -28,8 +28,11 @@ PYBIND11_MODULE(_core, m) {
     cj::bind_random(m);
     cj::bind_cache(m);
     // Interpreter exit: before the interpreter finalizes, wait (holding the GIL, so that no new native call
-    // starts) until no thread is inside one (gil.h, drain_native_calls).
-    py::module_::import("atexit").attr("register")(py::cpp_function([] { cj::drain_native_calls(); }));
+    // starts) until no thread is inside one; other threads park from then on instead of starting one (gil.h).
+    py::module_::import("atexit").attr("register")(py::cpp_function([] {
+        cj::begin_exit();
+        cj::drain_native_calls();
+    }));
 
     py::register_exception_translator([](std::exception_ptr p) {
         try {

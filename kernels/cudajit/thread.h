@@ -188,14 +188,17 @@ template <class... P> inline void run_entry(cj_cpu_state* s, void (*kernel)(P...
             call(kernel, s->params, std::index_sequence_for<P...>{});
             return;
         }
-        for (int32_t z = 0; z < s->ntid[2]; ++z)
-            for (int32_t y = 0; y < s->ntid[1]; ++y)
+        // threadIdx.y and .z are stored once per row, not per thread: the innermost loop stays tight.
+        for (int32_t z = 0; z < s->ntid[2]; ++z) {
+            s->tid[2] = z;
+            for (int32_t y = 0; y < s->ntid[1]; ++y) {
+                s->tid[1] = y;
                 for (int32_t x = 0; x < s->ntid[0]; ++x) {
                     s->tid[0] = x;
-                    s->tid[1] = y;
-                    s->tid[2] = z;
                     call(kernel, s->params, std::index_sequence_for<P...>{});
                 }
+            }
+        }
     } catch (const Abort&) {
         // The failure is recorded (fail) or the launch is aborting; the launcher raises the error.
     }

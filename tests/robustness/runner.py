@@ -131,10 +131,14 @@ def _child_main(case, case_file, result_fd, log_path):
     os.dup2(log, 1)
     os.dup2(log, 2)
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    # A child that runs past its timeout is killed; a second before that, every thread's Python stack goes to the
+    # log (the watchdog thread needs no GIL), so that a hang's row says where it was.
+    faulthandler.dump_traceback_later(max(1.0, case.timeout - 1.0), file=sys.stderr)
     try:
         verdict = judge(case, case_file)
     except BaseException as e:
         verdict = {"outcome": "unexpected-error", "detail": "runner: " + _message(e)}
+    faulthandler.cancel_dump_traceback_later()
     payload = json.dumps(verdict).encode()[:60000]
     os.write(result_fd, payload)
     os.close(result_fd)
@@ -180,7 +184,8 @@ def _finish(r, status_kind, value):
     row = {"category": r.case.category, "name": r.case.name, "seconds": round(elapsed, 2)}
     raw = b"".join(r.chunks)
     if status_kind == "timeout":
-        row.update(outcome="hang", detail=f"no result after {r.case.timeout:g} s; output: {_log_tail(r.log_path, 300)}")
+        got = f"result {raw.decode(errors='replace')[:200]} written, then no exit" if raw else "no result"
+        row.update(outcome="hang", detail=f"{got} after {r.case.timeout:g} s; output: {_log_tail(r.log_path, 2500)}")
     elif status_kind == "signal":
         row.update(outcome="crash", detail=f"killed by {signal.Signals(value).name}; output: {_log_tail(r.log_path)}")
     elif not raw:

@@ -64,4 +64,4 @@ def test_category(results, category):
     if fixed:
         warnings.warn(f"{category}: now ok, strike off known_not_ok.txt: {', '.join(fixed)}")
     assert not bad, f"{len(bad)} case(s) not ok on {backend}:\n" + "\n".join(
-        f"  {r['name']}: {r['outcome']}: {' '.join(r['detail'].split())[:300]}" for r in bad)
+        f"  {r['name']}: {r['outcome']}: {' '.join(r['detail'].split())[:2500 if r['outcome'] == 'hang' else 300]}" for r in bad)

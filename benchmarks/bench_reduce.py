@@ -1,5 +1,7 @@
 """cuda.reduce in numba-cuda's fold order: time against numba-cuda's reduce and cp.sum (CUDA events, medians),
-for several pass-1 batch depths (loads in flight per thread), and the bits against numba-cuda's result.
+with pass 1's producer warps (sm_90+, the default) and without (numba-cuda's 128 threads, each loading 32
+elements ahead), and the bits against numba-cuda's result. Every time is a whole call: pass 1, the tail/partials
+kernel and the result's copy to the host.
 
 Run on the device:  python3 benchmarks/bench_reduce.py
 """
@@ -46,10 +48,24 @@ for N in (1 << 20, 1 << 27):
     dA, nA, cA = cuda.to_device(A), ncuda.to_device(A), cp.asarray(A)
     want = nsum(nA)
     row = {"N": N, "numba_cuda_ms": gpu_ms(lambda: nsum(nA)), "cupy_sum_ms": gpu_ms(lambda: cp.sum(cA))}
-    for batch in (16, 32, 64):
-        reduction._BATCH = batch
-        red = cuda.reduce(add)
+    red = cuda.reduce(add)
+    shape = reduction._pass1_shape
+    for label, force_plain in (("cudajit", False), ("cudajit_plain", True)):
+        if force_plain:
+            reduction._pass1_shape = lambda dev: (reduction._BLOCK, 0)
         got = red(dA)
-        row[f"cudajit_b{batch}_ms"] = gpu_ms(lambda: red(dA))
-        row[f"b{batch}_same_bits"] = np.float32(got).tobytes() == np.float32(want).tobytes()
+        row[f"{label}_ms"] = gpu_ms(lambda: red(dA))
+        row[f"{label}_same_bits"] = np.float32(got).tobytes() == np.float32(want).tobytes()
+        reduction._pass1_shape = shape
+    dres = cuda.device_array(1, np.float32)           # the result left on the device, as cp.sum leaves it
+    row["cudajit_res_ms"] = gpu_ms(lambda: red(dA, res=dres))
+    full, _ = red._kernel_pair(np.dtype(np.float32))     # pass 1 alone, as cudajit launches it
+    n_full = N // reduction._BLOCK * reduction._BLOCK
+    blocks = min(n_full // reduction._BLOCK, reduction._MAX_BLOCKS)
+    threads, ring = reduction._pass1_shape(dA)
+    parts = cuda.device_array(blocks + 1, np.float32)
+    row["pass1_threads"] = threads
+    row["pass1_ms"] = gpu_ms(lambda: full[blocks, threads, 0, ring](dA, parts, n_full, np.float32(0)))
+    row["cudajit_vs_cupy"] = round(row["cudajit_ms"] / row["cupy_sum_ms"], 3)
+    row["cudajit_res_vs_cupy"] = round(row["cudajit_res_ms"] / row["cupy_sum_ms"], 3)
     emit(what="reduce_sum", **row)

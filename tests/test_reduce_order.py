@@ -113,3 +113,38 @@ def test_reduce_refuses_2d(backend):
     red = cuda.reduce(add)
     with pytest.raises(TypeError, match="1-d"):
         red(np.ones((4, 4), np.float32))
+
+
+# Rows per block beyond several ring chunks (a chunk is 128 rows of float32, 32 of complex128): pass 1's producer
+# warps on sm_90+ (kernels/cudajit/reduce_ring.h), the stages reused many times, a partial last chunk, a tail.
+RING_CASES = [(np.float32, 8192 * (1 + 128 * 5) + 4096 + 77, lopsided),
+              (np.float64, 8192 * (1 + 64 * 3) + 128 * 5 + 3, abs_add),
+              (np.int16, 8192 * 300 + 129, add),
+              (np.complex128, 8192 * (1 + 32 * 4) + 31, lopsided)]
+
+
+@pytest.mark.parametrize("dtype,n,op", RING_CASES, ids=lambda v: getattr(v, "__name__", str(v)))
+def test_reduce_long_rows_equal_numba_cuda_order(backend, rng, dtype, n, op):
+    from cudajit.cuda import reduction
+    if np.dtype(dtype).kind == "c":
+        x = (rng.normal(0, 10, n) + 1j * rng.normal(0, 10, n)).astype(dtype)
+    elif np.dtype(dtype).kind == "i":
+        x = rng.integers(-30000, 30000, n).astype(dtype)
+    else:
+        x = rng.normal(0, 10, n).astype(dtype)
+    init = x[:1][0]
+    want = np.array(numba_cuda_order(op, x, init), dtype=dtype)
+    d = cuda.to_device(x)
+    red = cuda.reduce(op)
+    got = np.array(red(d, init=init), dtype=dtype)
+    assert got.tobytes() == want.tobytes(), (dtype, n, got, want)
+    if backend == "gpu":
+        threads, ring = reduction._pass1_shape(d)
+        if cuda.get_current_device().compute_capability >= (9, 0):
+            assert threads > 128 and ring > 0, "pass 1 must use its producer warps on sm_90+"
+        # a view whose data is not 16-byte aligned takes numba-cuda's plain loop: the same bits
+        if x.itemsize < 16:
+            view = d[1:]
+            assert reduction._pass1_shape(view) == (128, 0)
+            want_view = np.array(numba_cuda_order(op, x[1:], init), dtype=dtype)
+            assert np.array(red(view, init=init), dtype=dtype).tobytes() == want_view.tobytes()

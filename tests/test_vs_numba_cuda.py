@@ -296,6 +296,10 @@ def _vectorize_body(a, b):
     return a * b - math.sqrt(b) if a > 0 else b - a
 
 
+def _vectorize_lin(a, b):
+    return a * 0.75 - b
+
+
 def _guvectorize_body(x, c, out):
     for i in range(x.shape[0]):
         out[i] = x[i] * c + math.cos(x[i])
@@ -325,9 +329,12 @@ def test_vectorize_and_guvectorize_match_numba_cuda(both, rng):
     ours = cudajit.vectorize(sigs, target="cuda")(_vectorize_body)
     theirs = numba.vectorize(sigs, target="cuda")(_vectorize_body)
     np.testing.assert_array_equal(ours(x, y), theirs(x, y))
-    for v in (x, y):                      # x: NaN from sqrt of a negative, propagated by both; y: finite
+    for v in (x, y):                      # NaN from sqrt of a negative partial, propagated by both
         np.testing.assert_equal(ours.reduce(v), theirs.reduce(v))
-    assert np.isfinite(ours.reduce(y))
+    lin_ours = cudajit.vectorize(sigs, target="cuda")(_vectorize_lin)      # not associative, always finite
+    lin_theirs = numba.vectorize(sigs, target="cuda")(_vectorize_lin)
+    got = lin_ours.reduce(x)
+    assert np.isfinite(got) and got.tobytes() == lin_theirs.reduce(x).tobytes()
     gsig, layout = ["void(float32[:], float32, float32[:])"], "(n),()->(n)"
     g_ours = cuda.guvectorize(gsig, layout)(_guvectorize_body)
     g_theirs = numba.guvectorize(gsig, layout, target="cuda")(_guvectorize_body)

@@ -14,3 +14,4 @@
 #include "record.h"
 #include "random.h"
 #include "cpu_exec.h"
+#include "reduce_ring.h"

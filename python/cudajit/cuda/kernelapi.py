@@ -30,7 +30,7 @@ def _placeholders():
     child of ``atomic``. cuda.random's entries belong to the cuda.random module instead."""
     tree = {}
     for name in REGISTRY:
-        if name.startswith("cuda.") and not name.startswith("cuda.random."):
+        if name.startswith("cuda.") and not name.startswith(("cuda.random.", "cuda._")):
             node = tree
             for part in name.split(".")[1:]:
                 node = node.setdefault(part, {})

@@ -243,10 +243,16 @@ def _pass1_shape(dev):
         return _BLOCK, 0
     from .devices import get_current_device
     gpu = get_current_device()
-    ring = _ring_bytes(itemsize)
-    if tuple(gpu.compute_capability) < (9, 0) or gpu.MAX_SHARED_MEMORY_PER_BLOCK_OPTIN < ring + 4096:
-        return _BLOCK, 0
-    return _BLOCK + _WARP * _PRODUCERS, ring
+    key = (gpu.id, itemsize)
+    shape = _RING_SHAPES.get(key)
+    if shape is None:
+        ring = _ring_bytes(itemsize)
+        fits = tuple(gpu.compute_capability) >= (9, 0) and gpu.MAX_SHARED_MEMORY_PER_BLOCK_OPTIN >= ring + 4096
+        shape = _RING_SHAPES[key] = (_BLOCK + _WARP * _PRODUCERS, ring) if fits else (_BLOCK, 0)
+    return shape
+
+
+_RING_SHAPES = {}      # (device id, itemsize) -> pass 1's shape for a contiguous aligned input
 
 
 def _device_input(arr, stream):

@@ -498,56 +498,40 @@ def _cuda_cbrt(cx, node, args, kwargs):
 # ---- cuda.reduce's producer-warp ring (internal: cuda/reduction.py's pass 1; kernels/cudajit/reduce_ring.h) ----
 # Not user API: the names live under cuda._reduce, which kernelapi does not export.
 
-def _ring_array(cx, node, v, what):
-    if not (isinstance(v, Value) and isinstance(v.type, T.Array) and v.type.ndim == 1):
-        cx.error(node, f"cuda._reduce: {what} must be a 1-d array")
-    return f"{v.code}.data"
+# name -> (return type, parameters, what it does); a parameter is an array ("a") whose .data is passed, or an
+# integer ("i") passed as int64_t. Each becomes cj::reduce_ring::<name without "ring_">(...).
+_RING_ENTRIES = {
+    "ring_init": (T.none, (("bars", "a"),), "thread 0 initialises the ring's four mbarriers (bars: a shared "
+                  "uint64 array of 4); the block syncs after"),
+    "ring_produce": (T.none, (("src", "a"), ("n_full", "i"), ("ring", "a"), ("bars", "a")),
+                     "a producer thread's loop"),
+    "ring_take": (T.int64, (("src", "a"), ("n_full", "i"), ("bars", "a"), ("c", "i")),
+                  "waits for chunk c and gives its number of rows (0: no chunk c)"),
+    "ring_stage": (T.int64, (("src", "a"), ("c", "i")), "the ring index of chunk c's first row"),
+    "ring_release": (T.none, (("bars", "a"), ("c", "i")), "the fold thread is done with chunk c's stage"),
+}
 
 
-def _ring_int(cx, node, v, what):
-    if not (isinstance(v, Value) and T.is_int(v.type)):
-        cx.error(node, f"cuda._reduce: {what} must be an integer")
-    return f"int64_t({v.code})"
+def _ring_entry(name, ret, params):
+    full = f"cuda._reduce.{name}"
+
+    def impl(cx, node, args, kwargs):
+        expect_args(cx, node, full, args, len(params))
+        parts = []
+        for (what, kind), v in zip(params, args):
+            if kind == "a":
+                if not (isinstance(v, Value) and isinstance(v.type, T.Array) and v.type.ndim == 1):
+                    cx.error(node, f"{full}: {what} must be a 1-d array")
+                parts.append(f"{v.code}.data")
+            else:
+                if not (isinstance(v, Value) and T.is_int(v.type)):
+                    cx.error(node, f"{full}: {what} must be an integer")
+                parts.append(f"int64_t({v.code})")
+        return Value(ret, f"cj::reduce_ring::{name[len('ring_'):]}({', '.join(parts)})", nonneg=ret != T.none)
+    return impl
 
 
-@intrinsic("cuda._reduce.ring_init", barrier=True, doc="Internal to cuda.reduce: thread 0 initialises the ring's "
-           "four mbarriers (bars: a shared uint64 array of 4); the block syncs after.")
-def _ring_init(cx, node, args, kwargs):
-    expect_args(cx, node, "cuda._reduce.ring_init", args, 1)
-    return Value(T.none, f"cj::reduce_ring::init({_ring_array(cx, node, args[0], 'bars')})")
-
-
-@intrinsic("cuda._reduce.ring_produce", barrier=True, doc="Internal to cuda.reduce: a producer thread's loop, "
-           "ring_produce(src, n_full, ring, bars).")
-def _ring_produce(cx, node, args, kwargs):
-    expect_args(cx, node, "cuda._reduce.ring_produce", args, 4)
-    src, n, ring, bars = args
-    return Value(T.none, f"cj::reduce_ring::produce({_ring_array(cx, node, src, 'src')}, "
-                         f"{_ring_int(cx, node, n, 'n_full')}, {_ring_array(cx, node, ring, 'ring')}, "
-                         f"{_ring_array(cx, node, bars, 'bars')})")
-
-
-@intrinsic("cuda._reduce.ring_take", barrier=True, doc="Internal to cuda.reduce: ring_take(src, n_full, bars, c) "
-           "waits for chunk c and gives its number of rows (0: no chunk c).")
-def _ring_take(cx, node, args, kwargs):
-    expect_args(cx, node, "cuda._reduce.ring_take", args, 4)
-    src, n, bars, c = args
-    return Value(T.int64, f"cj::reduce_ring::take({_ring_array(cx, node, src, 'src')}, "
-                          f"{_ring_int(cx, node, n, 'n_full')}, {_ring_array(cx, node, bars, 'bars')}, "
-                          f"{_ring_int(cx, node, c, 'c')})", nonneg=True)
-
-
-@intrinsic("cuda._reduce.ring_stage", doc="Internal to cuda.reduce: ring_stage(src, c), the ring index of chunk "
-           "c's first row.")
-def _ring_stage(cx, node, args, kwargs):
-    expect_args(cx, node, "cuda._reduce.ring_stage", args, 2)
-    return Value(T.int64, f"cj::reduce_ring::stage({_ring_array(cx, node, args[0], 'src')}, "
-                          f"{_ring_int(cx, node, args[1], 'c')})", nonneg=True)
-
-
-@intrinsic("cuda._reduce.ring_release", barrier=True, doc="Internal to cuda.reduce: ring_release(bars, c), the "
-           "fold thread is done with chunk c's stage.")
-def _ring_release(cx, node, args, kwargs):
-    expect_args(cx, node, "cuda._reduce.ring_release", args, 2)
-    return Value(T.none, f"cj::reduce_ring::release({_ring_array(cx, node, args[0], 'bars')}, "
-                         f"{_ring_int(cx, node, args[1], 'c')})")
+for _name, (_ret, _params, _what) in _RING_ENTRIES.items():
+    intrinsic(f"cuda._reduce.{_name}", barrier=_name != "ring_stage",
+              doc=f"Internal to cuda.reduce: {_name}({', '.join(p for p, _ in _params)}), {_what}.")(
+        _ring_entry(_name, _ret, _params))

@@ -620,19 +620,25 @@ namespace {
 }
 
 // One launch number as an integer in [.., limit]: TypeError for a non-integer, OverflowError
-// naming the limit beyond it.
-long long launch_integer(PyObject* o, const std::string& what, long long limit) {
+// naming the limit beyond it. `name` makes the number's name for a message only when there is one to give.
+template <class Name>
+long long launch_integer(PyObject* o, const Name& name, long long limit) {
+    if (PyLong_CheckExact(o)) {                          // the common case: no conversion, no text
+        int overflow = 0;
+        long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+        if (!overflow && v >= 0 && v <= limit) return v;
+    }
     PyObject* idx = PyNumber_Index(o);
     if (!idx) {
         PyErr_Clear();
-        throw py::type_error(what + " must be an int, not " + Py_TYPE(o)->tp_name);
+        throw py::type_error(name() + " must be an int, not " + Py_TYPE(o)->tp_name);
     }
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(idx, &overflow);
     std::string text = py::str(idx);
     Py_DECREF(idx);
-    if (overflow > 0 || v > limit) throw_overflow(what + " = " + text + " exceeds CUDA's limit of " + std::to_string(limit));
-    if (overflow < 0) throw LaunchError(what + " must not be negative, got " + text);
+    if (overflow > 0 || v > limit) throw_overflow(name() + " = " + text + " exceeds CUDA's limit of " + std::to_string(limit));
+    if (overflow < 0) throw LaunchError(name() + " must not be negative, got " + text);
     return v;
 }
 
@@ -641,12 +647,19 @@ long long launch_integer(PyObject* o, const std::string& what, long long limit) 
 void parse_dims(py::handle h, unsigned out[3], const char* what, const int (&limits)[3]) {
     static const char* axis = "xyz";
     auto one = [&](PyObject* o, int i) -> unsigned {
-        std::string name = std::string(what) + "." + axis[i];
+        auto name = [&] { return std::string(what) + "." + axis[i]; };
         long long v = launch_integer(o, name, limits[i]);
-        if (v <= 0) throw LaunchError(name + " must be positive, got " + std::to_string(v));
+        if (v <= 0) throw LaunchError(name() + " must be positive, got " + std::to_string(v));
         return static_cast<unsigned>(v);
     };
-    if (PyTuple_Check(h.ptr()) || PyList_Check(h.ptr())) {
+    if (PyTuple_Check(h.ptr())) {
+        Py_ssize_t n = PyTuple_GET_SIZE(h.ptr());
+        if (n < 1 || n > 3)
+            throw LaunchError(std::string(what) + " must have 1 to 3 dimensions, got " + std::to_string(n));
+        for (Py_ssize_t i = 0; i < n; ++i) out[i] = one(PyTuple_GET_ITEM(h.ptr(), i), static_cast<int>(i));
+        return;
+    }
+    if (PyList_Check(h.ptr())) {
         py::sequence s = py::reinterpret_borrow<py::sequence>(h);
         size_t n = s.size();
         if (n < 1 || n > 3)
@@ -698,7 +711,7 @@ LaunchConfig parse_config(py::handle grid, py::handle block, py::handle stream, 
     if (!stream.is_none()) c.stream = stream_handle(stream);
     if (!shared_mem.is_none()) {
         // cuLaunchKernel takes an unsigned int; the device's own limit is checked at launch.
-        long long s = launch_integer(shared_mem.ptr(), "sharedmem", 0xffffffffLL);
+        long long s = launch_integer(shared_mem.ptr(), [] { return std::string("sharedmem"); }, 0xffffffffLL);
         if (s < 0) throw LaunchError("sharedmem (dynamic shared memory bytes) must be >= 0, got " + std::to_string(s));
         c.shared_mem = static_cast<size_t>(s);
     }

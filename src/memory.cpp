@@ -9,6 +9,7 @@
 #include "context.h"
 #include "driver.h"
 #include "errors.h"
+#include "staging.h"
 
 namespace cj {
 namespace {
@@ -166,6 +167,7 @@ void copy_htod(uintptr_t dst, const void* src, size_t n, uintptr_t stream, Backe
         return;
     }
     ctx::DeviceScope scope(device);
+    if (staging::copy_htod(static_cast<CUdeviceptr>(dst), src, n, as_stream(stream))) return;
     CJ_CU(cuMemcpyHtoDAsync, static_cast<CUdeviceptr>(dst), src, n, as_stream(stream));
 }
 
@@ -176,7 +178,26 @@ void copy_dtoh(void* dst, uintptr_t src, size_t n, uintptr_t stream, Backend b, 
         return;
     }
     ctx::DeviceScope scope(device);
+    if (staging::copy_dtoh(dst, static_cast<CUdeviceptr>(src), n, as_stream(stream))) return;
     CJ_CU(cuMemcpyDtoHAsync, dst, static_cast<CUdeviceptr>(src), n, as_stream(stream));
+}
+
+void copy_htod_batch(const std::vector<HostRange>& ranges, uintptr_t stream, Backend b, int device) {
+    if (b == Backend::Cpu) {
+        for (const HostRange& r : ranges) std::memcpy(reinterpret_cast<void*>(r.device), r.host, r.n);
+        return;
+    }
+    ctx::DeviceScope scope(device);
+    staging::copy_htod_batch(ranges, as_stream(stream));
+}
+
+void copy_dtoh_batch(const std::vector<HostRange>& ranges, uintptr_t stream, Backend b, int device) {
+    if (b == Backend::Cpu) {
+        for (const HostRange& r : ranges) std::memcpy(r.host, reinterpret_cast<const void*>(r.device), r.n);
+        return;
+    }
+    ctx::DeviceScope scope(device);
+    staging::copy_dtoh_batch(ranges, as_stream(stream));
 }
 
 void copy_dtod(uintptr_t dst, uintptr_t src, size_t n, uintptr_t stream, Backend b, int dst_device,

@@ -27,8 +27,9 @@ constexpr size_t kOnePiece = size_t{1} << 20;
 // helper thread (~10 us) small against its share of the work.
 constexpr size_t kMinPart = size_t{256} << 10;
 constexpr unsigned kMaxCopyThreads = 8;
-// Slots a context keeps; past this a copy waits for an idle slot's DMA instead of pinning more memory.
-constexpr int kMaxSlotsPerContext = 16;
+// Slots a context keeps (64 MiB pinned: two threads' large copies and a spare); past this a copy waits for an
+// idle slot's DMA instead of pinning more memory.
+constexpr int kMaxSlotsPerContext = 8;
 // Batched ranges start at this alignment in their slot (the DMA engines' preferred one).
 constexpr size_t kRangeAlign = 256;
 

@@ -194,7 +194,8 @@ class _HostCopies:
         # A non-writeable array stays read-only in the kernel (Numba types it readonly): nothing to copy back.
         dev._readonly = not host.flags.writeable
         if copy_out and not dev._readonly:
-            landing = host if contiguous and _same_layout(host, dev) else np.empty(dev.shape, dev.dtype)
+            order = "F" if dev.is_f_contiguous() and not dev.is_c_contiguous() else "C"   # dev is compact
+            landing = host if contiguous and _same_layout(host, dev) else np.empty(dev.shape, dev.dtype, order=order)
             self.outs.append((dev, host, landing))
         return dev
 

@@ -19,19 +19,9 @@ from numba import cuda as ncuda  # noqa: E402
 
 from cudajit import _core, cuda  # noqa: E402
 
-from bench_common import emit, med  # noqa: E402
+from bench_common import emit, med, seconds  # noqa: E402
 
 GIB = 1 << 30
-
-
-def wall(fn, reps):
-    fn()  # warm: allocations, staging slots, page faults of the host arrays
-    ts = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-    return med(ts)
 
 
 def bandwidth_rows(reps=7):
@@ -40,10 +30,10 @@ def bandwidth_rows(reps=7):
         dev = lib.to_device(host)
         into = np.empty_like(host)
         # the host array copy_to_host makes is new memory each time, as a user's would be
-        fresh = wall(lambda: dev.copy_to_host(), reps)
+        fresh = seconds(lambda: dev.copy_to_host(), reps)
         emit(what="1 GiB pageable", lib=name,
-             htod_GBps=GIB / wall(lambda: dev.copy_to_device(host), reps) / 1e9,
-             dtoh_into_GBps=GIB / wall(lambda: dev.copy_to_host(into), reps) / 1e9,
+             htod_GBps=GIB / seconds(lambda: dev.copy_to_device(host), reps) / 1e9,
+             dtoh_into_GBps=GIB / seconds(lambda: dev.copy_to_host(into), reps) / 1e9,
              dtoh_new_GBps=GIB / fresh / 1e9)
         assert np.array_equal(dev.copy_to_host(), host)
         del dev
@@ -79,7 +69,7 @@ def reduce_rows(reps=7):
 
     for name, lib in (("cudajit", cuda), ("numba_cuda", ncuda)):
         red = lib.reduce(add)
-        emit(what="reduce sum 2^27 float32 from NumPy", lib=name, ms=wall(lambda: red(host), reps) * 1e3)
+        emit(what="reduce sum 2^27 float32 from NumPy", lib=name, ms=seconds(lambda: red(host), reps) * 1e3)
 
 
 if __name__ == "__main__":

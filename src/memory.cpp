@@ -183,21 +183,19 @@ void copy_dtoh(void* dst, uintptr_t src, size_t n, uintptr_t stream, Backend b, 
 }
 
 void copy_htod_batch(const std::vector<HostRange>& ranges, uintptr_t stream, Backend b, int device) {
-    if (b == Backend::Cpu) {
-        for (const HostRange& r : ranges) std::memcpy(reinterpret_cast<void*>(r.device), r.host, r.n);
-        return;
+    if (b == Backend::Gpu) {
+        ctx::DeviceScope scope(device);
+        if (staging::copy_htod_batch(ranges, as_stream(stream))) return;
     }
-    ctx::DeviceScope scope(device);
-    staging::copy_htod_batch(ranges, as_stream(stream));
+    for (const HostRange& r : ranges) copy_htod(r.device, r.host, r.n, stream, b, device);
 }
 
 void copy_dtoh_batch(const std::vector<HostRange>& ranges, uintptr_t stream, Backend b, int device) {
-    if (b == Backend::Cpu) {
-        for (const HostRange& r : ranges) std::memcpy(r.host, reinterpret_cast<const void*>(r.device), r.n);
-        return;
+    if (b == Backend::Gpu) {
+        ctx::DeviceScope scope(device);
+        if (staging::copy_dtoh_batch(ranges, as_stream(stream))) return;
     }
-    ctx::DeviceScope scope(device);
-    staging::copy_dtoh_batch(ranges, as_stream(stream));
+    for (const HostRange& r : ranges) copy_dtoh(r.host, r.device, r.n, stream, b, device);
 }
 
 void copy_dtod(uintptr_t dst, uintptr_t src, size_t n, uintptr_t stream, Backend b, int dst_device,

@@ -310,15 +310,10 @@ std::vector<size_t> batch_layout(const std::vector<Range>& ranges, CUstream stre
 
 }  // namespace
 
-void copy_htod_batch(const std::vector<Range>& ranges, CUstream stream) {
+bool copy_htod_batch(const std::vector<Range>& ranges, CUstream stream) {
     std::vector<size_t> offsets = batch_layout(ranges, stream);
     Slots slots(offsets.empty() ? 0 : 1);
-    if (!slots.size()) {
-        for (const Range& r : ranges)
-            if (r.n && !copy_htod(r.device, r.host, r.n, stream))
-                CJ_CU(cuMemcpyHtoDAsync, r.device, r.host, r.n, stream);
-        return;
-    }
+    if (!slots.size()) return false;
     auto* block = static_cast<char*>(slots[0].host);
     for (size_t i = 0; i < ranges.size(); ++i) {
         if (!ranges[i].n) continue;
@@ -327,17 +322,13 @@ void copy_htod_batch(const std::vector<Range>& ranges, CUstream stream) {
     }
     CJ_CU(cuEventRecord, slots[0].done, stream);
     ++g_staged;
+    return true;
 }
 
-void copy_dtoh_batch(const std::vector<Range>& ranges, CUstream stream) {
+bool copy_dtoh_batch(const std::vector<Range>& ranges, CUstream stream) {
     std::vector<size_t> offsets = batch_layout(ranges, stream);
     Slots slots(offsets.empty() ? 0 : 1);
-    if (!slots.size()) {
-        for (const Range& r : ranges)
-            if (r.n && !copy_dtoh(r.host, r.device, r.n, stream))
-                CJ_CU(cuMemcpyDtoHAsync, r.host, r.device, r.n, stream);
-        return;
-    }
+    if (!slots.size()) return false;
     auto* block = static_cast<char*>(slots[0].host);
     for (size_t i = 0; i < ranges.size(); ++i)
         if (ranges[i].n) CJ_CU(cuMemcpyDtoHAsync, block + offsets[i], ranges[i].device, ranges[i].n, stream);
@@ -346,6 +337,7 @@ void copy_dtoh_batch(const std::vector<Range>& ranges, CUstream stream) {
     for (size_t i = 0; i < ranges.size(); ++i)
         if (ranges[i].n) std::memcpy(ranges[i].host, block + offsets[i], ranges[i].n);
     ++g_staged;
+    return true;
 }
 
 void forget_pools() {

@@ -28,10 +28,10 @@ struct Range {
     size_t n;
 };
 // A batch whose bytes fit one slot goes through it: one memcpy per range, one async copy per range and, for
-// device->host, one wait for all. Larger batches (or memory the driver knows) copy range by range. Same
-// semantics as the single copies.
-void copy_htod_batch(const std::vector<Range>& ranges, CUstream stream);
-void copy_dtoh_batch(const std::vector<Range>& ranges, CUstream stream);
+// device->host, one wait for all; same semantics as the single copies. False, having done nothing, for a batch
+// larger than a slot, of memory the driver knows, or on a stream under capture: copy range by range then.
+bool copy_htod_batch(const std::vector<Range>& ranges, CUstream stream);
+bool copy_dtoh_batch(const std::vector<Range>& ranges, CUstream stream);
 
 // Frees every idle slot and forgets the pools: called before the primary contexts are released
 // (ctx::close), which frees their pinned memory. Slots in use meanwhile are freed when their copy ends.

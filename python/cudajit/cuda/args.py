@@ -8,7 +8,6 @@ import numpy as np
 from .. import _core
 from .arrays import device_array
 from .devicearray import DeviceNDArray, _host_addr, _same_layout
-from .streams import stream_handle as _stream_handle
 from .random import as_kernel_states, xoroshiro128p_dtype
 
 
@@ -173,7 +172,7 @@ class _HostCopies:
     all of them (``_core.copy_htod_batch``/``copy_dtoh_batch``), instead of a synchronous copy per array."""
 
     def __init__(self, stream):
-        self.stream = stream
+        self.stream = stream   # the launch's stream handle
         self.device = -1
         self.ins = []          # (device address, host address, bytes)
         self.keep = []         # contiguous copies of strided host arrays, alive until copied in
@@ -201,12 +200,11 @@ class _HostCopies:
 
     def copy_in(self):
         if self.ins:
-            _core.copy_htod_batch(self.ins, _stream_handle(self.stream), self.device)
+            _core.copy_htod_batch(self.ins, self.stream, self.device)
         self.ins = self.keep = []
 
     def copy_back(self):
-        _core.copy_dtoh_batch([_range(dev, landing) for dev, _, landing in self.outs], _stream_handle(self.stream),
-                              self.device)
+        _core.copy_dtoh_batch([_range(dev, landing) for dev, _, landing in self.outs], self.stream, self.device)
         for _, host, landing in self.outs:
             if landing is not host:
                 np.copyto(host, landing)

@@ -1,5 +1,9 @@
 // Python surface of memory: buffers, ArrayCore, copies, DLPack.
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <tuple>
+#include <vector>
 
 #include "array_core.h"
 #include "bindings.h"
@@ -22,6 +26,14 @@ struct HostView {
     HostView(py::buffer b, bool writable) : info(b.request(writable)) {}
     void* ptr() const { return info.ptr; }
 };
+
+std::vector<HostRange> host_ranges(const std::vector<std::tuple<uintptr_t, uintptr_t, size_t>>& ranges) {
+    std::vector<HostRange> out;
+    out.reserve(ranges.size());
+    for (const auto& [device, host, n] : ranges)
+        out.push_back({static_cast<CUdeviceptr>(device), reinterpret_cast<void*>(host), n});
+    return out;
+}
 
 }  // namespace
 
@@ -78,6 +90,24 @@ void bind_memory(py::module_& m) {
         NoGil nogil;
         copy_dtoh(reinterpret_cast<void*>(dst), src, n, stream, current_backend(), device);
     }, py::arg("dst"), py::arg("src"), py::arg("n"), py::arg("stream"), py::arg("device") = -1);
+    // Kernel arguments (args.py): [(device address, host address, bytes), ...] with one pinned slot.
+    m.def("copy_htod_batch", [](const std::vector<std::tuple<uintptr_t, uintptr_t, size_t>>& ranges, uintptr_t stream,
+                                int device) {
+        std::vector<HostRange> r = host_ranges(ranges);
+        NoGil nogil;
+        copy_htod_batch(r, stream, current_backend(), device);
+    }, py::arg("ranges"), py::arg("stream"), py::arg("device") = -1);
+    m.def("copy_dtoh_batch", [](const std::vector<std::tuple<uintptr_t, uintptr_t, size_t>>& ranges, uintptr_t stream,
+                                int device) {
+        std::vector<HostRange> r = host_ranges(ranges);
+        NoGil nogil;
+        copy_dtoh_batch(r, stream, current_backend(), device);
+    }, py::arg("ranges"), py::arg("stream"), py::arg("device") = -1,
+       "Returns when every range's bytes are on the host.");
+    m.def("staging_counts", []() {
+        staging::Counts c = staging::counts();
+        return py::make_tuple(c.staged, c.direct);
+    }, "(copies through pinned staging slots, pageable-capable copies the driver made): tests and benchmarks.");
     m.def("copy_dtod", [](uintptr_t dst, uintptr_t src, size_t n, uintptr_t stream, int dst_device, int src_device) {
         NoGil nogil;
         copy_dtod(dst, src, n, stream, current_backend(), dst_device, src_device);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "driver.h"
+#include "staging.h"
 
 namespace cj::ctx {
 namespace {
@@ -74,6 +75,7 @@ void select(int ordinal) {
 void close() {
     std::lock_guard<std::mutex> lock(g_mutex);
     const auto& a = drv::api();
+    staging::forget_pools();  // their pinned memory goes with the contexts
     for (size_t i = 0; i < g_primary.size(); ++i) {
         if (!g_primary[i]) continue;
         CUdevice dev;

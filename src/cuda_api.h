@@ -114,6 +114,7 @@ enum : unsigned int {
 #define CU_STREAM_PER_THREAD (reinterpret_cast<CUstream>(uintptr_t{2}))
 
 // ---- driver: the entry points the core uses ----
+// cuStreamIsCapturing writes a CUstreamCaptureStatus, an int enum: 0 when the stream is not capturing.
 #define CJ_DRIVER_API(X)                                                                         \
     X(cuInit, cuInit, (unsigned int flags))                                                      \
     X(cuDriverGetVersion, cuDriverGetVersion, (int* version))                                    \
@@ -175,6 +176,7 @@ enum : unsigned int {
     X(cuStreamDestroy, cuStreamDestroy_v2, (CUstream stream))                                    \
     X(cuStreamSynchronize, cuStreamSynchronize, (CUstream stream))                               \
     X(cuStreamQuery, cuStreamQuery, (CUstream stream))                                           \
+    X(cuStreamIsCapturing, cuStreamIsCapturing, (CUstream stream, int* capture_status))          \
     X(cuStreamWaitEvent, cuStreamWaitEvent, (CUstream stream, CUevent event, unsigned int flags)) \
     X(cuLaunchHostFunc, cuLaunchHostFunc, (CUstream stream, CUhostFn fn, void* user_data))      \
     X(cuEventCreate, cuEventCreate, (CUevent* event, unsigned int flags))                        \

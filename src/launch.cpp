@@ -561,8 +561,8 @@ void Dispatcher::call(const LaunchConfig& cfg, py::tuple args) {
     std::string key;
     bool has_tuple;
     if (!make_key(args, &key, &has_tuple)) {
-        // NumPy arrays (copied in and back, as Numba does) and foreign CUDA arrays.
-        py::tuple prepared = prepare_(args);
+        // NumPy arrays (copied in and back on the launch's stream, as Numba does) and foreign CUDA arrays.
+        py::tuple prepared = prepare_(args, cfg.stream);
         py::tuple converted = prepared[0];
         if (!make_key(converted, &key, &has_tuple)) throw_unconvertible(converted);
         py::object write_back = prepared[1];

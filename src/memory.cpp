@@ -9,6 +9,7 @@
 #include "context.h"
 #include "driver.h"
 #include "errors.h"
+#include "staging.h"
 
 namespace cj {
 namespace {
@@ -166,6 +167,7 @@ void copy_htod(uintptr_t dst, const void* src, size_t n, uintptr_t stream, Backe
         return;
     }
     ctx::DeviceScope scope(device);
+    if (staging::copy_htod(static_cast<CUdeviceptr>(dst), src, n, as_stream(stream))) return;
     CJ_CU(cuMemcpyHtoDAsync, static_cast<CUdeviceptr>(dst), src, n, as_stream(stream));
 }
 
@@ -176,7 +178,24 @@ void copy_dtoh(void* dst, uintptr_t src, size_t n, uintptr_t stream, Backend b, 
         return;
     }
     ctx::DeviceScope scope(device);
+    if (staging::copy_dtoh(dst, static_cast<CUdeviceptr>(src), n, as_stream(stream))) return;
     CJ_CU(cuMemcpyDtoHAsync, dst, static_cast<CUdeviceptr>(src), n, as_stream(stream));
+}
+
+void copy_htod_batch(const std::vector<HostRange>& ranges, uintptr_t stream, Backend b, int device) {
+    if (b == Backend::Gpu) {
+        ctx::DeviceScope scope(device);
+        if (staging::copy_htod_batch(ranges, as_stream(stream))) return;
+    }
+    for (const HostRange& r : ranges) copy_htod(r.device, r.host, r.n, stream, b, device);
+}
+
+void copy_dtoh_batch(const std::vector<HostRange>& ranges, uintptr_t stream, Backend b, int device) {
+    if (b == Backend::Gpu) {
+        ctx::DeviceScope scope(device);
+        if (staging::copy_dtoh_batch(ranges, as_stream(stream))) return;
+    }
+    for (const HostRange& r : ranges) copy_dtoh(r.host, r.device, r.n, stream, b, device);
 }
 
 void copy_dtod(uintptr_t dst, uintptr_t src, size_t n, uintptr_t stream, Backend b, int dst_device,

@@ -20,13 +20,15 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from bench_common import med, per_launch  # noqa: E402
+from bench_common import med, per_launch, seconds  # noqa: E402
 
 # (key, what, unit, higher is better, issue 11's target as text)
 ROWS = [
     ("alloc_us", "allocate a 4 KiB device array", "µs", False, "≤ 3"),
     ("launch3_us", "launch, 3 device arrays", "µs", False, "≤ 4"),
     ("launch0_us", "launch, no arguments", "µs", False, "≤ 3.5"),
+    ("launch_floor_us", "the driver's floor: cuLaunchKernel of an empty kernel through CuPy's thinnest wrapper "
+     "(`cupy.cuda.driver.launchKernel`), no arguments", "µs", False, ""),
     ("launch_numpy_us", "launch with 3 NumPy 4 KB arrays, copied in and back", "µs", False, "≤ 60"),
     ("reduce20_ms", "`cuda.reduce` sum, 2^20 float32 on the device (CuPy: `cp.sum`)", "ms", False, "≤ 1.5× `cp.sum`"),
     ("reduce27_ms", "`cuda.reduce` sum, 2^27 float32 on the device (CuPy: `cp.sum`)", "ms", False, "≤ 1.1× `cp.sum`"),
@@ -105,15 +107,7 @@ def events_ms(cuda, fn, reps):
 
 
 def wall_s(fn, reps, sync):
-    fn()
-    sync()
-    ts = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        sync()
-        ts.append(time.perf_counter() - t0)
-    return med(ts)
+    return seconds(lambda: (fn(), sync()), reps)
 
 
 def measure_numba_api(lib):
@@ -219,6 +213,9 @@ extern "C" __global__ void mix(const float* a, const float* b, float* c, int n) 
     e0((1,), (32,), ())
     out["launch3_us"] = per_launch(lambda: e3((1,), (32,), (a, b, c)), dev.synchronize)
     out["launch0_us"] = per_launch(lambda: e0((1,), (32,), ()), dev.synchronize)
+    from cupy.cuda import driver
+    fn = e0.kernel.ptr
+    out["launch_floor_us"] = per_launch(lambda: driver.launchKernel(fn, 1, 1, 1, 32, 1, 1, 0, 0, 0, 0), dev.synchronize)
 
     def ms(fn, reps=50):
         s, e = cp.cuda.Event(), cp.cuda.Event()

@@ -6,6 +6,7 @@ when a call has such an argument.
 import numpy as np
 
 from .. import _core
+from ..errors import StreamCaptureError
 from .devicearray import DeviceNDArray
 from .random import as_kernel_states, xoroshiro128p_dtype
 
@@ -47,14 +48,15 @@ def _register_scalar_types():
 _register_scalar_types()
 
 
-def prepare_args(args, kernel=None, params=()):
+def prepare_args(args, kernel=None, params=(), capture=False):
     """Returns (converted args, write-back callable or None).
 
     ``kernel`` and ``params`` (the kernel's name and parameter names) only name an argument that
-    cannot be passed, in the TypeError raised for it.
+    cannot be passed, in the TypeError raised for it. ``capture``: the launch stream is being captured
+    into a CUDA graph (cuda.graph), so host arrays, which are copied synchronously, are refused.
     """
     writebacks = []
-    out = _convert_all(args, writebacks, _Where(kernel, params), {})
+    out = _convert_all(args, writebacks, _Where(kernel, params, capture=capture), {})
     if not writebacks:
         return out, None
 
@@ -70,11 +72,19 @@ _PY_SCALARS = (bool, int, float, complex)
 class _Where:
     """Names an argument in messages: the kernel, the parameter's position and name, tuple elements."""
 
-    def __init__(self, kernel, params, path=()):
-        self.kernel, self.params, self.path = kernel, tuple(params), path
+    def __init__(self, kernel, params, path=(), capture=False):
+        self.kernel, self.params, self.path, self.capture = kernel, tuple(params), path, capture
 
     def element(self, i):
-        return _Where(self.kernel, self.params, self.path + (i,))
+        return _Where(self.kernel, self.params, self.path + (i,), self.capture)
+
+    def refuse_host_copy(self, what):
+        """StreamCaptureError: a host argument is copied around the launch, synchronously, which no graph records."""
+        if self.capture:
+            raise StreamCaptureError(
+                f"{self.describe()} is {what}, copied to the device before the launch and back after it "
+                f"synchronously, which cannot be captured into a CUDA graph: copy it with cuda.to_device before "
+                f"the capture and pass the device array")
 
     def describe(self):
         top = self.path[0]
@@ -182,6 +192,7 @@ def _convert_all(args, writebacks, where, copies):
             out.append(type(a)._make(parts) if hasattr(type(a), "_make") else parts)
             continue
         if isinstance(a, np.void) and _launchable_dtype(a.dtype):
+            at.refuse_host_copy("a NumPy record")
             out.append(_record_argument(a, writebacks))
             continue
         if isinstance(a, (np.datetime64, np.timedelta64)) and _launchable_dtype(a.dtype):
@@ -205,6 +216,7 @@ def _convert_all(args, writebacks, where, copies):
             host = np.asarray(a)
             if not _launchable_dtype(host.dtype):
                 raise _refuse(host, at)
+            at.refuse_host_copy("a NumPy array")
             copy_in = direction.copy_in if direction else True
             copy_out = direction.copy_out if direction else True
             if copy_in:

@@ -211,18 +211,22 @@ def test_launches_join_a_cupy_stream_capture(rng):
     x, y = _data(rng), _data(rng)
     with _backend.use("gpu"):
         cs = cupy.cuda.Stream(non_blocking=True)
-        dx, dy = cupy.asarray(x), cupy.asarray(y)
-        dz = cupy.zeros(N, np.float32)
-        cupy.cuda.runtime.deviceSynchronize()
-        s = cuda.external_stream(cs.ptr)
-        cs.begin_capture()
-        scale_add[GRID, BLOCK, s](dx, dy, np.float32(0.5))
-        square_into[GRID, BLOCK, s](dy, dz)
-        cupy_graph = cs.end_capture()
-        np.testing.assert_array_equal(cupy.asnumpy(dz), np.zeros(N, np.float32))   # recorded, not run
-        for _ in range(2):
-            cupy_graph.launch(cs)
-        cs.synchronize()
+        with cs:                             # CuPy's arrays then name the capturing stream in their CAI
+            dx, dy = cupy.asarray(x), cupy.asarray(y)
+            dz = cupy.zeros(N, np.float32)
+            s = cuda.external_stream(cs.ptr)
+            scale_add[GRID, BLOCK, s](dx, dy, np.float32(0.0))    # both compiled before the capture; y stays y
+            square_into[GRID, BLOCK, s](dy, dz)
+            dz.fill(0)
+            cs.synchronize()
+            cs.begin_capture()
+            scale_add[GRID, BLOCK, s](dx, dy, np.float32(0.5))
+            square_into[GRID, BLOCK, s](dy, dz)
+            cupy_graph = cs.end_capture()
+            np.testing.assert_array_equal(cupy.asnumpy(dz), np.zeros(N, np.float32))   # recorded, not run
+            for _ in range(2):
+                cupy_graph.launch(cs)
+            cs.synchronize()
         y2 = np.float32(0.5) * x + (np.float32(0.5) * x + y)
         np.testing.assert_allclose(cupy.asnumpy(dy), y2, rtol=1e-5)
         np.testing.assert_allclose(cupy.asnumpy(dz), y2 * y2, rtol=1e-5)

@@ -207,7 +207,9 @@ def _convert_all(args, writebacks, where, copies):
             if isinstance(a, (str, bytes)) or a is None:
                 raise _refuse(a, at)
         if hasattr(a, "__cuda_array_interface__") and direction is None:
-            out.append(as_cuda_array(a))
+            # Under a capture the producer's stream is not waited for: that wait cannot be captured, and when it is
+            # the captured stream itself (CuPy's current stream during its capture) the launch is ordered anyway.
+            out.append(as_cuda_array(a, sync=not where.capture))
             continue
         if direction is None and id(a) in copies:
             out.append(copies[id(a)])

@@ -48,7 +48,13 @@ void Graph::begin(uintptr_t stream) {
 void Graph::end() {
     if (!recording_) throw CaptureError("this graph is not capturing");
     std::unique_ptr<Recording> r = std::move(recording_);
-    unregister_recording(r.get());
+    CUgraph captured = nullptr;
+    CUresult result = CUDA_SUCCESS;
+    if (!r->cpu) {
+        ctx::DeviceScope scope(r->device);
+        result = drv::api().cuStreamEndCapture(reinterpret_cast<CUstream>(r->stream), &captured);
+    }
+    unregister_recording(r.get());  // after the capture ended: it frees what was deferred on the legacy stream
     if (r->cpu) {
         discard();
         cpu_ = true;
@@ -57,12 +63,6 @@ void Graph::end() {
         nodes_ = r->steps.size();
         replay_ = std::move(*r);
         return;
-    }
-    CUgraph captured = nullptr;
-    CUresult result;
-    {
-        ctx::DeviceScope scope(r->device);
-        result = drv::api().cuStreamEndCapture(reinterpret_cast<CUstream>(r->stream), &captured);
     }
     if (result != CUDA_SUCCESS) {
         if (captured) drv::api().cuGraphDestroy(captured);

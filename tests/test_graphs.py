@@ -2,6 +2,8 @@
 
 The CPU backend records the captured launches and copies and replays them; the GPU uses the driver's stream
 capture. Both refuse what a GPU capture cannot record with StreamCaptureError, and leave the stream usable."""
+import gc
+
 import numpy as np
 import pytest
 
@@ -117,6 +119,22 @@ def test_capturing_again_updates_the_graph_with_new_arguments(backend, rng):
     s.synchronize()
     y2 = (np.float32(-1.5) * x2 + y) + x1
     np.testing.assert_allclose(dx2.copy_to_host(), y2 * y2, rtol=1e-5)
+
+
+def test_the_graph_keeps_its_arrays_and_arrays_dropped_during_a_capture_do_not_disturb_it(backend, rng):
+    x = _data(rng)
+    s = cuda.stream()
+    dx, dz = cuda.to_device(x), cuda.device_array(N, np.float32)
+    dropped = cuda.to_device(x)
+    with cuda.graph(s) as g:
+        square_into[GRID, BLOCK, s](dx, dz)
+        del dropped                          # on the GPU its free would go to the legacy stream: deferred
+        gc.collect()
+    del dx
+    gc.collect()
+    g.launch()                               # dx lives on in the graph
+    s.synchronize()
+    np.testing.assert_allclose(dz.copy_to_host(), x * x, rtol=1e-6)
 
 
 def test_debug_kernels_report_errors_after_replay(backend, rng):

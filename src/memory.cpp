@@ -9,6 +9,7 @@
 #include "context.h"
 #include "driver.h"
 #include "errors.h"
+#include "graph_capture.h"
 #include "staging.h"
 
 namespace cj {
@@ -54,6 +55,7 @@ Backend current_backend() { return g_backend; }
 void set_current_backend(Backend b) { g_backend = b; }
 
 DeviceBuffer::DeviceBuffer(size_t nbytes, uintptr_t stream) : nbytes_(nbytes), backend_(g_backend) {
+    graph::check_allocation(stream);
     if (backend_ == Backend::Cpu) {
         ptr_ = reinterpret_cast<uintptr_t>(host_alloc(nbytes));
         return;
@@ -80,6 +82,7 @@ DeviceBuffer::~DeviceBuffer() {
     CUcontext cur = nullptr;
     if (a.cuCtxGetCurrent(&cur) != CUDA_SUCCESS) return;
     try {
+        if (graph::defer_free(device_, ptr_)) return;  // its device is capturing a graph: freed when that ends
         ctx::DeviceScope scope(device_);  // the legacy stream of the device the memory is on
         a.cuMemFreeAsync(static_cast<CUdeviceptr>(ptr_), nullptr);
     } catch (...) {

@@ -232,8 +232,8 @@ bool pageable(const void* host) {
 
 // A stream under capture (or one whose capture state cannot be read) keeps the driver's path.
 bool capturing(CUstream stream) {
-    int status = 0;
-    return drv::api().cuStreamIsCapturing(stream, &status) != CUDA_SUCCESS || status != 0;
+    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+    return drv::api().cuStreamIsCapturing(stream, &status) != CUDA_SUCCESS || status != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
 bool should_stage(const void* host, CUstream stream) { return pageable(host) && !capturing(stream); }

@@ -6,6 +6,7 @@ when a call has such an argument.
 import numpy as np
 
 from .. import _core
+from ..errors import StreamCaptureError
 from .arrays import device_array
 from .devicearray import DeviceNDArray, _host_addr, _same_layout
 from .random import as_kernel_states, xoroshiro128p_dtype
@@ -48,16 +49,17 @@ def _register_scalar_types():
 _register_scalar_types()
 
 
-def prepare_args(args, stream=0, kernel=None, params=()):
+def prepare_args(args, stream=0, kernel=None, params=(), capture=False):
     """Returns (converted args, write-back callable or None).
 
     ``stream``: the launch's stream (a handle); NumPy arrays are copied in and back on it, as Numba does.
     ``kernel`` and ``params`` (the kernel's name and parameter names) only name an argument that
-    cannot be passed, in the TypeError raised for it.
+    cannot be passed, in the TypeError raised for it. ``capture``: the launch stream is being captured
+    into a CUDA graph (cuda.graph), so host arrays, which are copied synchronously, are refused.
     """
     writebacks = []
     hosts = _HostCopies(stream)
-    out = _convert_all(args, writebacks, _Where(kernel, params), {}, hosts)
+    out = _convert_all(args, writebacks, _Where(kernel, params, capture=capture), {}, hosts)
     hosts.copy_in()
     if hosts.outs:
         writebacks.insert(0, hosts.copy_back)
@@ -76,11 +78,19 @@ _PY_SCALARS = (bool, int, float, complex)
 class _Where:
     """Names an argument in messages: the kernel, the parameter's position and name, tuple elements."""
 
-    def __init__(self, kernel, params, path=()):
-        self.kernel, self.params, self.path = kernel, tuple(params), path
+    def __init__(self, kernel, params, path=(), capture=False):
+        self.kernel, self.params, self.path, self.capture = kernel, tuple(params), path, capture
 
     def element(self, i):
-        return _Where(self.kernel, self.params, self.path + (i,))
+        return _Where(self.kernel, self.params, self.path + (i,), self.capture)
+
+    def refuse_host_copy(self, what):
+        """StreamCaptureError: a host argument is copied around the launch, synchronously, which no graph records."""
+        if self.capture:
+            raise StreamCaptureError(
+                f"{self.describe()} is {what}, copied to the device before the launch and back after it "
+                f"synchronously, which cannot be captured into a CUDA graph: copy it with cuda.to_device before "
+                f"the capture and pass the device array")
 
     def describe(self):
         top = self.path[0]
@@ -237,6 +247,7 @@ def _convert_all(args, writebacks, where, copies, hosts):
             out.append(type(a)._make(parts) if hasattr(type(a), "_make") else parts)
             continue
         if isinstance(a, np.void) and _launchable_dtype(a.dtype):
+            at.refuse_host_copy("a NumPy record")
             out.append(_record_argument(a, writebacks))
             continue
         if isinstance(a, (np.datetime64, np.timedelta64)) and _launchable_dtype(a.dtype):
@@ -251,7 +262,9 @@ def _convert_all(args, writebacks, where, copies, hosts):
             if isinstance(a, (str, bytes)) or a is None:
                 raise _refuse(a, at)
         if hasattr(a, "__cuda_array_interface__") and direction is None:
-            out.append(as_cuda_array(a))
+            # Under a capture the producer's stream is not waited for: that wait cannot be captured, and when it is
+            # the captured stream itself (CuPy's current stream during its capture) the launch is ordered anyway.
+            out.append(as_cuda_array(a, sync=not where.capture))
             continue
         if direction is None and id(a) in copies:
             out.append(copies[id(a)])
@@ -260,6 +273,7 @@ def _convert_all(args, writebacks, where, copies, hosts):
             host = np.asarray(a)
             if not _launchable_dtype(host.dtype):
                 raise _refuse(host, at)
+            at.refuse_host_copy("a NumPy array")
             dev = hosts.add(host, direction.copy_in if direction else True, direction.copy_out if direction else True)
             out.append(dev)
             if direction is None:

@@ -75,8 +75,8 @@ typedef void (*cj_cpu_entry_fn)(struct cj_cpu_state*);
 
 // The explicit parameter types make a kernel whose signature disagrees with CJ_ENTRY fail to compile.
 #define CJ_ENTRY(name, ...) \
-    CJ_CPU_EXPORT void name##_cpu(cj_cpu_state* s) { ::cj::cpu_detail::run_entry<__VA_ARGS__>(s, &name); }
+    CJ_CPU_EXPORT void name##_cpu(cj_cpu_state* s) { ::cj::cpu_detail::Entry<__VA_ARGS__>::run<&name>(s); }
 #define CJ_ENTRY0(name) \
-    CJ_CPU_EXPORT void name##_cpu(cj_cpu_state* s) { ::cj::cpu_detail::run_entry<>(s, &name); }
+    CJ_CPU_EXPORT void name##_cpu(cj_cpu_state* s) { ::cj::cpu_detail::Entry<>::run<&name>(s); }
 
 #endif

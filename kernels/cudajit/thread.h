@@ -120,7 +120,6 @@ CJ_INLINE int32_t grid_sync(grid_group) {
 #include <sched.h>
 #include <string.h>
 
-#include <tuple>
 #include <utility>
 
 #include "cpu_exec.h"
@@ -179,11 +178,18 @@ inline int32_t sync(int32_t op, uint32_t arg) {
 // thread only, as PTX `exit` ends it on the GPU. Its block goes on (run_block, or the fiber exits).
 struct EndThread {};
 
+// A kernel's parameters as locals, parameter I in base Slot<I, P_I> (std::tuple without <tuple>'s compile time).
+template <size_t I, class T> struct Slot {
+    T value;
+};
+template <class Indices, class... P> struct Params;
+template <size_t... I, class... P> struct Params<std::index_sequence<I...>, P...> : Slot<I, P>... {};
+
 // The body of every name_cpu entry point (cpu_exec.h): Entry<P...>::run<&kernel>. The kernel is a template
 // argument, so its one call (run_threads) is direct and inlined (CJ_GLOBAL is always_inline on the CPU).
 template <class... P> struct Entry {
-    using Args = std::tuple<P...>;
     using Indices = std::index_sequence_for<P...>;
+    using Args = Params<Indices, P...>;
 
     // Runs every thread of block s->ctaid (a kernel without barriers), or in a fiber the one thread s->tid:
     // the same loop, over the whole block or over a box of one thread.
@@ -205,7 +211,7 @@ template <class... P> struct Entry {
     }
 
     template <size_t... I> static Args unpack(void** params, std::index_sequence<I...>) {
-        return Args{*static_cast<P*>(params[I])...};
+        return Args{{*static_cast<P*>(params[I])}...};
     }
 
     // A thread that ends early (EndThread, after an index error) leaves the loops; the others go on from the
@@ -225,18 +231,21 @@ template <class... P> struct Entry {
     // as the intrinsics read it, so the compiler forwards each store to their reads: threadIdx.x is the loop's
     // counter in a register, and the parameters (read once per block) stay in registers. The only way out of
     // the loops other than their end is a throw, so no failure path joins the loop again and the block's
-    // indices are not reloaded from memory per thread.
+    // indices are not reloaded from memory per thread. Not inlined into run_box: a function with a landing
+    // pad keeps values live across the kernel's calls in memory (the naive matmul's float accumulator: 1.8x).
     template <void (*Kernel)(P...), size_t... I>
-    static void run_threads(const Args& args, const int32_t from[3], const int32_t end[3], std::index_sequence<I...>) {
+    [[gnu::noinline]] static void run_threads(const Args& args, const int32_t from[3], const int32_t end[3],
+                                              std::index_sequence<I...>) {
         cj_cpu_state* const s = state;
+        const int32_t nx = end[0], ny = end[1], nz = end[2];  // locals: the stores of threadIdx cannot change them
         int32_t x0 = from[0], y0 = from[1];
-        for (int32_t z = from[2]; z < end[2]; ++z, y0 = 0) {
+        for (int32_t z = from[2]; z < nz; ++z, y0 = 0) {
             s->tid[2] = z;
-            for (int32_t y = y0; y < end[1]; ++y, x0 = 0) {
+            for (int32_t y = y0; y < ny; ++y, x0 = 0) {
                 s->tid[1] = y;
-                for (int32_t x = x0; x < end[0]; ++x) {
+                for (int32_t x = x0; x < nx; ++x) {
                     s->tid[0] = x;
-                    Kernel(std::get<I>(args)...);
+                    Kernel(static_cast<const Slot<I, P>&>(args).value...);
                 }
             }
         }

@@ -173,9 +173,8 @@ inline int32_t sync(int32_t op, uint32_t arg) {
     return r;
 }
 
-
 // Thrown by a failed index check (debug.h, index_error) after it recorded the error: ends the running CUDA
-// thread only, as PTX `exit` ends it on the GPU. Its block goes on (run_block, or the fiber exits).
+// thread only, as PTX `exit` ends it on the GPU. Its block goes on (Entry::run_box; a fiber exits).
 struct EndThread {};
 
 // A kernel's parameters as locals, parameter I in base Slot<I, P_I> (std::tuple without <tuple>'s compile time).

@@ -128,3 +128,12 @@ def test_the_loop_goes_on_after_the_failing_thread_in_3d(backend, rng, bad):
     expected = (a + 1).reshape(3, 4, 5)
     expected.reshape(-1)[bad] = 0
     np.testing.assert_array_equal(out, expected)
+
+
+def test_a_launch_where_every_thread_fails_raises_and_the_next_runs_whole(backend, rng):
+    a = rng.standard_normal(1 << 18)
+    out = np.full_like(a, np.nan)
+    with pytest.raises(IndexError, match="is out of bounds for axis 0 with size 262144"):
+        some_threads_read_past_the_end[a.size // 256, 256](a, out, 1)   # stride 1: every thread fails
+    some_threads_read_past_the_end[a.size // 256, 256](a, out, a.size + 1)
+    np.testing.assert_array_equal(out, a * 3)                 # no thread of the next launch was skipped

@@ -197,6 +197,7 @@ template <class... P> struct Entry {
         if (__atomic_load_n(&control, __ATOMIC_RELAXED) != s->control)
             __atomic_store_n(&control, s->control, __ATOMIC_RELAXED);
         state = s;
+        if (s->ended > CJ_CPU_MAX_ENDED_THREADS) return;
         int32_t from[3], end[3];
         for (int k = 0; k < 3; ++k) {
             from[k] = s->run_block ? 0 : s->tid[k];
@@ -214,12 +215,13 @@ template <class... P> struct Entry {
     }
 
     // A thread that ends early (EndThread, after an index error) leaves the loops; the others go on from the
-    // next thread.
+    // next thread, unless so many have ended that the launch stops (cpu_exec.h, CJ_CPU_MAX_ENDED_THREADS).
     template <void (*Kernel)(P...)> static void run_box(const Args& args, int32_t from[3], const int32_t end[3]) {
         for (;;) {
             try {
                 return run_threads<Kernel>(args, from, end, Indices{});
             } catch (const EndThread&) {
+                if (++state->ended > CJ_CPU_MAX_ENDED_THREADS) return;
                 for (int k = 0; k < 3; ++k) from[k] = state->tid[k];
                 ++from[0];  // the loops carry an x past the end of its row over to the next row
             }

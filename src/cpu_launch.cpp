@@ -327,6 +327,7 @@ public:
         state_.nctaid[2] = int32_t(job.grid.z);
         state_.params = job.params;
         state_.run_block = job.fibers ? 0 : 1;
+        state_.ended = 0;
         try {
             state_.dynamic_smem = shared_memory(job.dynamic_shared);
             state_.dynamic_smem_bytes = job.dynamic_shared;

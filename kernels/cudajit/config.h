@@ -24,7 +24,7 @@
 #define CJ_INLINE inline
 #define CJ_FORCEINLINE_DEVICE inline __attribute__((always_inline))
 #define CJ_DEVICE static inline
-#define CJ_GLOBAL static
+#define CJ_GLOBAL static inline __attribute__((always_inline))  // into the block loop (thread.h, run_threads)
 #define CJ_LAUNCH_BOUNDS(max, min)
 #define CJ_CONSTANT static const
 #define CJ_HD

@@ -65,7 +65,12 @@ struct cj_cpu_state {
     // (CJ_LOOP_POLL) and then call poll, which returns non-zero when the running thread must unwind.
     const int32_t* control;
     int32_t (*poll)(struct cj_cpu_state* s);
+    // Threads of this launch that ended at an index error on this OS thread (the launcher zeroes it per
+    // launch). Past CJ_CPU_MAX_ENDED_THREADS the OS thread runs no more of the launch's blocks: its IndexError
+    // is due anyway, and each ended thread costs an exception's unwinding.
+    int32_t ended;
 };
+#define CJ_CPU_MAX_ENDED_THREADS 1024
 
 typedef void (*cj_cpu_entry_fn)(struct cj_cpu_state*);
 
@@ -75,8 +80,8 @@ typedef void (*cj_cpu_entry_fn)(struct cj_cpu_state*);
 
 // The explicit parameter types make a kernel whose signature disagrees with CJ_ENTRY fail to compile.
 #define CJ_ENTRY(name, ...) \
-    CJ_CPU_EXPORT void name##_cpu(cj_cpu_state* s) { ::cj::cpu_detail::run_entry<__VA_ARGS__>(s, &name); }
+    CJ_CPU_EXPORT void name##_cpu(cj_cpu_state* s) { ::cj::cpu_detail::Entry<__VA_ARGS__>::run<&name>(s); }
 #define CJ_ENTRY0(name) \
-    CJ_CPU_EXPORT void name##_cpu(cj_cpu_state* s) { ::cj::cpu_detail::run_entry<>(s, &name); }
+    CJ_CPU_EXPORT void name##_cpu(cj_cpu_state* s) { ::cj::cpu_detail::Entry<>::run<&name>(s); }
 
 #endif

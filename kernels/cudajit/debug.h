@@ -78,14 +78,16 @@ template <class T> CJ_INLINE T check_divisor(int32_t site, T b) {
     return b;
 }
 
-// Where an out-of-range access goes. On the GPU the thread ends there, as a raised exception ends it in
-// numba-cuda (its error is recorded; PTX's `exit` releases a CTA barrier that waits only for exited threads): no
-// scratch address joins the array's, so the compiler keeps shared arrays in ld/st.shared (a scratch cell in global
-// memory made every checked shared access generic and cost 1.65x on the tiled matmul). A cooperative kernel's
-// thread runs on (CJ_INDEX_ERROR_RUNS_ON): the grid barrier waits for thread 0 of every block. So does a CPU
-// fiber, which cannot end mid-expression: both touch scratch memory instead.
+// Where an out-of-range access goes after index_error. On the GPU the thread ends there, as a raised exception
+// ends it in numba-cuda (its error is recorded; PTX's `exit` releases a CTA barrier that waits only for exited
+// threads): no scratch address joins the array's, so the compiler keeps shared arrays in ld/st.shared (a scratch
+// cell in global memory made every checked shared access generic and cost 1.65x on the tiled matmul). A
+// cooperative kernel's thread runs on (CJ_INDEX_ERROR_RUNS_ON): the grid barrier waits for thread 0 of every
+// block; it touches scratch memory instead. On the CPU index_error itself ended the thread.
 template <class T> CJ_INLINE T& to_nowhere() {
-#if defined(CJ_GPU) && !defined(CJ_INDEX_ERROR_RUNS_ON)
+#if defined(CJ_CPU)
+    __builtin_unreachable();
+#elif !defined(CJ_INDEX_ERROR_RUNS_ON)
     asm volatile("exit;");
     __builtin_unreachable();
 #else
@@ -94,18 +96,29 @@ template <class T> CJ_INLINE T& to_nowhere() {
 }
 
 // The failure path of a checked index, out of line so that the check itself stays one compare and a branch:
-// records the index, the axis, its extent and the shape (the host raises IndexError after the kernel).
-CJ_COLD void index_error(int32_t site, int64_t index, int32_t axis, int64_t extent, int32_t ndim, int64_t s0,
-                         int64_t s1, int64_t s2, int64_t s3) {
-    if (!debug_claim(site)) return;
-    cj_error_record.ndim = ndim;
-    cj_error_record.value[0] = index;
-    cj_error_record.value[1] = axis;
-    cj_error_record.value[2] = extent;
-    cj_error_record.shape[0] = s0;
-    cj_error_record.shape[1] = s1;
-    cj_error_record.shape[2] = s2;
-    cj_error_record.shape[3] = s3;
+// records the index, the axis, its extent and the shape (the host raises IndexError after the kernel). On the
+// CPU it then ends the thread (cpu_detail::EndThread): never returning keeps the failure path out of the
+// block's loop of threads, whose loads the compiler can then keep in registers (thread.h, run_threads).
+#if defined(CJ_GPU)
+#define CJ_INDEX_ERROR CJ_COLD void
+#else
+#define CJ_INDEX_ERROR [[noreturn]] CJ_COLD void
+#endif
+CJ_INDEX_ERROR index_error(int32_t site, int64_t index, int32_t axis, int64_t extent, int32_t ndim, int64_t s0,
+                           int64_t s1, int64_t s2, int64_t s3) {
+    if (debug_claim(site)) {
+        cj_error_record.ndim = ndim;
+        cj_error_record.value[0] = index;
+        cj_error_record.value[1] = axis;
+        cj_error_record.value[2] = extent;
+        cj_error_record.shape[0] = s0;
+        cj_error_record.shape[1] = s1;
+        cj_error_record.shape[2] = s2;
+        cj_error_record.shape[3] = s3;
+    }
+#if defined(CJ_CPU)
+    throw cpu_detail::EndThread{};
+#endif
 }
 
 }  // namespace cj

@@ -173,36 +173,85 @@ inline int32_t sync(int32_t op, uint32_t arg) {
     return r;
 }
 
-template <class... P, size_t... I>
-inline void call(void (*kernel)(P...), void** params, std::index_sequence<I...>) {
-    kernel(*static_cast<P*>(params[I])...);
-}
+// Thrown by a failed index check (debug.h, index_error) after it recorded the error: ends the running CUDA
+// thread only, as PTX `exit` ends it on the GPU. Its block goes on (Entry::run_box; a fiber exits).
+struct EndThread {};
 
-// The body of every name_cpu entry point (cpu_exec.h).
-template <class... P> inline void run_entry(cj_cpu_state* s, void (*kernel)(P...)) {
-    state = s;
-    (void)trap_hook_installed;
-    if (__atomic_load_n(&control, __ATOMIC_RELAXED) != s->control) __atomic_store_n(&control, s->control, __ATOMIC_RELAXED);
-    try {
-        if (!s->run_block) {
-            call(kernel, s->params, std::index_sequence_for<P...>{});
-            return;
+// A kernel's parameters as locals, parameter I in base Slot<I, P_I> (std::tuple without <tuple>'s compile time).
+template <size_t I, class T> struct Slot {
+    T value;
+};
+template <class Indices, class... P> struct Params;
+template <size_t... I, class... P> struct Params<std::index_sequence<I...>, P...> : Slot<I, P>... {};
+
+// The body of every name_cpu entry point (cpu_exec.h): Entry<P...>::run<&kernel>. The kernel is a template
+// argument, so its one call (run_threads) is direct and inlined (CJ_GLOBAL is always_inline on the CPU).
+template <class... P> struct Entry {
+    using Indices = std::index_sequence_for<P...>;
+    using Args = Params<Indices, P...>;
+
+    // Runs every thread of block s->ctaid (a kernel without barriers), or in a fiber the one thread s->tid:
+    // the same loop, over the whole block or over a box of one thread.
+    template <void (*Kernel)(P...)> static void run(cj_cpu_state* s) {
+        (void)trap_hook_installed;
+        if (__atomic_load_n(&control, __ATOMIC_RELAXED) != s->control)
+            __atomic_store_n(&control, s->control, __ATOMIC_RELAXED);
+        state = s;
+        if (s->ended > CJ_CPU_MAX_ENDED_THREADS) return;
+        int32_t from[3], end[3];
+        for (int k = 0; k < 3; ++k) {
+            from[k] = s->run_block ? 0 : s->tid[k];
+            end[k] = s->run_block ? s->ntid[k] : s->tid[k] + 1;
         }
-        // threadIdx.y and .z are stored once per row, not per thread: the innermost loop stays tight.
-        for (int32_t z = 0; z < s->ntid[2]; ++z) {
+        try {
+            run_box<Kernel>(unpack(s->params, Indices{}), from, end);
+        } catch (const Abort&) {
+            // The failure is recorded (fail) or the launch is aborting; the launcher raises the error.
+        }
+    }
+
+    template <size_t... I> static Args unpack(void** params, std::index_sequence<I...>) {
+        return Args{{*static_cast<P*>(params[I])}...};
+    }
+
+    // A thread that ends early (EndThread, after an index error) leaves the loops; the others go on from the
+    // next thread, unless so many have ended that the launch stops (cpu_exec.h, CJ_CPU_MAX_ENDED_THREADS).
+    template <void (*Kernel)(P...)> static void run_box(const Args& args, int32_t from[3], const int32_t end[3]) {
+        for (;;) {
+            try {
+                return run_threads<Kernel>(args, from, end, Indices{});
+            } catch (const EndThread&) {
+                if (++state->ended > CJ_CPU_MAX_ENDED_THREADS) return;
+                for (int k = 0; k < 3; ++k) from[k] = state->tid[k];
+                ++from[0];  // the loops carry an x past the end of its row over to the next row
+            }
+        }
+    }
+
+    // The threads from `from` to `end` (exclusive), threadIdx.x innermost. threadIdx is stored through `state`
+    // as the intrinsics read it, so the compiler forwards each store to their reads: threadIdx.x is the loop's
+    // counter in a register, and the parameters (read once per block) stay in registers. The only way out of
+    // the loops other than their end is a throw, so no failure path joins the loop again and the block's
+    // indices are not reloaded from memory per thread. Not inlined into run_box: a function with a landing
+    // pad keeps values live across the kernel's calls in memory (the naive matmul's float accumulator: 1.8x).
+    template <void (*Kernel)(P...), size_t... I>
+    [[gnu::noinline]] static void run_threads(const Args& args, const int32_t from[3], const int32_t end[3],
+                                              std::index_sequence<I...>) {
+        cj_cpu_state* const s = state;
+        const int32_t nx = end[0], ny = end[1], nz = end[2];  // locals: the stores of threadIdx cannot change them
+        int32_t x0 = from[0], y0 = from[1];
+        for (int32_t z = from[2]; z < nz; ++z, y0 = 0) {
             s->tid[2] = z;
-            for (int32_t y = 0; y < s->ntid[1]; ++y) {
+            for (int32_t y = y0; y < ny; ++y, x0 = 0) {
                 s->tid[1] = y;
-                for (int32_t x = 0; x < s->ntid[0]; ++x) {
+                for (int32_t x = x0; x < nx; ++x) {
                     s->tid[0] = x;
-                    call(kernel, s->params, std::index_sequence_for<P...>{});
+                    Kernel(static_cast<const Slot<I, P>&>(args).value...);
                 }
             }
         }
-    } catch (const Abort&) {
-        // The failure is recorded (fail) or the launch is aborting; the launcher raises the error.
     }
-}
+};
 
 }  // namespace cpu_detail
 

@@ -168,17 +168,16 @@ void finish_array(ArrayCore& a) {
     a.layout = classify(a.ndim, a.shape, a.strides, a.itemsize, a.size);
 }
 
-// Compact strides in C order (or Fortran's); the byte count they span, or -1 when it reaches 2**63.
+// Compact strides in C order (or Fortran's), each the product of the item size and the extents inside it, as
+// NumPy's; the bytes the array spans, or -1 when a stride or the span reaches 2**63.
 int64_t compact_strides(ArrayCore& a, bool fortran) {
     int64_t s = a.itemsize;
     bool overflow = false;
     for (int k = 0; k < a.ndim; ++k) {
         int d = fortran ? k : a.ndim - 1 - k;
         a.strides[d] = s;
-        overflow |= __builtin_mul_overflow(s, a.shape[d] > 0 ? a.shape[d] : 1, &s);
+        overflow |= __builtin_mul_overflow(s, a.shape[d], &s);
     }
-    for (int d = 0; d < a.ndim; ++d)
-        if (a.shape[d] == 0) return 0;
     return overflow ? -1 : s;
 }
 
@@ -196,7 +195,7 @@ ArrayCore::ArrayCore(uintptr_t ptr_, py::tuple shape_, py::object strides_, std:
     backend = static_cast<Backend>(backend_);
     for (int d = 0; d < ndim; ++d) shape[d] = dim_value(shape_[d], "shape", d);
     if (strides_.is_none()) {
-        compact_strides(*this, false);  // a product that overflows is refused by finish_array
+        compact_strides(*this, false);  // a span that overflows is refused by finish_array
     } else {
         if (!py::isinstance<py::tuple>(strides_) && !py::isinstance<py::list>(strides_))
             throw py::type_error(std::string("strides must be a tuple of ints or None, not ") +
@@ -232,6 +231,8 @@ ArrayCore::ArrayCore(py::handle shape_, std::string typestr_, bool fortran, uint
         py::int_ total(itemsize);
         for (int d = 0; d < ndim; ++d) total = total * py::int_(shape[d]);
         py::object shown = dims ? py::object(dims) : py::object(py::make_tuple(shape[0]));
+        if (!PyObject_IsTrue(total.ptr()))  // no elements, but the strides inside a zero extent overflow
+            throw py::value_error("array: the strides of shape " + std::string(py::repr(shown)) + " overflow int64");
         throw py::value_error("an array of shape " + std::string(py::repr(shown)) + " and dtype " +
                               std::string(py::str(dtype_name)) + " needs " + std::string(py::str(total)) +
                               " bytes, more than any device has");

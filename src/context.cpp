@@ -4,6 +4,7 @@
 #include <mutex>
 #include <vector>
 
+#include "block_cache.h"
 #include "driver.h"
 
 namespace cj::ctx {
@@ -72,6 +73,7 @@ void select(int ordinal) {
 }
 
 void close() {
+    block_cache::release_all_for_close();  // while the contexts its blocks belong to still live
     std::lock_guard<std::mutex> lock(g_mutex);
     const auto& a = drv::api();
     for (size_t i = 0; i < g_primary.size(); ++i) {

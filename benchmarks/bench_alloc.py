@@ -29,18 +29,20 @@ def measure(what, lib, make, sync):
     emit(what=what, lib=lib, us=per_launch(make, sync, n=20000, reps=7))
 
 
-measure("alloc_4KiB_us", "cudajit", lambda: cuda.device_array(N, np.float32), cuda.synchronize)
-measure("alloc_like_4KiB_us", "cudajit", lambda: cuda.device_array_like(host), cuda.synchronize)
-measure("to_device_4KiB_us", "cudajit", lambda: cuda.to_device(host), cuda.synchronize)
+def measure_numba_api(lib, api):
+    """The three rows for a library with numba.cuda's API (cudajit.cuda, numba.cuda)."""
+    measure("alloc_4KiB_us", lib, lambda: api.device_array(N, np.float32), api.synchronize)
+    measure("alloc_like_4KiB_us", lib, lambda: api.device_array_like(host), api.synchronize)
+    measure("to_device_4KiB_us", lib, lambda: api.to_device(host), api.synchronize)
 
+
+measure_numba_api("cudajit", cuda)
 try:
     from numba import cuda as ncuda
 except ImportError as e:
     emit(what="alloc_4KiB_us", lib="numba-cuda", missing=str(e))
 else:
-    measure("alloc_4KiB_us", "numba-cuda", lambda: ncuda.device_array(N, np.float32), ncuda.synchronize)
-    measure("alloc_like_4KiB_us", "numba-cuda", lambda: ncuda.device_array_like(host), ncuda.synchronize)
-    measure("to_device_4KiB_us", "numba-cuda", lambda: ncuda.to_device(host), ncuda.synchronize)
+    measure_numba_api("numba-cuda", ncuda)
 
 try:
     import cupy as cp

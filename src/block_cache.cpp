@@ -1,6 +1,7 @@
 #include "block_cache.h"
 
 #include <atomic>
+#include <deque>
 #include <mutex>
 #include <vector>
 
@@ -18,9 +19,10 @@
 // was issued before it was given back (the array was alive then). A fence, one cuEventRecord on the legacy
 // stream issued after the give, is ordered after all of that work, as the free was; and every operation issued
 // after the fence on the legacy stream or a blocking stream waits for it. So a block given back before the
-// latest fence may serve any allocation whose work runs on the legacy stream or on blocking streams: take()
-// records a new fence when the block it hands out was given back after the last one (one record serves every
-// block given back before it, on all size classes). For an allocation on any other stream (one made
+// latest fence may serve any allocation whose work runs on the legacy stream or on blocking streams. A record
+// costs about what the pool's alloc and free do together, so fences are batched: take() hands out only blocks
+// given back before the latest fence (the oldest of the class first), records a new fence once kFenceBatch
+// blocks of the device wait for one, and until then leaves the allocation to the pool. For an allocation on any other stream (one made
 // non-blocking, the per-thread default stream, an external stream) take() also makes that stream wait for the
 // fence (cuStreamWaitEvent), as the pool orders a cross-stream reuse. What the fence does not cover, work on a
 // non-blocking stream that used the old array, the legacy-stream free did not cover either.
@@ -33,7 +35,8 @@ namespace cj::block_cache {
 namespace {
 
 constexpr size_t kMinClass = 512;
-constexpr int kClasses = 12;  // 512 B ... 1 MiB
+constexpr int kClasses = 12;        // 512 B ... 1 MiB
+constexpr uint64_t kFenceBatch = 8;  // blocks given back that one fence makes reusable
 
 struct Block {
     uintptr_t ptr;
@@ -41,7 +44,7 @@ struct Block {
 };
 
 struct DeviceCache {
-    std::vector<Block> free[kClasses];
+    std::deque<Block> free[kClasses];  // oldest first
     size_t bytes = 0;
     uint64_t gives = 0;    // blocks given back so far
     uint64_t fenced = 0;   // `gives` when the last fence was recorded: blocks given at or before it are safe
@@ -96,15 +99,15 @@ uintptr_t take(int device, size_t bytes, uintptr_t stream) {
     DeviceCache& c = cache_of(device);
     auto& list = c.free[size_class(bytes)];
     if (list.empty()) return 0;
-    const auto& a = drv::api();
-    Block b = list.back();
+    Block b = list.front();
     if (b.given_at > c.fenced) {
+        if (c.gives - c.fenced < kFenceBatch) return 0;
         if (!c.fence) CJ_CU(cuEventCreate, &c.fence, CU_EVENT_DISABLE_TIMING);
         CJ_CU(cuEventRecord, c.fence, nullptr);
         c.fenced = c.gives;
     }
     if (!is_legacy(stream)) CJ_CU(cuStreamWaitEvent, reinterpret_cast<CUstream>(stream), c.fence, 0);
-    list.pop_back();  // only now: a failed driver call above leaves the block cached
+    list.pop_front();  // only now: a failed driver call above leaves the block cached
     c.bytes -= bytes;
     return b.ptr;
 }

@@ -1,7 +1,7 @@
 // A free list of small device blocks per device, in front of CUDA's stream-ordered pool: a freed block of at
-// most kMaxCachedBlock bytes is kept (up to kMaxCachedBytes per device) and handed to the next allocation of its
-// size class without a driver call (cuMemAllocAsync and cuMemFreeAsync cost 1-2 us each). DeviceBuffer
-// (memory.cpp) is its only user; see "Device memory: the block cache" in docs/INTERNALS.md for why reuse is safe.
+// most kMaxCachedBlock bytes is kept (up to kMaxCachedBytes per device) and handed to a later allocation of its
+// size class without cuMemAllocAsync/cuMemFreeAsync (one fence serves 8 blocks: block_cache.cpp). DeviceBuffer
+// (memory.cpp) is its only user; see "Device memory: allocation and the block cache" in docs/INTERNALS.md for why reuse is safe.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -20,8 +20,9 @@ size_t allocation_size(size_t nbytes);
 unsigned epoch();
 
 // A cached block of allocation_size `bytes` for an allocation on `stream` of `device`, whose primary context is
-// current; 0 when there is none. Before returning it, orders the work that will use it after the work that used
-// it before (a fence on the device's legacy stream; a wait on it for streams other than the legacy one).
+// current; 0 when there is none that a fence covers yet (the caller allocates from the pool). The work that uses
+// it is ordered after the work that used it before (a fence on the device's legacy stream, recorded once for a
+// batch of blocks; a wait on it for streams other than the legacy one).
 uintptr_t take(int device, size_t bytes, uintptr_t stream);
 
 // Keeps a block whose last owner is gone; false when it is not kept (larger than kMaxCachedBlock, the cache is

@@ -115,50 +115,46 @@ def test_out_of_memory_returns_cached_blocks_first():
         assert _core.cached_device_bytes(0) == 0
 
 
-@pytest.mark.gpu
-def test_freed_block_is_reused_by_the_next_allocation_of_its_class():
-    a = cuda.device_array(1000, np.float32)
-    ptr = a._ptr
-    del a
-    b = cuda.device_array(900, np.float32)   # 3600 bytes: the same 4 KiB class
-    assert b._ptr == ptr
-
-
-def _reuse_while_running(first, second, spins=20000):
-    """A slow kernel on `first` writes 1 into an array that is dropped at once; the next allocation gets the
-    block and a kernel on `second` writes 2. That write must come after the slow one."""
-    n = 1024
+def _reuse_while_running(first, second, n, spins=20000):
+    """A slow kernel on `first` writes 1 into an array that is dropped at once; later allocations of its size class
+    on `second` get its block back (once a batch of blocks came back: block_cache.cpp fences in batches) and a
+    kernel on `second` writes 2 into each. Those writes must land after the slow one. Each test uses a size class
+    of its own, so the dropped block is among the first its class hands out."""
     old = cuda.device_array(n, np.float32, stream=first)
     ptr = old._ptr
     slow_fill[_blocks(n)[0], 128, first](old, 1.0, spins)
     del old
-    new = cuda.device_array(n, np.float32, stream=second)
-    assert new._ptr == ptr   # the cached block, not fresh pool memory
-    fill[_blocks(n)[0], 128, second](new, 2.0)
+    others = [cuda.device_array(100, np.float32) for _ in range(8)]
+    del others
+    new = [cuda.device_array(n, np.float32, stream=second) for _ in range(4)]
+    assert ptr in [x._ptr for x in new]   # the cached block, not fresh pool memory
+    for x in new:
+        fill[_blocks(n)[0], 128, second](x, 2.0)
     cuda.synchronize()
-    np.testing.assert_array_equal(new.copy_to_host(), np.full(n, 2.0, np.float32))
+    for x in new:
+        np.testing.assert_array_equal(x.copy_to_host(), np.full(n, 2.0, np.float32))
 
 
 @pytest.mark.gpu
 def test_reuse_on_the_same_stream_waits_for_the_slow_kernel():
     s = cuda.stream()
-    _reuse_while_running(s, s)
+    _reuse_while_running(s, s, 2048)
 
 
 @pytest.mark.gpu
 def test_reuse_on_another_stream_waits_for_the_slow_kernel():
-    _reuse_while_running(cuda.stream(), cuda.stream())
+    _reuse_while_running(cuda.stream(), cuda.stream(), 8192)
 
 
 @pytest.mark.gpu
 def test_reuse_on_the_legacy_stream_waits_for_the_slow_kernel():
-    _reuse_while_running(cuda.stream(), 0)
+    _reuse_while_running(cuda.stream(), 0, 16384)
 
 
 @pytest.mark.gpu
 def test_reuse_on_a_non_blocking_stream_waits_for_the_slow_kernel():
     non_blocking = Stream(_core.Stream(1))   # CU_STREAM_NON_BLOCKING: the legacy stream does not order it
-    _reuse_while_running(cuda.stream(), non_blocking)
+    _reuse_while_running(cuda.stream(), non_blocking, 32768)
 
 
 @pytest.mark.gpu

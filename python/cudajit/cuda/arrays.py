@@ -92,7 +92,10 @@ def to_device(obj, stream=0, copy=True, to=None):
                         f"(got a {type(obj).__name__} that NumPy makes an object array of)")
     if not (host.flags["C_CONTIGUOUS"] or host.flags["F_CONTIGUOUS"]):
         host = np.ascontiguousarray(host)
-    dev = DeviceNDArray(host.shape, host.strides, host.dtype, stream=stream)
+    dev = _new_array(DeviceNDArray)
+    _init_new(dev, host.shape, host.dtype, not host.flags.c_contiguous, stream)
+    if dev.strides != host.strides:   # contiguous with other strides on axes of length 1: Numba keeps them
+        dev = DeviceNDArray(host.shape, host.strides, host.dtype, stream=stream)
     dev._write_host(host, handle)
     return dev
 

@@ -15,6 +15,17 @@ def med(xs):
     return xs[len(xs) // 2]
 
 
+def seconds(fn, reps):
+    """Wall-clock seconds of one call of ``fn`` (after one warm-up call), median of ``reps``."""
+    fn()
+    ts = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t0)
+    return med(ts)
+
+
 def per_launch(fn, sync, n=20000, reps=5):
     """Microseconds per call of ``fn`` over ``n`` calls, median of ``reps`` rounds."""
     ts = []

@@ -8,13 +8,12 @@ NumPy. Needs numba (``pip install numba``).
 import argparse
 import os
 import sys
-import time
 
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from bench_common import emit, med  # noqa: E402
+from bench_common import emit, seconds  # noqa: E402
 
 import numba  # noqa: E402
 
@@ -38,16 +37,6 @@ def njit_naive_mm(A, B, C):
             for k in range(A.shape[1]):
                 tmp += A[row, k] * B[k, col]
             C[row, col] = tmp
-
-
-def seconds(fn, reps):
-    fn()
-    ts = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-    return med(ts)
 
 
 def main():

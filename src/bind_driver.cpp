@@ -60,6 +60,9 @@ void bind_nvrtc_and_cache(py::module_& m) {
                         "why"_a = i.why);
     }, "Where NVRTC came from: {ok, path, origin, version, searched: [(dir, origin, outcome)], "
        "why}. Loads NVRTC on first call; never raises.");
+    m.def("nvrtc_located_path", &nvrtc::located_path,
+          "The libnvrtc file in use, or the one a load would try first (without loading it); None when none is "
+          "found where cudajit looks.");
     m.def("nvrtc_supported_archs", &nvrtc::supported_archs,
           "The archs NVRTC compiles for, e.g. [75, 80, 86, 89, 90, 100, 120].");
     m.def("nvrtc_choose_target", [](int device_arch, int driver_version) {

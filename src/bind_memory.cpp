@@ -1,11 +1,17 @@
 // Python surface of memory: buffers, ArrayCore, copies, DLPack.
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <tuple>
+#include <vector>
 
 #include "array_core.h"
 #include "block_cache.h"
 #include "bindings.h"
 #include "context.h"
 #include "driver.h"
+#include "errors.h"
+#include "graph_capture.h"
 #include "memory.h"
 #include "gil.h"
 
@@ -23,6 +29,14 @@ struct HostView {
     HostView(py::buffer b, bool writable) : info(b.request(writable)) {}
     void* ptr() const { return info.ptr; }
 };
+
+std::vector<HostRange> host_ranges(const std::vector<std::tuple<uintptr_t, uintptr_t, size_t>>& ranges) {
+    std::vector<HostRange> out;
+    out.reserve(ranges.size());
+    for (const auto& [device, host, n] : ranges)
+        out.push_back({static_cast<CUdeviceptr>(device), reinterpret_cast<void*>(host), n});
+    return out;
+}
 
 }  // namespace
 
@@ -61,33 +75,68 @@ void bind_memory(py::module_& m) {
     bind_dlpack(m);
 
     // `device`: the GPU whose memory (and whose legacy stream, for stream 0) a call uses; -1: the thread's.
+    // Copies through a Python buffer stage through temporary host memory (devicearray.py); the pointer forms copy
+    // between arrays, and during a stream capture join it (graph_capture.h).
     m.def("copy_htod", [](uintptr_t dst, py::buffer src, size_t n, uintptr_t stream, int device) {
+        graph::refuse_staged_copy(stream, device);
         HostView v(src, false);
         NoGil nogil;
         copy_htod(dst, v.ptr(), n, stream, current_backend(), device);
     }, py::arg("dst"), py::arg("src"), py::arg("n"), py::arg("stream"), py::arg("device") = -1);
     m.def("copy_dtoh", [](py::buffer dst, uintptr_t src, size_t n, uintptr_t stream, int device) {
+        graph::refuse_staged_copy(stream, device);
         HostView v(dst, true);
         NoGil nogil;
         copy_dtoh(v.ptr(), src, n, stream, current_backend(), device);
     }, py::arg("dst"), py::arg("src"), py::arg("n"), py::arg("stream"), py::arg("device") = -1);
     m.def("copy_htod_ptr", [](uintptr_t dst, uintptr_t src, size_t n, uintptr_t stream, int device) {
+        Backend b = current_backend();
+        auto run = [=] { copy_htod(dst, reinterpret_cast<const void*>(src), n, stream, b, device); };
+        if (graph::capture_copy(stream, device, reinterpret_cast<const void*>(src), run)) return;
         NoGil nogil;
-        copy_htod(dst, reinterpret_cast<const void*>(src), n, stream, current_backend(), device);
+        run();
     }, py::arg("dst"), py::arg("src"), py::arg("n"), py::arg("stream"), py::arg("device") = -1);
     m.def("copy_dtoh_ptr", [](uintptr_t dst, uintptr_t src, size_t n, uintptr_t stream, int device) {
+        Backend b = current_backend();
+        auto run = [=] { copy_dtoh(reinterpret_cast<void*>(dst), src, n, stream, b, device); };
+        if (graph::capture_copy(stream, device, reinterpret_cast<const void*>(dst), run)) return;
         NoGil nogil;
-        copy_dtoh(reinterpret_cast<void*>(dst), src, n, stream, current_backend(), device);
+        run();
     }, py::arg("dst"), py::arg("src"), py::arg("n"), py::arg("stream"), py::arg("device") = -1);
-    m.def("copy_dtod", [](uintptr_t dst, uintptr_t src, size_t n, uintptr_t stream, int dst_device, int src_device) {
+    // Kernel arguments (args.py): [(device address, host address, bytes), ...] with one pinned slot.
+    m.def("copy_htod_batch", [](const std::vector<std::tuple<uintptr_t, uintptr_t, size_t>>& ranges, uintptr_t stream,
+                                int device) {
+        std::vector<HostRange> r = host_ranges(ranges);
         NoGil nogil;
-        copy_dtod(dst, src, n, stream, current_backend(), dst_device, src_device);
+        copy_htod_batch(r, stream, current_backend(), device);
+    }, py::arg("ranges"), py::arg("stream"), py::arg("device") = -1);
+    m.def("copy_dtoh_batch", [](const std::vector<std::tuple<uintptr_t, uintptr_t, size_t>>& ranges, uintptr_t stream,
+                                int device) {
+        std::vector<HostRange> r = host_ranges(ranges);
+        NoGil nogil;
+        copy_dtoh_batch(r, stream, current_backend(), device);
+    }, py::arg("ranges"), py::arg("stream"), py::arg("device") = -1,
+       "Returns when every range's bytes are on the host.");
+    m.def("staging_counts", []() {
+        staging::Counts c = staging::counts();
+        return py::make_tuple(c.staged, c.direct);
+    }, "(copies through pinned staging slots, pageable-capable copies the driver made): tests and benchmarks.");
+    m.def("copy_dtod", [](uintptr_t dst, uintptr_t src, size_t n, uintptr_t stream, int dst_device, int src_device) {
+        Backend b = current_backend();
+        auto run = [=] { copy_dtod(dst, src, n, stream, b, dst_device, src_device); };
+        if (graph::capture_copy(stream, dst_device >= 0 ? dst_device : src_device, nullptr, run)) return;
+        NoGil nogil;
+        run();
     }, py::arg("dst"), py::arg("src"), py::arg("n"), py::arg("stream"), py::arg("dst_device") = -1,
        py::arg("src_device") = -1, "Between two devices (both >= 0 and different): a peer copy (memory.h).");
     m.def("memset", [](uintptr_t dst, int value, size_t n, uintptr_t stream, int device) {
-        memset_d8(dst, static_cast<uint8_t>(value), n, stream, current_backend(), device);
+        Backend b = current_backend();
+        auto run = [=] { memset_d8(dst, static_cast<uint8_t>(value), n, stream, b, device); };
+        if (graph::capture_copy(stream, device, nullptr, run)) return;
+        run();
     }, py::arg("dst"), py::arg("value"), py::arg("n"), py::arg("stream"), py::arg("device") = -1);
     m.def("stream_synchronize", [](uintptr_t stream, int device) {
+        graph::refuse_wait(stream, device);
         if (current_backend() == Backend::Cpu) return;
         ctx::DeviceScope scope(device);
         NoGil nogil;

@@ -9,4 +9,5 @@ void bind_launch(pybind11::module_& m);   // modules, kernels, launch plans, dis
 void bind_cpu(pybind11::module_& m);      // host compiler, CPU kernels
 void bind_random(pybind11::module_& m);   // cuda.random's generator states
 void bind_cache(pybind11::module_& m);    // the disk cache's size, limit and clearing
+void bind_graph(pybind11::module_& m);    // CUDA graphs captured from streams (cuda.graph)
 }  // namespace cj

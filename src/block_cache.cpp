@@ -7,6 +7,7 @@
 
 #include "context.h"
 #include "driver.h"
+#include "graph_capture.h"
 
 // Why reuse without the pool is safe (also docs/INTERNALS.md, "Device memory: the block cache").
 //
@@ -26,6 +27,9 @@
 // non-blocking, the per-thread default stream, an external stream) take() also makes that stream wait for the
 // fence (cuStreamWaitEvent), as the pool orders a cross-stream reuse. What the fence does not cover, work on a
 // non-blocking stream that used the old array, the legacy-stream free did not cover either.
+//
+// While the device captures a graph (cuda.graph) nothing here touches the legacy stream: take() and release()
+// leave the work to the pool; give() makes no driver call, so a block may still come back then.
 //
 // A block belongs to the context it was allocated in: close() (and Device.reset, which calls it) returns every
 // block to the pool while the contexts still live and starts a new epoch; buffers of an older epoch are never
@@ -66,8 +70,6 @@ DeviceCache& cache_of(int device) {
     return g_devices[device];
 }
 
-bool is_legacy(uintptr_t stream) { return stream == 0 || reinterpret_cast<CUstream>(stream) == CU_STREAM_LEGACY; }
-
 // Frees the blocks of one device in its context; the caller holds g_mutex.
 size_t release_locked(int device, DeviceCache& c) {
     if (!c.bytes) return 0;
@@ -94,7 +96,9 @@ size_t allocation_size(size_t nbytes) {
 unsigned epoch() { return g_epoch.load(std::memory_order_acquire); }
 
 uintptr_t take(int device, size_t bytes, uintptr_t stream) {
-    if (bytes > kMaxCachedBlock) return 0;
+    // While the device captures a graph a fence would invalidate the capture (the legacy stream waits for the
+    // captured one): the pool serves, in the stream order the capture allows.
+    if (bytes > kMaxCachedBlock || graph::is_capturing(0, device)) return 0;
     std::lock_guard<std::mutex> lock(g_mutex);
     DeviceCache& c = cache_of(device);
     auto& list = c.free[size_class(bytes)];
@@ -106,7 +110,7 @@ uintptr_t take(int device, size_t bytes, uintptr_t stream) {
         CJ_CU(cuEventRecord, c.fence, nullptr);
         c.fenced = c.gives;
     }
-    if (!is_legacy(stream)) CJ_CU(cuStreamWaitEvent, reinterpret_cast<CUstream>(stream), c.fence, 0);
+    if (!graph::is_legacy_stream(stream)) CJ_CU(cuStreamWaitEvent, reinterpret_cast<CUstream>(stream), c.fence, 0);
     list.pop_front();  // only now: a failed driver call above leaves the block cached
     c.bytes -= bytes;
     return b.ptr;
@@ -124,6 +128,7 @@ bool give(int device, uintptr_t ptr, size_t bytes, unsigned buffer_epoch) {
 }
 
 size_t release(int device) {
+    if (graph::is_capturing(0, device)) return 0;  // its frees would go to the legacy stream
     std::lock_guard<std::mutex> lock(g_mutex);
     if (device < 0 || device >= static_cast<int>(g_devices.size())) return 0;
     return release_locked(device, g_devices[device]);

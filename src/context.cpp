@@ -6,6 +6,7 @@
 
 #include "block_cache.h"
 #include "driver.h"
+#include "staging.h"
 
 namespace cj::ctx {
 namespace {
@@ -76,6 +77,7 @@ void close() {
     block_cache::release_all_for_close();  // while the contexts its blocks belong to still live
     std::lock_guard<std::mutex> lock(g_mutex);
     const auto& a = drv::api();
+    staging::forget_pools();  // their pinned memory goes with the contexts
     for (size_t i = 0; i < g_primary.size(); ++i) {
         if (!g_primary[i]) continue;
         CUdevice dev;

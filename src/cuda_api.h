@@ -26,6 +26,9 @@ typedef struct CUfunc_st* CUfunction;
 typedef struct CUstream_st* CUstream;
 typedef struct CUevent_st* CUevent;
 typedef struct CUmemPoolHandle_st* CUmemoryPool;
+typedef struct CUgraph_st* CUgraph;
+typedef struct CUgraphExec_st* CUgraphExec;
+typedef struct CUgraphNode_st* CUgraphNode;
 typedef struct CUuuid_st {
     char bytes[16];
 } CUuuid;
@@ -39,6 +42,7 @@ typedef enum CUresult_enum : int {
     CUDA_ERROR_NO_DEVICE = 100,
     CUDA_ERROR_NOT_FOUND = 500,
     CUDA_ERROR_NOT_READY = 600,
+    CUDA_ERROR_STREAM_CAPTURE_INVALIDATED = 901,
     CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED = 712,
     CUDA_ERROR_UNKNOWN = 999,
 } CUresult;
@@ -93,6 +97,27 @@ typedef enum CUpointer_attribute_enum : int {
 typedef enum CUmemPool_attribute_enum : int {
     CU_MEMPOOL_ATTR_RELEASE_THRESHOLD = 4,
 } CUmemPool_attribute;
+
+typedef enum CUstreamCaptureStatus_enum : int {
+    CU_STREAM_CAPTURE_STATUS_NONE = 0,
+    CU_STREAM_CAPTURE_STATUS_ACTIVE = 1,
+    CU_STREAM_CAPTURE_STATUS_INVALIDATED = 2,
+} CUstreamCaptureStatus;
+
+typedef enum CUstreamCaptureMode_enum : int {
+    CU_STREAM_CAPTURE_MODE_GLOBAL = 0,
+    CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1,
+    CU_STREAM_CAPTURE_MODE_RELAXED = 2,
+} CUstreamCaptureMode;
+
+typedef enum CUgraphExecUpdateResult_enum : int {
+    CU_GRAPH_EXEC_UPDATE_SUCCESS = 0,
+} CUgraphExecUpdateResult;
+typedef struct CUgraphExecUpdateResultInfo_st {
+    CUgraphExecUpdateResult result;
+    CUgraphNode errorNode;
+    CUgraphNode errorFromNode;
+} CUgraphExecUpdateResultInfo;
 
 typedef enum CUdriverProcAddressQueryResult_enum : int {
     CU_GET_PROC_ADDRESS_SUCCESS = 0,
@@ -177,6 +202,17 @@ enum : unsigned int {
     X(cuStreamQuery, cuStreamQuery, (CUstream stream))                                           \
     X(cuStreamWaitEvent, cuStreamWaitEvent, (CUstream stream, CUevent event, unsigned int flags)) \
     X(cuLaunchHostFunc, cuLaunchHostFunc, (CUstream stream, CUhostFn fn, void* user_data))      \
+    X(cuStreamBeginCapture, cuStreamBeginCapture_v2, (CUstream stream, CUstreamCaptureMode mode)) \
+    X(cuStreamEndCapture, cuStreamEndCapture, (CUstream stream, CUgraph* graph))                 \
+    X(cuStreamIsCapturing, cuStreamIsCapturing, (CUstream stream, CUstreamCaptureStatus* status)) \
+    X(cuGraphInstantiate, cuGraphInstantiateWithFlags,                                           \
+      (CUgraphExec* exec, CUgraph graph, unsigned long long flags))                              \
+    X(cuGraphExecUpdate, cuGraphExecUpdate_v2,                                                   \
+      (CUgraphExec exec, CUgraph graph, CUgraphExecUpdateResultInfo* result))                    \
+    X(cuGraphLaunch, cuGraphLaunch, (CUgraphExec exec, CUstream stream))                         \
+    X(cuGraphGetNodes, cuGraphGetNodes, (CUgraph graph, CUgraphNode* nodes, size_t* count))      \
+    X(cuGraphExecDestroy, cuGraphExecDestroy, (CUgraphExec exec))                                \
+    X(cuGraphDestroy, cuGraphDestroy, (CUgraph graph))                                           \
     X(cuEventCreate, cuEventCreate, (CUevent* event, unsigned int flags))                        \
     X(cuEventDestroy, cuEventDestroy_v2, (CUevent event))                                        \
     X(cuEventRecord, cuEventRecord, (CUevent event, CUstream stream))                            \

@@ -35,6 +35,11 @@ struct KernelRuntimeError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// An operation that cannot be recorded into a CUDA graph while a stream is being captured: StreamCaptureError.
+struct CaptureError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
 // An allocation the system or the device cannot satisfy: MemoryError naming the bytes asked for
 // (what std::bad_alloc cannot say).
 struct OutOfMemory : std::runtime_error {

@@ -11,6 +11,7 @@
 #include "driver.h"
 #include "errors.h"
 #include "gil.h"
+#include "graph_capture.h"
 
 namespace py = pybind11;
 
@@ -436,18 +437,16 @@ void Kernel::launch(const LaunchConfig& cfg, PyObject* const* args, size_t nargs
         }
         off += (used + kSlot - 1) / kSlot * kSlot;
     }
+    graph::Recording* rec = graph::on_stream_use(cfg.stream, device_, "launching kernel", display_);
+    if (rec) record(rec, cfg, args, nargs, buffer, off, ptrs);
     if (cpu_) {
-        {
-            // Our own reference: at interpreter exit CPython may drop the kernel's Python owner (and so this Kernel)
-            // while this daemon thread runs it; the library must stay mapped until the launch ends.
-            std::shared_ptr<cpu::CpuKernel> running = cpu_;
-            NoGil nogil;
-            running->launch({cfg.grid[0], cfg.grid[1], cfg.grid[2]}, {cfg.block[0], cfg.block[1], cfg.block[2]},
-                         cfg.shared_mem, ptrs, cooperative_);
-        }
-        if (error_record_cpu_) check_raised(cfg);
+        if (!rec) run_cpu(cfg, ptrs);
         return;
     }
+    if (error_record_gpu_ && !rec && graph::is_capturing(cfg.stream, device_))
+        throw CaptureError("kernel '" + display_ + "' was compiled with debug=True or boundscheck=True: it waits for "
+                           "its stream after each launch to read its error record, which another library's stream "
+                           "capture cannot record; capture it with cuda.graph, or compile it without debug checks");
     ctx::ensure();
     if (cfg.shared_mem > dynamic_limit_set_) {
         CJ_CU(cuFuncSetAttribute, fn_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(cfg.shared_mem));
@@ -466,7 +465,48 @@ void Kernel::launch(const LaunchConfig& cfg, PyObject* const* args, size_t nargs
     else
         CJ_CU(cuLaunchKernel, fn_, cfg.grid[0], cfg.grid[1], cfg.grid[2], cfg.block[0], cfg.block[1], cfg.block[2],
               static_cast<unsigned>(cfg.shared_mem), reinterpret_cast<CUstream>(cfg.stream), ptrs, nullptr);
-    if (error_record_gpu_) check_raised(cfg);
+    if (error_record_gpu_ && !rec) check_raised(cfg);
+}
+
+void Kernel::run_cpu(const LaunchConfig& cfg, void** ptrs) const {
+    {
+        // Our own reference: at interpreter exit CPython may drop the kernel's Python owner (and so this Kernel)
+        // while this daemon thread runs it; the library must stay mapped until the launch ends.
+        std::shared_ptr<cpu::CpuKernel> running = cpu_;
+        NoGil nogil;
+        running->launch({cfg.grid[0], cfg.grid[1], cfg.grid[2]}, {cfg.block[0], cfg.block[1], cfg.block[2]},
+                        cfg.shared_mem, ptrs, cooperative_);
+    }
+    if (error_record_cpu_) check_raised(cfg);
+}
+
+// A launch into a capture (cuda.graph): the graph keeps the arguments alive. The GPU capture records the launch
+// itself and a debug kernel's error check runs after each replay; the CPU records the packed parameters.
+void Kernel::record(graph::Recording* rec, const LaunchConfig& cfg, PyObject* const* args, size_t nargs,
+                    const unsigned char* buffer, size_t bytes, void* const* ptrs) const {
+    for (size_t i = 0; i < nargs; ++i) {
+        Py_INCREF(args[i]);
+        rec->keep.emplace_back(args[i], [](void* o) { Py_DECREF(static_cast<PyObject*>(o)); });
+    }
+    std::shared_ptr<const Kernel> self = shared_from_this();
+    if (!cpu_) {
+        if (error_record_gpu_)
+            rec->checks.push_back([self, cfg](uintptr_t stream) {
+                LaunchConfig on = cfg;
+                on.stream = stream;
+                self->check_raised(on);
+            });
+        return;
+    }
+    std::vector<size_t> offsets;
+    for (size_t i = 0; i < nargs; ++i) offsets.push_back(static_cast<const unsigned char*>(ptrs[i]) - buffer);
+    rec->steps.push_back([self, cfg, params = std::vector<unsigned char>(buffer, buffer + bytes), offsets] {
+        alignas(16) unsigned char replay[kMaxParamBytes];
+        void* replay_ptrs[kMaxParamBytes / kSlot];
+        std::memcpy(replay, params.data(), params.size());
+        for (size_t i = 0; i < offsets.size(); ++i) replay_ptrs[i] = replay + offsets[i];
+        self->run_cpu(cfg, replay_ptrs);
+    });
 }
 
 Dispatcher::Dispatcher(py::object compile, py::object prepare, std::vector<std::string> params)
@@ -561,8 +601,10 @@ void Dispatcher::call(const LaunchConfig& cfg, py::tuple args) {
     std::string key;
     bool has_tuple;
     if (!make_key(args, &key, &has_tuple)) {
-        // NumPy arrays (copied in and back, as Numba does) and foreign CUDA arrays.
-        py::tuple prepared = prepare_(args);
+        // NumPy arrays (copied in and back on the launch's stream, as Numba does) and foreign CUDA arrays. During a
+        // stream capture the copies cannot be recorded: prepare then refuses NumPy arrays, naming the argument.
+        py::tuple prepared = graph::is_capturing(cfg.stream, -1) ? prepare_(args, cfg.stream, py::arg("capture") = true)
+                                                                 : prepare_(args, cfg.stream);
         py::tuple converted = prepared[0];
         if (!make_key(converted, &key, &has_tuple)) throw_unconvertible(converted);
         py::object write_back = prepared[1];
@@ -620,19 +662,25 @@ namespace {
 }
 
 // One launch number as an integer in [.., limit]: TypeError for a non-integer, OverflowError
-// naming the limit beyond it.
-long long launch_integer(PyObject* o, const std::string& what, long long limit) {
+// naming the limit beyond it. `name` makes the number's name for a message only when there is one to give.
+template <class Name>
+long long launch_integer(PyObject* o, const Name& name, long long limit) {
+    if (PyLong_CheckExact(o)) {                          // the common case: no conversion, no text
+        int overflow = 0;
+        long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+        if (!overflow && v >= 0 && v <= limit) return v;
+    }
     PyObject* idx = PyNumber_Index(o);
     if (!idx) {
         PyErr_Clear();
-        throw py::type_error(what + " must be an int, not " + Py_TYPE(o)->tp_name);
+        throw py::type_error(name() + " must be an int, not " + Py_TYPE(o)->tp_name);
     }
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(idx, &overflow);
     std::string text = py::str(idx);
     Py_DECREF(idx);
-    if (overflow > 0 || v > limit) throw_overflow(what + " = " + text + " exceeds CUDA's limit of " + std::to_string(limit));
-    if (overflow < 0) throw LaunchError(what + " must not be negative, got " + text);
+    if (overflow > 0 || v > limit) throw_overflow(name() + " = " + text + " exceeds CUDA's limit of " + std::to_string(limit));
+    if (overflow < 0) throw LaunchError(name() + " must not be negative, got " + text);
     return v;
 }
 
@@ -641,12 +689,19 @@ long long launch_integer(PyObject* o, const std::string& what, long long limit) 
 void parse_dims(py::handle h, unsigned out[3], const char* what, const int (&limits)[3]) {
     static const char* axis = "xyz";
     auto one = [&](PyObject* o, int i) -> unsigned {
-        std::string name = std::string(what) + "." + axis[i];
+        auto name = [&] { return std::string(what) + "." + axis[i]; };
         long long v = launch_integer(o, name, limits[i]);
-        if (v <= 0) throw LaunchError(name + " must be positive, got " + std::to_string(v));
+        if (v <= 0) throw LaunchError(name() + " must be positive, got " + std::to_string(v));
         return static_cast<unsigned>(v);
     };
-    if (PyTuple_Check(h.ptr()) || PyList_Check(h.ptr())) {
+    if (PyTuple_Check(h.ptr())) {
+        Py_ssize_t n = PyTuple_GET_SIZE(h.ptr());
+        if (n < 1 || n > 3)
+            throw LaunchError(std::string(what) + " must have 1 to 3 dimensions, got " + std::to_string(n));
+        for (Py_ssize_t i = 0; i < n; ++i) out[i] = one(PyTuple_GET_ITEM(h.ptr(), i), static_cast<int>(i));
+        return;
+    }
+    if (PyList_Check(h.ptr())) {
         py::sequence s = py::reinterpret_borrow<py::sequence>(h);
         size_t n = s.size();
         if (n < 1 || n > 3)
@@ -698,7 +753,7 @@ LaunchConfig parse_config(py::handle grid, py::handle block, py::handle stream, 
     if (!stream.is_none()) c.stream = stream_handle(stream);
     if (!shared_mem.is_none()) {
         // cuLaunchKernel takes an unsigned int; the device's own limit is checked at launch.
-        long long s = launch_integer(shared_mem.ptr(), "sharedmem", 0xffffffffLL);
+        long long s = launch_integer(shared_mem.ptr(), [] { return std::string("sharedmem"); }, 0xffffffffLL);
         if (s < 0) throw LaunchError("sharedmem (dynamic shared memory bytes) must be >= 0, got " + std::to_string(s));
         c.shared_mem = static_cast<size_t>(s);
     }

@@ -13,6 +13,7 @@
 namespace cj {
 
 namespace cpu { class CpuKernel; }
+namespace graph { struct Recording; }
 
 // A cubin or PTX image loaded into the primary context of this thread's current device.
 class GpuModule {
@@ -49,8 +50,9 @@ struct LaunchConfig {
     uintptr_t stream = 0;
 };
 
-// One compiled specialization: the code (GPU function or CPU entry) and its parameter plan.
-class Kernel {
+// One compiled specialization: the code (GPU function or CPU entry) and its parameter plan. Always held by a
+// shared_ptr: a CPU capture's recorded launch keeps its kernel (graph_capture.h).
+class Kernel : public std::enable_shared_from_this<Kernel> {
  public:
     // error_handler: None, or (kernels compiled with debug=True or boundscheck) a Python callable that the launch
     // calls with (site, tid, ctaid, values) when a thread raised (kernels/cudajit/debug.h); it raises the exception.
@@ -78,6 +80,9 @@ class Kernel {
     void check_config(const LaunchConfig& cfg) const;
     void check_cooperative(const LaunchConfig& cfg) const;
     void check_raised(const LaunchConfig& cfg) const;
+    void run_cpu(const LaunchConfig& cfg, void** ptrs) const;
+    void record(graph::Recording* rec, const LaunchConfig& cfg, PyObject* const* args, size_t nargs,
+                const unsigned char* buffer, size_t bytes, void* const* ptrs) const;
     std::string name_;
     std::string display_;  // the Python name, for messages
     std::vector<ParamSlot> params_;

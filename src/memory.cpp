@@ -10,6 +10,8 @@
 #include "context.h"
 #include "driver.h"
 #include "errors.h"
+#include "graph_capture.h"
+#include "staging.h"
 
 namespace cj {
 namespace {
@@ -54,6 +56,7 @@ Backend current_backend() { return g_backend; }
 void set_current_backend(Backend b) { g_backend = b; }
 
 DeviceBuffer::DeviceBuffer(size_t nbytes, uintptr_t stream) : nbytes_(nbytes), backend_(g_backend) {
+    graph::check_allocation(stream);
     if (backend_ == Backend::Cpu) {
         ptr_ = reinterpret_cast<uintptr_t>(host_alloc(nbytes));
         return;
@@ -87,6 +90,7 @@ DeviceBuffer::~DeviceBuffer() {
     CUcontext cur = nullptr;
     if (a.cuCtxGetCurrent(&cur) != CUDA_SUCCESS) return;
     try {
+        if (graph::defer_free(device_, ptr_)) return;  // its device is capturing a graph: freed when that ends
         ctx::DeviceScope scope(device_);  // the legacy stream of the device the memory is on
         a.cuMemFreeAsync(static_cast<CUdeviceptr>(ptr_), nullptr);
     } catch (...) {
@@ -174,6 +178,7 @@ void copy_htod(uintptr_t dst, const void* src, size_t n, uintptr_t stream, Backe
         return;
     }
     ctx::DeviceScope scope(device);
+    if (staging::copy_htod(static_cast<CUdeviceptr>(dst), src, n, as_stream(stream))) return;
     CJ_CU(cuMemcpyHtoDAsync, static_cast<CUdeviceptr>(dst), src, n, as_stream(stream));
 }
 
@@ -184,7 +189,24 @@ void copy_dtoh(void* dst, uintptr_t src, size_t n, uintptr_t stream, Backend b, 
         return;
     }
     ctx::DeviceScope scope(device);
+    if (staging::copy_dtoh(dst, static_cast<CUdeviceptr>(src), n, as_stream(stream))) return;
     CJ_CU(cuMemcpyDtoHAsync, dst, static_cast<CUdeviceptr>(src), n, as_stream(stream));
+}
+
+void copy_htod_batch(const std::vector<HostRange>& ranges, uintptr_t stream, Backend b, int device) {
+    if (b == Backend::Gpu) {
+        ctx::DeviceScope scope(device);
+        if (staging::copy_htod_batch(ranges, as_stream(stream))) return;
+    }
+    for (const HostRange& r : ranges) copy_htod(r.device, r.host, r.n, stream, b, device);
+}
+
+void copy_dtoh_batch(const std::vector<HostRange>& ranges, uintptr_t stream, Backend b, int device) {
+    if (b == Backend::Gpu) {
+        ctx::DeviceScope scope(device);
+        if (staging::copy_dtoh_batch(ranges, as_stream(stream))) return;
+    }
+    for (const HostRange& r : ranges) copy_dtoh(r.host, r.device, r.n, stream, b, device);
 }
 
 void copy_dtod(uintptr_t dst, uintptr_t src, size_t n, uintptr_t stream, Backend b, int dst_device,

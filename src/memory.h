@@ -4,6 +4,9 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <vector>
+
+#include "staging.h"
 
 namespace cj {
 
@@ -36,6 +39,8 @@ class DeviceBuffer {
     int device_ = -1;
     unsigned epoch_ = 0;  // block_cache::epoch() at allocation
 };
+
+using HostRange = staging::Range;  // {device address, host address, bytes}
 
 enum class HostKind : uint8_t { Pinned, Mapped, Managed };
 
@@ -86,6 +91,10 @@ class HostRegistration {
 // stream); -1: the thread's device, or memory every device reaches (managed, mapped).
 void copy_htod(uintptr_t dst, const void* src, size_t n, uintptr_t stream, Backend b, int device = -1);
 void copy_dtoh(void* dst, uintptr_t src, size_t n, uintptr_t stream, Backend b, int device = -1);
+// Pageable memory goes through pinned staging slots (staging.h). The batches copy several ranges (kernel
+// arguments) with one slot: htod without waiting, dtoh with one wait for all.
+void copy_htod_batch(const std::vector<HostRange>& ranges, uintptr_t stream, Backend b, int device = -1);
+void copy_dtoh_batch(const std::vector<HostRange>& ranges, uintptr_t stream, Backend b, int device = -1);
 // Between two devices (both >= 0 and different) a peer copy: on stream 0 cuMemcpyPeer, which the driver
 // orders after all work pending on both devices; on another stream cuMemcpyPeerAsync on it.
 void copy_dtod(uintptr_t dst, uintptr_t src, size_t n, uintptr_t stream, Backend b, int dst_device = -1,

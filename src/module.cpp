@@ -27,6 +27,7 @@ PYBIND11_MODULE(_core, m) {
     cj::bind_cpu(m);
     cj::bind_random(m);
     cj::bind_cache(m);
+    cj::bind_graph(m);
     // Interpreter exit: before the interpreter finalizes, wait (holding the GIL, so that no new native call
     // starts) until no thread is inside one; other threads park from then on instead of starting one (gil.h).
     py::module_::import("atexit").attr("register")(py::cpp_function([] {
@@ -47,6 +48,8 @@ PYBIND11_MODULE(_core, m) {
             raise("LaunchError", error_class("LaunchError")(e.what()));
         } catch (const cj::KernelRuntimeError& e) {
             raise("KernelRuntimeError", error_class("KernelRuntimeError")(e.what()));
+        } catch (const cj::CaptureError& e) {
+            raise("StreamCaptureError", error_class("StreamCaptureError")(e.what()));
         } catch (const cj::OutOfMemory& e) {
             PyErr_SetString(PyExc_MemoryError, e.what());
         }

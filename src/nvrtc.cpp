@@ -5,6 +5,9 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <atomic>
+#include <climits>
+#include <optional>
 #include <cstdlib>
 #include <mutex>
 #include <unordered_map>
@@ -146,8 +149,11 @@ Loaded load() {
     return L;
 }
 
+std::atomic<bool> g_loaded{false};  // loaded() has run: asking NVRTC itself costs nothing more
+
 const Loaded& loaded() {
     static Loaded& L = *new Loaded(load());  // once, thread-safe; never destroyed (interpreter exit)
+    g_loaded.store(true, std::memory_order_release);
     return L;
 }
 
@@ -230,6 +236,36 @@ std::string include_hashes(const std::vector<std::string>& options) {
 std::mutex g_memory_mutex;
 std::unordered_map<std::string, Result> g_memory;
 
+// The file open_library tries first (the first candidate that exists), found without loading it.
+std::optional<std::string> locate() {
+    for (const Candidate& c : candidates())
+        for (const char* name : kLibraryNames)
+            if (std::string path = c.directory + "/" + name; exists(path)) return path;
+    return std::nullopt;
+}
+
+// NVRTC's "major.minor" for a cache key. Loading NVRTC costs ~8 ms (a large library and its builtins), which a
+// warm start would otherwise pay only to name the compiler in the key: the version of the file that would be
+// loaded is kept on disk, keyed by that file's identity (real path, size, change time, inode), written once
+// after a load of that very file. Anything else (no such record, a file that was not the one loaded) loads.
+std::string key_version() {
+    std::optional<std::string> path;
+    std::string identity;
+    if (!g_loaded.load(std::memory_order_acquire) && (path = locate())) {
+        struct stat st;
+        char real[PATH_MAX];
+        if (::stat(path->c_str(), &st) == 0 && ::realpath(path->c_str(), real)) {
+            identity = cache::key({"nvrtc-file", real, std::to_string(st.st_size), std::to_string(st.st_ctim.tv_sec),
+                                   std::to_string(st.st_ctim.tv_nsec), std::to_string(st.st_ino)});
+            if (auto v = cache::load(identity, "version")) return *v;
+        }
+    }
+    auto [major, minor] = version();
+    std::string ver = std::to_string(major) + "." + std::to_string(minor);
+    if (!identity.empty() && info().path == *path) cache::store(identity, "version", ver);
+    return ver;
+}
+
 }  // namespace
 
 void set_search_roots(std::vector<std::string> site_packages) {
@@ -244,6 +280,11 @@ bool available(std::string* why) {
 }
 
 const Info& info() { return loaded().info; }
+
+std::optional<std::string> located_path() {
+    if (g_loaded.load(std::memory_order_acquire) && loaded().info.ok) return loaded().info.path;
+    return locate();
+}
 
 std::pair<int, int> version() {
     const Api& a = api();
@@ -287,10 +328,9 @@ Target choose_target(int device_arch, int driver_version) {
 
 Result compile(const std::string& source, const std::string& name,
                const std::vector<std::string>& options, int arch, bool want_cubin) {
-    auto [major, minor] = version();
+    std::string ver = key_version();  // without loading NVRTC when the disk knows the file's version
     std::string joined;
     for (const std::string& o : options) joined += o + '\0';
-    std::string ver = std::to_string(major) + "." + std::to_string(minor);
     std::string k = cache::key({"nvrtc", source, name, joined, std::to_string(arch),
                                 want_cubin ? "cubin" : "ptx", ver, include_hashes(options)});
     {

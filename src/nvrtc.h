@@ -1,6 +1,7 @@
 // NVRTC, loaded at run time (dlopen libnvrtc), so the module imports without it and the CPU
 // backend never needs it. NVRTC needs no GPU: compiling for sm_90 works on any machine.
 #pragma once
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -42,6 +43,10 @@ struct Info {
     std::string why;      // when !ok: every place searched, and what to install
 };
 const Info& info();
+
+// The libnvrtc file in use (once loaded) or the one a load would try first, without loading it; nullopt when
+// none exists where cudajit looks (the dynamic loader's own path may still find one).
+std::optional<std::string> located_path();
 
 // True when libnvrtc loads; else false and *why (what to install).
 bool available(std::string* why);

@@ -4,6 +4,7 @@
 
 #include "context.h"
 #include "driver.h"
+#include "graph_capture.h"
 
 // Device attributes exposed by name, as Numba spells them (CU_DEVICE_ATTRIBUTE_ less prefix).
 #define CJ_DEVICE_ATTRIBUTES(X)                                                               \
@@ -122,6 +123,7 @@ std::pair<size_t, size_t> mem_info() {
 
 void synchronize() {
     ctx::ensure();
+    graph::refuse_wait(0, -1);  // while this device captures, the legacy stream (and the context) must not be waited on
     CJ_CU(cuCtxSynchronize);
 }
 
@@ -143,11 +145,13 @@ Stream::~Stream() {
 
 void Stream::synchronize() const {
     ctx::DeviceScope scope(device_);
+    graph::refuse_wait(reinterpret_cast<uintptr_t>(handle_), device_);
     CJ_CU(cuStreamSynchronize, handle_);
 }
 
 bool Stream::query() const {
     ctx::DeviceScope scope(device_);
+    graph::refuse_wait(reinterpret_cast<uintptr_t>(handle_), device_);
     CUresult r = drv::api().cuStreamQuery(handle_);
     if (r == CUDA_ERROR_NOT_READY) return false;
     drv::check(r, "cuStreamQuery");

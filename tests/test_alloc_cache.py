@@ -180,3 +180,29 @@ def test_arrays_freed_after_close():
     """)
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
+
+
+@pytest.mark.gpu
+def test_allocations_during_a_graph_capture_leave_the_cache_alone(rng):
+    # A fence on the legacy stream would invalidate the capture: allocations on another stream then come from the
+    # pool, and the blocks cached before stay for later.
+    n = 4000
+    blocks = [cuda.device_array(n, np.float32) for _ in range(9)]
+    del blocks                                      # enough cached blocks of the class for a fence
+    host = rng.standard_normal(n).astype(np.float32)
+    src, dst = cuda.to_device(host), cuda.device_array(n, np.float32)
+    s, other = cuda.stream(), cuda.stream()
+    with cuda.graph(s) as g:
+        affine[_blocks(n)[0], 128, s](src, dst, 2.0, 1.0)
+        side = cuda.device_array(n, np.float32, stream=other)
+    cached = _core.cached_device_bytes(0)
+    assert cached > 0
+    g.launch()
+    s.synchronize()
+    np.testing.assert_allclose(dst.copy_to_host(), host * 2 + 1, rtol=1e-6)
+    fill[_blocks(n)[0], 128, other](side, 4.0)
+    got = side.copy_to_host(stream=other)
+    other.synchronize()
+    np.testing.assert_array_equal(got, np.full(n, 4.0, np.float32))
+    cuda.device_array(n, np.float32)                # after the capture the cache serves again
+    assert _core.cached_device_bytes(0) < cached

@@ -90,6 +90,26 @@ def test_error_in_an_exec_kernel_names_its_line(backend):
         bad[1, 1](np.zeros(1))
 
 
+def test_exec_of_a_literal_string(backend, rng):
+    """exec("...") with the text written in the call: a constant of the calling code, in no variable."""
+    namespace = {"cuda": cuda}
+    exec("@cuda.jit\ndef twice(a, out):\n    i = cuda.grid(1)\n    if i < a.size:\n        out[i] = 2 * a[i]\n",
+         namespace)
+    x = rng.standard_normal(300)
+    out = np.zeros(300)
+    namespace["twice"][3, 128](x, out)
+    np.testing.assert_array_equal(out, 2 * x)
+
+
+def test_python_dash_c_execs_a_literal_string(backend):
+    body = "\n".join(PROGRAM[2:10])
+    program = ["import numpy as np", "from cudajit import cuda", "ns = {'cuda': cuda}",
+               f"exec({body!r}, ns)", "k = ns['k']"] + PROGRAM[10:]
+    r = subprocess.run([sys.executable, "-c", "\n".join(program)], env=_env(backend), capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0 and "MATCH True" in r.stdout, r.stderr[-2000:]
+
+
 def test_exec_of_a_string_that_is_gone_says_what_to_do(backend):
     parts = ["@cuda.jit\ndef gone(a):\n", "    a[0] = 1\n"]
     namespace = {"cuda": cuda}

@@ -109,6 +109,38 @@ def test_disk_cache_hit_on_second_compile(cache_dir):
     assert first[:4] == b"\x7fELF"
 
 
+WARM_PROCESS = r"""
+import sys
+from cudajit import _core
+image = _core.nvrtc_compile(sys.argv[1], "scale.cu", [], 90, True)
+maps = open("/proc/self/maps").read()
+print(image.hex(), "libnvrtc.so" in maps)
+"""
+
+
+def test_warm_start_hits_the_cache_without_loading_nvrtc(cache_dir):
+    """A fresh process whose kernel is on disk names NVRTC's version from the record that a load of the same
+    library file left there (src/nvrtc.cpp, key_version): no 8 ms library load for a warm start."""
+    def fresh(kernel):
+        r = subprocess.run([sys.executable, "-c", WARM_PROCESS, kernel], capture_output=True, text=True,
+                           env=dict(os.environ, CUDAJIT_CACHE_DIR=str(cache_dir)))
+        assert r.returncode == 0, r.stderr[-2000:]
+        image, loaded = r.stdout.split()
+        return image, loaded == "True"
+    cold_image, cold_loaded = fresh(KERNEL)
+    assert cold_loaded and len(cache_files(cache_dir, "version")) == 1
+    warm_image, warm_loaded = fresh(KERNEL)
+    assert warm_image == cold_image and not warm_loaded
+    # a kernel not on disk still compiles in such a process (NVRTC loads then)
+    other, loaded = fresh(KERNEL.replace("*= s", "+= s"))
+    assert loaded and other != cold_image
+    # without the record, the version comes from NVRTC itself: same key, same image, and the record is back
+    for f in cache_files(cache_dir, "version"):
+        os.remove(cache_dir / f)
+    again, loaded = fresh(KERNEL)
+    assert again == cold_image and loaded and len(cache_files(cache_dir, "version")) == 1
+
+
 def test_memory_cache_serves_without_disk(cache_dir):
     first = _core.nvrtc_compile(KERNEL, "scale.cu", [], 90, True)
     for f in os.listdir(cache_dir):

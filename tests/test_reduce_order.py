@@ -148,3 +148,75 @@ def test_reduce_long_rows_equal_numba_cuda_order(backend, rng, dtype, n, op):
             assert reduction._pass1_shape(view) == (128, 0)
             want_view = np.array(numba_cuda_order(op, x[1:], init), dtype=dtype)
             assert np.array(red(view, init=init), dtype=dtype).tobytes() == want_view.tobytes()
+
+
+# One launch a call: the last block to finish folds the tail and the partials, counting finished blocks in a ticket
+# counter that a thread's buffers for one stream keep between calls (cudajit/cuda/reduction.py, _Scratch).
+def test_reduce_calls_on_streams_and_threads_stay_apart(backend, rng):
+    import threading
+    red = cuda.reduce(lopsided)
+    xs = [rng.normal(0, 10, n).astype(np.float32) for n in (100_003, 8192 * 3 + 77, 129, 5)]
+    wants = [np.float32(numba_cuda_order(lopsided, x, np.float32(0))) for x in xs]
+    streams = [cuda.stream(), cuda.stream(), 0]
+    devs = [cuda.to_device(x) for x in xs]
+    for rep in range(3):           # calls alternate between streams; every result is its own input's
+        for k, (d, want) in enumerate(zip(devs, wants)):
+            got = red(d, stream=streams[(k + rep) % 3])
+            assert got.tobytes() == want.tobytes(), (rep, k)
+    res = [cuda.device_array(1, np.float32) for _ in streams]
+    for d, r, s in zip(devs, res, streams):
+        red(d, res=r, stream=s)    # left on the device, no synchronisation in between
+    cuda.synchronize()
+    assert [r.copy_to_host()[0].tobytes() for r in res] == [w.tobytes() for w in wants[:3]]
+
+    errors = []
+
+    def worker(k):
+        try:
+            for _ in range(5):
+                got = red(devs[k])
+                assert got.tobytes() == wants[k].tobytes(), k
+        except BaseException as e:  # noqa: BLE001 (reported below)
+            errors.append(e)
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(len(xs))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+
+
+def test_reduce_after_an_interrupted_call(backend, rng):
+    """Ctrl-C during a call (CPU backend: the launch unwinds part way) leaves some blocks' tickets drawn; the next
+    call on the same thread and stream must not inherit them."""
+    import _thread
+    import threading
+    import time
+    if backend != "cpu":
+        pytest.skip("the GPU finishes a kernel whatever the host does")
+
+    def slow(a, b):
+        for _ in range(3000):             # about 4 s for the whole input on 2 cores
+            b = b * np.float32(1.0000001)
+        return a + b
+
+    x = rng.normal(0, 10, 1 << 22).astype(np.float32)
+    red_slow, red_add = cuda.reduce(slow), cuda.reduce(add)
+    red_slow(x[:1000])                     # compiled before the clock starts
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    t0 = time.perf_counter()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        red_slow(x)
+        time.sleep(10)                     # the reduction ended before the interrupt: wait for it here
+    assert time.perf_counter() - t0 < 5
+    assert red_add(x).tobytes() == np.float32(numba_cuda_order(add, x, np.float32(0))).tobytes()
+
+
+def test_reduce_result_array_must_match(backend, rng):
+    red = cuda.reduce(add)
+    d = cuda.to_device(rng.normal(size=1000).astype(np.float32))
+    with pytest.raises(TypeError, match="res has dtype float64"):
+        red(d, res=cuda.device_array(1, np.float64))
+    with pytest.raises(TypeError, match="res must be a device array"):
+        red(d, res=np.zeros(1, np.float32))

@@ -87,5 +87,6 @@ def nvrtc_include_dirs():
     global _nvrtc_includes
     if _nvrtc_includes is None:
         from . import _core
-        _nvrtc_includes = cuda_include_dirs(_core.nvrtc_info()["path"])
+        # the file NVRTC is (or would be) loaded from: a warm start need not load NVRTC to name its headers
+        _nvrtc_includes = cuda_include_dirs(_core.nvrtc_located_path() or _core.nvrtc_info()["path"])
     return _nvrtc_includes

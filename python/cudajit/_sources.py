@@ -4,7 +4,7 @@ looks for the text that made the function and accepts a candidate only when comp
 function's code object (``CodeType.__eq__``: bytecode, constants, names, line and column table).
 
 Where the text is looked for: the strings held by the frames on the stack when ``cuda.jit`` runs (the string
-given to ``exec``), ``sys.orig_argv`` (``python -c``) and readline's history (the interactive interpreter on a
+given to ``exec``, as a variable or as a literal of the calling code), ``sys.orig_argv`` (``python -c``) and readline's history (the interactive interpreter on a
 terminal). Standard library only: ``cuda.jit`` calls ``remember`` without importing the compiler.
 """
 import inspect
@@ -33,8 +33,9 @@ def remember(pyfunc, depth=64):
     frame = sys._getframe(1)
     seen = set()
     while frame is not None and depth > 0:
-        for namespace in (frame.f_locals, frame.f_globals):
-            for value in list(namespace.values()):
+        # exec(name) holds the text in a variable; exec("literal") in the calling code's constants
+        for values in (frame.f_locals.values(), frame.f_globals.values(), frame.f_code.co_consts):
+            for value in list(values):
                 if type(value) is str and id(value) not in seen and marker in value and len(value) < _MAX_TEXT:
                     seen.add(id(value))
                     if _compiles_to(value, code):

@@ -43,6 +43,10 @@ class TypingError(CudaJitError, TypeError):
     """A kernel's Python could not be typed under Numba's rules (message names file:line)."""
 
 
+class StreamCaptureError(CudaJitError, RuntimeError):
+    """An operation that cannot be recorded into a CUDA graph while a stream is captured (cuda.graph)."""
+
+
 class UnsupportedError(CudaJitError):
     """A Python construct that CUDA kernels do not support (message names file:line)."""
 

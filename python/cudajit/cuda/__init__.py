@@ -3,7 +3,7 @@ import importlib as _importlib
 
 from .. import _backend, config
 from ..errors import (CompileError, CudaAPIError, CudaSupportError, KernelRuntimeError, LaunchError,
-                      TypingError, UnsupportedError)
+                      StreamCaptureError, TypingError, UnsupportedError)
 from .args import In, InOut, Out
 from .arrays import (defer_cleanup, device_array, device_array_like, managed_array, mapped, mapped_array, mapped_array_like,
                      pinned, pinned_array, pinned_array_like, to_device)
@@ -12,6 +12,7 @@ from .devices import (close, current_context, detect, get_current_device, gpus, 
                       synchronize)
 from .dispatcher import jit
 from .ffi import LTOIR, Archive, Cubin, CUSource, Fatbin, Object, PTXSource, declare_device
+from .graphs import Graph, graph
 from .interop import as_cuda_array, from_cuda_array_interface, from_dlpack, is_cuda_array
 from .kernelapi import *  # noqa: F401,F403  (threadIdx, grid, shared, atomic, syncthreads, …)
 from .ptx import compile, compile_for_current_device, compile_ptx, compile_ptx_for_current_device

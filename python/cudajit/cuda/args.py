@@ -6,7 +6,9 @@ when a call has such an argument.
 import numpy as np
 
 from .. import _core
-from .devicearray import DeviceNDArray
+from ..errors import StreamCaptureError
+from .arrays import device_array
+from .devicearray import DeviceNDArray, _host_addr, _same_layout
 from .random import as_kernel_states, xoroshiro128p_dtype
 
 
@@ -47,14 +49,20 @@ def _register_scalar_types():
 _register_scalar_types()
 
 
-def prepare_args(args, kernel=None, params=()):
+def prepare_args(args, stream=0, kernel=None, params=(), capture=False):
     """Returns (converted args, write-back callable or None).
 
+    ``stream``: the launch's stream (a handle); NumPy arrays are copied in and back on it, as Numba does.
     ``kernel`` and ``params`` (the kernel's name and parameter names) only name an argument that
-    cannot be passed, in the TypeError raised for it.
+    cannot be passed, in the TypeError raised for it. ``capture``: the launch stream is being captured
+    into a CUDA graph (cuda.graph), so host arrays, which are copied synchronously, are refused.
     """
     writebacks = []
-    out = _convert_all(args, writebacks, _Where(kernel, params), {})
+    hosts = _HostCopies(stream)
+    out = _convert_all(args, writebacks, _Where(kernel, params, capture=capture), {}, hosts)
+    hosts.copy_in()
+    if hosts.outs:
+        writebacks.insert(0, hosts.copy_back)
     if not writebacks:
         return out, None
 
@@ -70,11 +78,19 @@ _PY_SCALARS = (bool, int, float, complex)
 class _Where:
     """Names an argument in messages: the kernel, the parameter's position and name, tuple elements."""
 
-    def __init__(self, kernel, params, path=()):
-        self.kernel, self.params, self.path = kernel, tuple(params), path
+    def __init__(self, kernel, params, path=(), capture=False):
+        self.kernel, self.params, self.path, self.capture = kernel, tuple(params), path, capture
 
     def element(self, i):
-        return _Where(self.kernel, self.params, self.path + (i,))
+        return _Where(self.kernel, self.params, self.path + (i,), self.capture)
+
+    def refuse_host_copy(self, what):
+        """StreamCaptureError: a host argument is copied around the launch, synchronously, which no graph records."""
+        if self.capture:
+            raise StreamCaptureError(
+                f"{self.describe()} is {what}, copied to the device before the launch and back after it "
+                f"synchronously, which cannot be captured into a CUDA graph: copy it with cuda.to_device before "
+                f"the capture and pass the device array")
 
     def describe(self):
         top = self.path[0]
@@ -160,13 +176,62 @@ def kernel_view(a):
     return a
 
 
-def _convert_all(args, writebacks, where, copies):
+class _HostCopies:
+    """The NumPy arrays of one launch, each with its own device array: copied in through one pinned staging
+    block without waiting (the launch follows on the same stream), and back after the launch with one wait for
+    all of them (``_core.copy_htod_batch``/``copy_dtoh_batch``), instead of a synchronous copy per array."""
+
+    def __init__(self, stream):
+        self.stream = stream   # the launch's stream handle
+        self.device = -1
+        self.ins = []          # (device address, host address, bytes)
+        self.keep = []         # contiguous copies of strided host arrays, alive until copied in
+        self.outs = []         # (device array, host array, contiguous array the bytes land in)
+
+    def add(self, host, copy_in, copy_out):
+        """The device array for ``host``: its layout when contiguous (Numba keeps it), else C order."""
+        contiguous = host.flags["C_CONTIGUOUS"] or host.flags["F_CONTIGUOUS"]
+        if copy_in:
+            src = host if contiguous else np.ascontiguousarray(host)
+            dev = DeviceNDArray(src.shape, src.strides, src.dtype, stream=self.stream)
+            if src is not host:
+                self.keep.append(src)
+            self.ins.append(_range(dev, src))
+        else:
+            dev = device_array(host.shape, host.dtype, order="F" if _f_only(host) else "C", stream=self.stream)
+        self.device = dev._device
+        # A non-writeable array stays read-only in the kernel (Numba types it readonly): nothing to copy back.
+        dev._readonly = not host.flags.writeable
+        if copy_out and not dev._readonly:
+            order = "F" if dev.is_f_contiguous() and not dev.is_c_contiguous() else "C"   # dev is compact
+            landing = host if contiguous and _same_layout(host, dev) else np.empty(dev.shape, dev.dtype, order=order)
+            self.outs.append((dev, host, landing))
+        return dev
+
+    def copy_in(self):
+        if self.ins:
+            _core.copy_htod_batch(self.ins, self.stream, self.device)
+        self.ins = self.keep = []
+
+    def copy_back(self):
+        _core.copy_dtoh_batch([_range(dev, landing) for dev, _, landing in self.outs], self.stream, self.device)
+        for _, host, landing in self.outs:
+            if landing is not host:
+                np.copyto(host, landing)
+
+
+def _range(dev, host):
+    """(device address, host address, bytes) of a device array and a host array of the same layout."""
+    lo, hi = dev._extent()
+    return dev._ptr + lo, _host_addr(host) + lo, hi - lo
+
+
+def _convert_all(args, writebacks, where, copies, hosts):
     """Converts each argument; a tuple argument is converted element by element (Numba does the same).
 
     ``copies`` maps id(NumPy array) to its device copy: the same array object passed twice (``k(a, a)``) is one
     device array, copied in once and back once, so the kernel sees one array as it would on the host. Only
     identical objects: distinct views of one buffer get a copy each (as in Numba), and the last copy back wins."""
-    from .arrays import device_array
     from .interop import as_cuda_array
     out = []
     for i, a in enumerate(args):
@@ -178,10 +243,11 @@ def _convert_all(args, writebacks, where, copies):
             out.append(a)
             continue
         if isinstance(a, tuple):                  # a namedtuple stays one: the kernel's type names its fields
-            parts = _convert_all(a, writebacks, at, copies)
+            parts = _convert_all(a, writebacks, at, copies, hosts)
             out.append(type(a)._make(parts) if hasattr(type(a), "_make") else parts)
             continue
         if isinstance(a, np.void) and _launchable_dtype(a.dtype):
+            at.refuse_host_copy("a NumPy record")
             out.append(_record_argument(a, writebacks))
             continue
         if isinstance(a, (np.datetime64, np.timedelta64)) and _launchable_dtype(a.dtype):
@@ -196,7 +262,9 @@ def _convert_all(args, writebacks, where, copies):
             if isinstance(a, (str, bytes)) or a is None:
                 raise _refuse(a, at)
         if hasattr(a, "__cuda_array_interface__") and direction is None:
-            out.append(as_cuda_array(a))
+            # Under a capture the producer's stream is not waited for: that wait cannot be captured, and when it is
+            # the captured stream itself (CuPy's current stream during its capture) the launch is ordered anyway.
+            out.append(as_cuda_array(a, sync=not where.capture))
             continue
         if direction is None and id(a) in copies:
             out.append(copies[id(a)])
@@ -205,20 +273,11 @@ def _convert_all(args, writebacks, where, copies):
             host = np.asarray(a)
             if not _launchable_dtype(host.dtype):
                 raise _refuse(host, at)
-            copy_in = direction.copy_in if direction else True
-            copy_out = direction.copy_out if direction else True
-            if copy_in:
-                from .arrays import to_device
-                dev = to_device(host)
-            else:
-                dev = device_array(host.shape, host.dtype, order="F" if _f_only(host) else "C")
-            # A non-writeable array stays read-only in the kernel (Numba types it readonly): nothing to copy back.
-            dev._readonly = not host.flags.writeable
+            at.refuse_host_copy("a NumPy array")
+            dev = hosts.add(host, direction.copy_in if direction else True, direction.copy_out if direction else True)
             out.append(dev)
             if direction is None:
                 copies[id(a)] = dev
-            if copy_out and not dev._readonly:
-                writebacks.append(lambda dev=dev, host=host: dev.copy_to_host(host))
             continue
         raise _refuse(a, at)
     return tuple(out)

@@ -260,7 +260,9 @@ def close():
 
 def synchronize():
     """Wait for all work on this thread's current device to finish (releases the GIL)."""
-    if not _on_cpu():
+    if _on_cpu():
+        _core.stream_synchronize(0)  # returns at once, or refuses while a stream is being captured (cuda.graph)
+    else:
         _core.synchronize()
 
 

@@ -18,18 +18,24 @@ whose data is 16-byte aligned, each pass-1 block gets 8 more warps ("producers",
 that load whole rows with 16-byte vectors into a shared ring of two stages; the 128 fold threads fold them in the
 same order (2^27 float32 on the H100: 0.24 ms a call, against 0.45 ms without producers and 2.3 ms for numba-cuda).
 Elsewhere (the CPU backend, older GPUs, strided or unaligned views) each thread loads ``_BATCH`` elements of its
-sequence ahead into registers and then folds them in order. The tail and the partials share one launch. Everything
-runs as ordinary cudajit kernels, so the CPU backend computes the same bits.
+sequence ahead into registers and then folds them in order. A call is one launch: the last block to finish (a
+ticket counter) folds the tail and the partials and writes the result to ``res`` or to mapped host memory, so no
+copy follows the kernel; a thread's buffers for a stream are kept between calls. Everything runs as ordinary
+cudajit kernels, so the CPU backend computes the same bits.
 """
+import threading
+import weakref
+
 import numpy as np
 
-from .. import _backend
+from .. import _backend, _core
 from ..compiler import types
-from .arrays import device_array, to_device
+from .arrays import device_array, mapped_array, to_device
 from .devicearray import DeviceNDArray
 from .dispatcher import jit
 from .interop import as_cuda_array, is_cuda_array
-from .kernelapi import Intrinsic, blockDim, blockIdx, gridDim, local, shared, syncthreads, syncwarp, threadIdx  # noqa: F401,E501 (kernels' globals)
+from .streams import Stream, stream_handle
+from .kernelapi import Intrinsic, atomic, blockDim, blockIdx, gridDim, local, shared, syncthreads, syncwarp, threadfence, threadIdx  # noqa: F401,E501 (kernels' globals)
 
 # cuda.reduce's own kernel-side names (compiler/intrinsics.py, "cuda._reduce.*"; not user API)
 ring_init = Intrinsic("_reduce.ring_init")
@@ -46,7 +52,7 @@ _BATCH = 32                      # loads in flight per thread in pass 1 (order u
 _PRODUCERS = 8                   # producer warps per pass-1 block on sm_90+ (kernels/cudajit/reduce_ring.h)
 
 
-def _make_kernels(fn, dtype):
+def _make_kernel(fn, dtype):
     nb_dtype = types.from_dtype(dtype)
     op = jit(device=True)(fn) if not hasattr(fn, "__cudajit_pyfunc__") else fn
     warp, block, batch = _WARP, _BLOCK, _BATCH
@@ -88,86 +94,96 @@ def _make_kernels(fn, dtype):
         syncthreads()
 
     @jit(launch_bounds=_BLOCK + _WARP * _PRODUCERS)
-    def reduce_full(src, partials, n_full, init):
+    def reduce_all(src, partials, n_full, n_tail, init, done, out):
         sm = shared.array((_WARPS, row), nb_dtype)
         bars = shared.array(4, types.uint64)
+        last = shared.array(1, types.int32)
         ring = shared.array(0, nb_dtype)
         tid = threadIdx.x
-        step = block * gridDim.x
-        i = tid + block * blockIdx.x
-        if blockDim.x == block:
-            # numba-cuda's loop; each thread loads `batch` elements of its sequence ahead, then folds them in order
-            acc = src[i]
-            i += step
-            ahead = local.array(batch, nb_dtype)
-            while i + (batch - 1) * step < n_full:
-                for k in range(batch):
-                    ahead[k] = src[i + k * step]
-                for k in range(batch):
-                    acc = op(acc, ahead[k])
-                i += batch * step
-            while i < n_full:
-                acc = op(acc, src[i])
+        if n_full:
+            step = block * gridDim.x
+            i = tid + block * blockIdx.x
+            if blockDim.x == block:
+                # numba-cuda's loop; each thread loads `batch` elements of its sequence ahead, then folds them in order
+                acc = src[i]
                 i += step
-        else:
-            # producer warps (threads >= 128) bring the rows through a shared ring (kernels/cudajit/reduce_ring.h);
-            # the fold threads fold them in numba-cuda's order, 8 loads ahead of the fold
-            ring_init(bars)
-            syncthreads()
-            acc = src[i if tid < block else 0]
-            if tid < block:
-                c = 0
-                n = ring_take(src, n_full, bars, c)
-                while n:
-                    at = ring_stage(src, c) + tid
-                    r = 0
-                    while r + 8 <= n:
-                        v0 = ring[at]
-                        v1 = ring[at + block]
-                        v2 = ring[at + 2 * block]
-                        v3 = ring[at + 3 * block]
-                        v4 = ring[at + 4 * block]
-                        v5 = ring[at + 5 * block]
-                        v6 = ring[at + 6 * block]
-                        v7 = ring[at + 7 * block]
-                        acc = op(op(op(op(op(op(op(op(acc, v0), v1), v2), v3), v4), v5), v6), v7)
-                        r += 8
-                        at += 8 * block
-                    while r < n:
-                        acc = op(acc, ring[at])
-                        r += 1
-                        at += block
-                    ring_release(bars, c)
-                    c += 1
-                    n = ring_take(src, n_full, bars, c)
+                ahead = local.array(batch, nb_dtype)
+                while i + (batch - 1) * step < n_full:
+                    for k in range(batch):
+                        ahead[k] = src[i + k * step]
+                    for k in range(batch):
+                        acc = op(acc, ahead[k])
+                    i += batch * step
+                while i < n_full:
+                    acc = op(acc, src[i])
+                    i += step
             else:
-                ring_produce(src, n_full, ring, bars)
-        w = tid // warp
-        lane = tid % warp
-        syncthreads()
-        if tid < block:
-            sm[w, lane] = acc
-            syncwarp()
-            warp_tree(sm, w, lane)
-        syncthreads()
-        if tid < 2:
-            sm[tid, 0] = op(sm[tid, 0], sm[tid + 2, 0])
-        syncthreads()
+                # producer warps (threads >= 128) bring the rows through a shared ring (kernels/cudajit/reduce_ring.h);
+                # the fold threads fold them in numba-cuda's order, 8 loads ahead of the fold
+                ring_init(bars)
+                syncthreads()
+                acc = src[i if tid < block else 0]
+                if tid < block:
+                    c = 0
+                    n = ring_take(src, n_full, bars, c)
+                    while n:
+                        at = ring_stage(src, c) + tid
+                        r = 0
+                        while r + 8 <= n:
+                            v0 = ring[at]
+                            v1 = ring[at + block]
+                            v2 = ring[at + 2 * block]
+                            v3 = ring[at + 3 * block]
+                            v4 = ring[at + 4 * block]
+                            v5 = ring[at + 5 * block]
+                            v6 = ring[at + 6 * block]
+                            v7 = ring[at + 7 * block]
+                            acc = op(op(op(op(op(op(op(op(acc, v0), v1), v2), v3), v4), v5), v6), v7)
+                            r += 8
+                            at += 8 * block
+                        while r < n:
+                            acc = op(acc, ring[at])
+                            r += 1
+                            at += block
+                        ring_release(bars, c)
+                        c += 1
+                        n = ring_take(src, n_full, bars, c)
+                else:
+                    ring_produce(src, n_full, ring, bars)
+            w = tid // warp
+            lane = tid % warp
+            syncthreads()
+            if tid < block:
+                sm[w, lane] = acc
+                syncwarp()
+                warp_tree(sm, w, lane)
+            syncthreads()
+            if tid < 2:
+                sm[tid, 0] = op(sm[tid, 0], sm[tid + 2, 0])
+            syncthreads()
+            if tid == 0:
+                partials[blockIdx.x] = op(sm[0, 0], sm[1, 0])
+                if blockIdx.x == 0:
+                    partials[0] = op(partials[0], init)
+        # The last block to finish folds the tail and the partials (one launch a call): each block's partial is
+        # stored before its fence and its ticket, so the block that draws the last ticket sees them all.
         if tid == 0:
-            partials[blockIdx.x] = op(sm[0, 0], sm[1, 0])
-            if blockIdx.x == 0:
-                partials[0] = op(partials[0], init)
+            threadfence()
+            last[0] = atomic.add(done, 0, 1) == gridDim.x - 1
+        syncthreads()
+        if last[0]:
+            threadfence()
+            n_blocks = gridDim.x if n_full else 0
+            if n_tail:
+                fold_small(src, n_full, n_tail, partials, n_blocks, init, n_blocks == 0, sm)
+            count = n_blocks + (1 if n_tail else 0)
+            if count > 1:
+                fold_small(partials, 0, count, partials, 0, init, False, sm)
+            if tid == 0:
+                out[0] = partials[0]
+                done[0] = 0          # ready for the next call on this stream
 
-    @jit
-    def reduce_tail(src, n_full, n_tail, partials, n_blocks, init):
-        sm = shared.array((_WARPS, row), nb_dtype)
-        if n_tail:
-            fold_small(src, n_full, n_tail, partials, n_blocks, init, n_blocks == 0, sm)
-        count = n_blocks + (1 if n_tail else 0)
-        if count > 1:
-            fold_small(partials, 0, count, partials, 0, init, False, sm)
-
-    return reduce_full, reduce_tail
+    return reduce_all
 
 
 class Reduce:
@@ -183,12 +199,12 @@ class Reduce:
     def __reduce__(self):
         return Reduce, (self._functor,)     # compiled again where it is unpickled (Dask's worker processes)
 
-    def _kernel_pair(self, dtype):
-        key = (_backend.name(), np.dtype(dtype))
-        pair = self._kernels.get(key)
-        if pair is None:
-            pair = self._kernels[key] = _make_kernels(self._functor, np.dtype(dtype))
-        return pair
+    def _kernel(self, dtype):
+        key = (_backend.name(), dtype)
+        kernel = self._kernels.get(key)
+        if kernel is None:
+            kernel = self._kernels[key] = _make_kernel(self._functor, dtype)
+        return kernel
 
     def __call__(self, arr, size=None, res=None, init=0, stream=0):
         """Reduce ``arr[:size]``; the result is returned, or written to device array ``res[0]``.
@@ -200,30 +216,77 @@ class Reduce:
             raise TypeError(f"cuda.reduce takes a 1-d array, got {dev.ndim} dimensions (shape {dev.shape}); "
                             "pass arr.ravel()")
         n = dev.shape[0] if size is None else min(_count(size), dev.shape[0])
-        if res is not None and not (is_cuda_array(res) and len(res.shape) >= 1 and res.shape[0] >= 1):
-            raise TypeError(f"reduce: res must be a device array with at least one element, not {type(res).__name__}")
-        if res is not None and not isinstance(res, DeviceNDArray):
-            res = as_cuda_array(res)           # a CuPy/PyTorch array: written through its CUDA array interface
         dtype = dev.dtype
+        if res is not None:
+            res = _result_array(res, dtype)
         init_value = np.array(init, dtype=dtype)[()]
         if n == 0:
             if res is not None:
                 res[0] = init_value
                 return None
             return init_value
-        reduce_full, reduce_tail = self._kernel_pair(dtype)
+        kernel = self._kernel(dtype)
         n_full = n // _BLOCK * _BLOCK
         n_blocks = min(n_full // _BLOCK, _MAX_BLOCKS)
-        partials = device_array(n_blocks + 1, dtype, stream=stream)
-        if n_blocks:
-            threads, ring_bytes = _pass1_shape(dev)
-            reduce_full[n_blocks, threads, stream, ring_bytes](dev, partials, n_full, init_value)
-        if n - n_full or n_blocks > 1:
-            reduce_tail[1, _BLOCK, stream](dev, n_full, n - n_full, partials, n_blocks, init_value)
-        if res is not None:
-            res[:1].copy_to_device(partials[:1], stream=stream)
-            return None
-        return partials[:1].copy_to_host(stream=stream)[0]
+        threads, ring_bytes = _pass1_shape(dev) if n_blocks else (_BLOCK, 0)
+        key, scratch = _scratch(dev, dtype, stream)
+        try:
+            kernel[max(n_blocks, 1), threads, stream, ring_bytes](
+                dev, scratch.partials, n_full, n - n_full, init_value, scratch.done,
+                scratch.result if res is None else res)
+            if res is not None:
+                return None
+            _core.stream_synchronize(scratch.handle, dev._device)
+        except BaseException:
+            _SCRATCH.entries.pop(key, None)    # a launch that failed part way may leave the ticket counter set
+            raise
+        return scratch.host[0]
+
+
+class _Scratch:
+    """One thread's buffers for calls on one stream: the partials, the blocks' ticket counter (zero between calls)
+    and the result, written by the last block into mapped host memory (no copy to issue after the kernel)."""
+
+    def __init__(self, stream, handle, dtype):
+        self.stream_ref = weakref.ref(stream) if isinstance(stream, Stream) else None
+        self.handle = handle
+        self.partials = device_array(_MAX_BLOCKS + 1, dtype, stream=stream)
+        self.done = to_device(np.zeros(1, np.uint32), stream=stream)
+        self.host = mapped_array(1, dtype)
+        buf = self.host._cudajit_buffer
+        self.result = DeviceNDArray._view_of(buf.device_ptr, (1,), (dtype.itemsize,), dtype, buf,
+                                             self.done._backend, device=-1)
+
+
+_SCRATCH = threading.local()    # .entries: {(backend, device, stream handle, dtype): _Scratch}
+
+
+def _scratch(dev, dtype, stream):
+    """This thread's scratch for a call on ``stream`` (launches on one stream run in order, so a call reuses the
+    previous call's buffers; another thread or stream gets its own)."""
+    handle = stream_handle(stream)
+    key = (_backend.name(), dev._device, handle, dtype)
+    entries = getattr(_SCRATCH, "entries", None)
+    if entries is None:
+        entries = _SCRATCH.entries = {}
+    scratch = entries.get(key)
+    reusable = scratch is not None and (
+        handle == 0 if scratch.stream_ref is None else scratch.stream_ref() is stream)
+    if not reusable:
+        scratch = _Scratch(stream, handle, dtype)
+        if handle == 0 or isinstance(stream, Stream):    # another object with a raw handle: not kept
+            entries[key] = scratch
+    return key, scratch
+
+
+def _result_array(res, dtype):
+    if not (is_cuda_array(res) and len(res.shape) >= 1 and res.shape[0] >= 1):
+        raise TypeError(f"reduce: res must be a device array with at least one element, not {type(res).__name__}")
+    if not isinstance(res, DeviceNDArray):
+        res = as_cuda_array(res)           # a CuPy/PyTorch array: written through its CUDA array interface
+    if res.dtype != dtype:
+        raise TypeError(f"reduce: res has dtype {res.dtype}, the array reduced {dtype}; they must be the same")
+    return res
 
 
 def _ring_bytes(itemsize):
@@ -239,7 +302,7 @@ def _pass1_shape(dev):
     itemsize = dev.dtype.itemsize
     if _backend.name() != "gpu" or itemsize not in (1, 2, 4, 8, 16) or dev.strides[0] != itemsize:
         return _BLOCK, 0
-    if dev.__cuda_array_interface__["data"][0] % 16:
+    if dev._ptr % 16:
         return _BLOCK, 0
     from .devices import get_current_device
     gpu = get_current_device()

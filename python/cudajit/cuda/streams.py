@@ -69,10 +69,15 @@ class Stream:
         """Wait for all commands in this stream to execute (releases the GIL)."""
         if self._core is not None:
             self._core.synchronize()
+        else:
+            _core.stream_synchronize(self._handle)  # returns at once, or refuses a stream being captured
 
     def query(self):
         """True when all work queued on this stream so far has finished."""
-        return True if self._core is None else self._core.query()
+        if self._core is None:
+            _core.stream_synchronize(self._handle)  # the CPU backend refuses what the GPU's capture would
+            return True
+        return self._core.query()
 
     @contextlib.contextmanager
     def auto_synchronize(self):

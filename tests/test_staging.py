@@ -1,0 +1,174 @@
+"""Copies between pageable host memory and the device (src/staging.cpp: pinned slots, pieces, overlap) and NumPy
+kernel arguments (copied in and back as a batch, args.py): the bytes arrive, stream order holds, threads do not
+share a slot, pinned memory keeps the driver's path. The CPU backend's copies are memcpy and must stay exact."""
+import threading
+
+import numpy as np
+import pytest
+
+from cudajit import _core, cuda
+
+SLOT = 8 << 20   # staging.cpp's kSlotBytes: sizes below cross it several times, never on a multiple
+
+
+def _staged_since(before):
+    return _core.staging_counts()[0] - before[0]
+
+
+@pytest.mark.parametrize("nbytes", [0, 1, 4095, (1 << 20) + 7, 3 * SLOT + 12345])
+def test_round_trip_of_random_bytes(backend, rng, nbytes):
+    host = rng.integers(0, 256, nbytes, dtype=np.uint8)
+    before = _core.staging_counts()
+    dev = cuda.to_device(host)
+    assert np.array_equal(dev.copy_to_host(), host)
+    into = np.empty_like(host)
+    assert dev.copy_to_host(into) is into and np.array_equal(into, host)
+    again = rng.integers(0, 256, nbytes, dtype=np.uint8)
+    dev.copy_to_device(again)
+    assert np.array_equal(dev.copy_to_host(), again)
+    if backend == "gpu" and nbytes:
+        assert _staged_since(before) == 5   # every copy of pageable memory went through the slots
+
+
+def test_round_trip_of_a_strided_2d_array(backend, rng):
+    host = rng.standard_normal((1500, 1100))[::3, 1::2]   # not contiguous: to_device compacts it
+    dev = cuda.to_device(host)
+    assert np.array_equal(dev.copy_to_host(), host)
+    out = np.zeros((1500, 1100))[::3, 1::2]
+    dev.copy_to_host(out)
+    assert np.array_equal(out, host)
+
+
+@pytest.fixture
+def gpu():
+    from cudajit import _backend
+    with _backend.use("gpu"):
+        yield
+
+
+@pytest.mark.gpu
+def test_pinned_memory_keeps_the_driver_path(gpu, rng):
+    pinned = cuda.pinned_array(3 * SLOT // 8 + 5, dtype=np.float64)
+    pinned[:] = rng.standard_normal(pinned.size)
+    before = _core.staging_counts()
+    dev = cuda.to_device(pinned)
+    back = cuda.pinned_array_like(pinned)
+    dev.copy_to_host(back)
+    assert np.array_equal(back, pinned)
+    after = _core.staging_counts()
+    assert after[0] == before[0] and after[1] - before[1] == 2
+
+
+@cuda.jit
+def _slow_fill(out, value, spins):
+    i = cuda.grid(1)
+    if i < out.size:
+        acc = 0.0
+        for k in range(spins):          # long enough that a copy overtaking the kernel would see old bytes
+            acc += k * 1e-30
+        out[i] = acc if acc < 0 else value   # never negative: the value exactly, after the loop
+
+
+@cuda.jit
+def _slow_copy(dst, src, spins):
+    i = cuda.grid(1)
+    if i < dst.size:
+        acc = 0.0
+        for k in range(spins):
+            acc += k * 1e-30
+        dst[i] = acc if acc < 0 else src[i]
+
+
+def test_copies_on_a_user_stream_order_after_its_kernels(backend, rng):
+    n = (SLOT // 8) * 2 + 333                     # float64: several pieces
+    spins = 20000 if backend == "gpu" else 1
+    s = cuda.stream()
+    dev = cuda.device_array(n, np.float64, stream=s)
+    _slow_fill[(n + 255) // 256, 256, s](dev, 5.0, spins)
+    host = dev.copy_to_host(stream=s)             # pageable: returns when the kernel's values are there
+    assert np.all(host == 5.0)
+
+    src_host = rng.standard_normal(n)
+    src = cuda.to_device(src_host, stream=s)
+    dst = cuda.device_array(n, np.float64, stream=s)
+    _slow_copy[(n + 255) // 256, 256, s](dst, src, spins)
+    src.copy_to_device(np.zeros(n), stream=s)     # must not overwrite src before the kernel has read it
+    s.synchronize()
+    assert np.array_equal(dst.copy_to_host(), src_host)
+    assert np.all(src.copy_to_host() == 0.0)
+
+
+def test_two_threads_copying_at_once_get_their_own_bytes(backend):
+    failures = []
+
+    def work(seed):
+        r = np.random.default_rng(seed)
+        for size in (2 * SLOT + 4097, 5000, SLOT + 1):
+            host = r.integers(0, 256, size, dtype=np.uint8)
+            dev = cuda.to_device(host)
+            if not np.array_equal(dev.copy_to_host(), host):
+                failures.append((seed, size))
+
+    threads = [threading.Thread(target=work, args=(seed,)) for seed in (1, 2, 3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
+
+
+@cuda.jit
+def _write_args(a, b, c, d, e):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] = a[i] * 2 + c[i]          # a: copied in and back
+        b[i] = c[i] - 1                 # b: cuda.Out
+        d[i] = c[i] + 0.5               # d: a strided view, copied back into its elements
+    if i < e.shape[0]:
+        for j in range(e.shape[1]):
+            e[i, j] += i * 10 + j       # e: Fortran order
+
+
+@pytest.mark.parametrize("on_stream", [False, True])
+def test_numpy_arguments_are_copied_in_and_back(backend, rng, on_stream):
+    n = 1000
+    a = rng.standard_normal(n)
+    b = np.zeros(n)
+    c = rng.standard_normal(n)
+    c.flags.writeable = False                      # read-only: copied in, never back
+    big = rng.standard_normal(3 * n)
+    d = big[::3]
+    e = np.asfortranarray(rng.standard_normal((40, 7)))
+    want_a, want_e, big_before = a * 2 + c, e + (np.arange(40)[:, None] * 10 + np.arange(7)), big.copy()
+    before = _core.staging_counts()
+    launch = _write_args[(n + 127) // 128, 128, cuda.stream()] if on_stream else _write_args[(n + 127) // 128, 128]
+    launch(a, cuda.Out(b), cuda.In(c), d, e)
+    assert np.array_equal(a, want_a)
+    assert np.array_equal(b, c - 1)
+    assert np.array_equal(big[::3], c + 0.5)
+    assert np.array_equal(big[1::3], big_before[1::3]) and np.array_equal(big[2::3], big_before[2::3])
+    assert np.array_equal(e, want_e)
+    if backend == "gpu":
+        assert _staged_since(before) == 2          # one batch in, one batch back
+
+
+@cuda.jit
+def _add_into(x, y):
+    i = cuda.grid(1)
+    if i < x.size:
+        x[i] += y[i]
+
+
+def test_one_numpy_array_passed_twice_is_one_device_array(backend, rng):
+    x = rng.standard_normal(300)
+    want = x * 2
+    _add_into[3, 128](x, x)
+    assert np.array_equal(x, want)
+
+
+def test_large_numpy_arguments_copy_piece_by_piece(backend, rng):
+    n = SLOT // 8 + 11                             # more than a slot: the batch copies array by array
+    x, y = rng.standard_normal(n), rng.standard_normal(n)
+    want = x + y
+    _add_into[(n + 255) // 256, 256](x, y)
+    assert np.array_equal(x, want)

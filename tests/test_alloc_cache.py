@@ -204,5 +204,6 @@ def test_allocations_during_a_graph_capture_leave_the_cache_alone(rng):
     got = side.copy_to_host(stream=other)
     other.synchronize()
     np.testing.assert_array_equal(got, np.full(n, 4.0, np.float32))
-    cuda.device_array(n, np.float32)                # after the capture the cache serves again
+    again = cuda.device_array(n, np.float32)        # after the capture the cache serves again
     assert _core.cached_device_bytes(0) < cached
+    del again

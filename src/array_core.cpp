@@ -55,10 +55,12 @@ int64_t dim_value(py::handle h, const char* field, int d) {
     }
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(idx, &overflow);
-    std::string text = py::str(idx);
-    Py_DECREF(idx);
-    if (overflow)
+    if (overflow) {
+        std::string text = py::str(idx);
+        Py_DECREF(idx);
         throw py::value_error(std::string(field) + "[" + std::to_string(d) + "] = " + text + " does not fit in int64");
+    }
+    Py_DECREF(idx);
     return v;
 }
 
@@ -155,6 +157,32 @@ void check_span_is_memory(uintptr_t ptr, std::pair<int64_t, int64_t> extent, con
                               ") they start in");
 }
 
+namespace {
+
+// What every constructor ends with once shape and strides are known: the checks, size and layout.
+void finish_array(ArrayCore& a) {
+    auto span = checked_extent(a.ndim, a.shape, a.strides, a.itemsize, "array");
+    check_address_range(a.ptr, span, "array");
+    a.size = 1;
+    for (int d = 0; d < a.ndim; ++d) a.size *= a.shape[d];
+    a.layout = classify(a.ndim, a.shape, a.strides, a.itemsize, a.size);
+}
+
+// Compact strides in C order (or Fortran's), each the product of the item size and the extents inside it, as
+// NumPy's; the bytes the array spans, or -1 when a stride or the span reaches 2**63.
+int64_t compact_strides(ArrayCore& a, bool fortran) {
+    int64_t s = a.itemsize;
+    bool overflow = false;
+    for (int k = 0; k < a.ndim; ++k) {
+        int d = fortran ? k : a.ndim - 1 - k;
+        a.strides[d] = s;
+        overflow |= __builtin_mul_overflow(s, a.shape[d], &s);
+    }
+    return overflow ? -1 : s;
+}
+
+}  // namespace
+
 ArrayCore::ArrayCore(uintptr_t ptr_, py::tuple shape_, py::object strides_, std::string typestr_,
                      py::object owner_, int backend_, int device_)
     : ptr(ptr_), device(device_), typestr(std::move(typestr_)), owner(std::move(owner_)) {
@@ -167,12 +195,7 @@ ArrayCore::ArrayCore(uintptr_t ptr_, py::tuple shape_, py::object strides_, std:
     backend = static_cast<Backend>(backend_);
     for (int d = 0; d < ndim; ++d) shape[d] = dim_value(shape_[d], "shape", d);
     if (strides_.is_none()) {
-        // C order; a product that overflows is refused by checked_extent below.
-        int64_t s = itemsize;
-        for (int d = ndim - 1; d >= 0; --d) {
-            strides[d] = s;
-            __builtin_mul_overflow(s, shape[d] > 0 ? shape[d] : 1, &s);
-        }
+        compact_strides(*this, false);  // a span that overflows is refused by finish_array
     } else {
         if (!py::isinstance<py::tuple>(strides_) && !py::isinstance<py::list>(strides_))
             throw py::type_error(std::string("strides must be a tuple of ints or None, not ") +
@@ -183,11 +206,42 @@ ArrayCore::ArrayCore(uintptr_t ptr_, py::tuple shape_, py::object strides_, std:
                                   std::to_string(ndim));
         for (int d = 0; d < ndim; ++d) strides[d] = dim_value(st[d], "strides", d);
     }
-    auto span = checked_extent(ndim, shape, strides, itemsize, "array");
-    check_address_range(ptr, span, "array");
-    size = 1;
-    for (int d = 0; d < ndim; ++d) size *= shape[d];
-    layout = classify(ndim, shape, strides, itemsize, size);
+    finish_array(*this);
+}
+
+ArrayCore::ArrayCore(py::handle shape_, std::string typestr_, bool fortran, uintptr_t stream, py::handle dtype_name)
+    : typestr(std::move(typestr_)) {
+    py::tuple dims;
+    if (PyTuple_Check(shape_.ptr())) {
+        dims = py::reinterpret_borrow<py::tuple>(shape_);
+        ndim = static_cast<int>(dims.size());
+        if (ndim > kMaxDims)
+            throw py::value_error("arrays of more than " + std::to_string(kMaxDims) +
+                                  " dimensions are not supported, got " + std::to_string(ndim));
+        for (int d = 0; d < ndim; ++d) shape[d] = dim_value(dims[d], "shape", d);
+    } else {
+        ndim = 1;
+        shape[0] = dim_value(shape_, "shape", 0);
+    }
+    itemsize = itemsize_of(typestr);
+    dtype = dtype_id_of(typestr);
+    int64_t nbytes = compact_strides(*this, fortran);
+    if (nbytes < 0) {
+        // Python's numbers, as the message of an explicit-strides array (devicearray.py) words it.
+        py::int_ total(itemsize);
+        for (int d = 0; d < ndim; ++d) total = total * py::int_(shape[d]);
+        py::object shown = dims ? py::object(dims) : py::object(py::make_tuple(shape[0]));
+        if (!PyObject_IsTrue(total.ptr()))  // no elements, but the strides inside a zero extent overflow
+            throw py::value_error("array: the strides of shape " + std::string(py::repr(shown)) + " overflow int64");
+        throw py::value_error("an array of shape " + std::string(py::repr(shown)) + " and dtype " +
+                              std::string(py::str(dtype_name)) + " needs " + std::string(py::str(total)) +
+                              " bytes, more than any device has");
+    }
+    buffer = std::make_shared<DeviceBuffer>(static_cast<size_t>(nbytes), stream);
+    ptr = buffer->ptr();
+    backend = buffer->backend();
+    device = buffer->device();
+    finish_array(*this);
 }
 
 std::pair<int64_t, int64_t> ArrayCore::extent() const {
@@ -202,6 +256,9 @@ std::pair<int64_t, int64_t> ArrayCore::extent() const {
 
 void bind_array_core(py::module_& m) {
     py::class_<ArrayCore>(m, "ArrayCore", "C++ record of an array's memory; DeviceNDArray subclasses it.")
+        // First: pybind11 tries overloads in order, and this one is device_array's common path.
+        .def(py::init<py::handle, std::string, bool, uintptr_t, py::handle>(), py::arg("shape"), py::arg("typestr"),
+             py::arg("fortran"), py::arg("stream"), py::arg("dtype_name"))
         .def(py::init<uintptr_t, py::tuple, py::object, std::string, py::object, int, int>(), py::arg("ptr"),
              py::arg("shape"), py::arg("strides"), py::arg("typestr"), py::arg("owner"), py::arg("backend"),
              py::arg("device") = -1)
@@ -222,7 +279,10 @@ void bind_array_core(py::module_& m) {
         .def_property_readonly("_ptr", [](const ArrayCore& a) { return a.ptr; })
         .def_property_readonly("_typestr", [](const ArrayCore& a) { return a.typestr; })
         .def_property_readonly("_layout", [](const ArrayCore& a) { return std::string(1, a.layout_char()); })
-        .def_property_readonly("_owner", [](const ArrayCore& a) { return a.owner; })
+        .def_property_readonly("_owner", [](ArrayCore& a) {
+            if (!a.owner && a.buffer) a.owner = py::cast(a.buffer);
+            return a.owner;
+        })
         .def_property_readonly("_backend", [](const ArrayCore& a) { return static_cast<int>(a.backend); })
         .def_readwrite("_readonly", &ArrayCore::readonly)
         .def_property_readonly("_device", [](const ArrayCore& a) { return a.device; })

@@ -5,6 +5,7 @@
 #include <pybind11/pybind11.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "memory.h"
@@ -48,9 +49,17 @@ struct ArrayCore {
     int device = -1;           // GPU memory: the device it is on; -1: any device reaches it (managed, mapped) or CPU
     std::string typestr;       // as __array_interface__ writes it, e.g. "<f4"
     pybind11::object owner;    // keeps the memory alive (a buffer, another array, a foreign object)
+    // A new allocation's buffer; `owner` becomes its Python object only when asked for (gpu_data, views), so
+    // allocating and dropping an array creates no second Python object.
+    std::shared_ptr<DeviceBuffer> buffer;
 
     ArrayCore(uintptr_t ptr, pybind11::tuple shape, pybind11::object strides, std::string typestr,
               pybind11::object owner, int backend, int device = -1);
+    // A new compact array in memory of its own (device_array's common path): `shape` is an int or a tuple of
+    // ints, none negative (devicearray._normalize_shape's result); C strides, or Fortran's when `fortran`;
+    // the DeviceBuffer is allocated on `stream`. `dtype_name` only words the error for a size over 2**63 bytes.
+    ArrayCore(pybind11::handle shape, std::string typestr, bool fortran, uintptr_t stream,
+              pybind11::handle dtype_name);
 
     // Byte offsets [lo, hi) relative to ptr that the elements occupy (for copies of views).
     std::pair<int64_t, int64_t> extent() const;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "array_core.h"
+#include "block_cache.h"
 #include "bindings.h"
 #include "context.h"
 #include "driver.h"
@@ -141,6 +142,8 @@ void bind_memory(py::module_& m) {
         NoGil nogil;
         CJ_CU(cuStreamSynchronize, reinterpret_cast<CUstream>(stream));
     }, py::arg("stream"), py::arg("device") = -1);
+    m.def("cached_device_bytes", &block_cache::cached_bytes, py::arg("device"),
+          "Bytes of freed device blocks the block cache keeps for reuse on a device (block_cache.h).");
     m.def("pointer_device", &pointer_device, py::arg("ptr"),
           "The device a GPU pointer's memory is on; -1 for memory every device reaches (managed, host) or unknown.");
     m.def("pointer_memory_type", [](uintptr_t ptr) {

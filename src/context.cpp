@@ -4,6 +4,7 @@
 #include <mutex>
 #include <vector>
 
+#include "block_cache.h"
 #include "driver.h"
 #include "staging.h"
 
@@ -73,6 +74,7 @@ void select(int ordinal) {
 }
 
 void close() {
+    block_cache::release_all_for_close();  // while the contexts its blocks belong to still live
     std::lock_guard<std::mutex> lock(g_mutex);
     const auto& a = drv::api();
     staging::forget_pools();  // their pinned memory goes with the contexts

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "block_cache.h"
 #include "context.h"
 #include "driver.h"
 #include "errors.h"
@@ -62,10 +63,16 @@ DeviceBuffer::DeviceBuffer(size_t nbytes, uintptr_t stream) : nbytes_(nbytes), b
     }
     ctx::ensure();
     device_ = ctx::current_device();
+    epoch_ = block_cache::epoch();
+    size_t bytes = block_cache::allocation_size(nbytes);
+    ptr_ = block_cache::take(device_, bytes, stream);
+    if (ptr_) return;
     configure_pool_once(device_);
     CUdeviceptr p = 0;
-    check_alloc(drv::api().cuMemAllocAsync(&p, nbytes ? nbytes : 1, as_stream(stream)), "cuMemAllocAsync", nbytes,
-                "device memory");
+    CUresult r = drv::api().cuMemAllocAsync(&p, bytes, as_stream(stream));
+    if (r == CUDA_ERROR_OUT_OF_MEMORY && block_cache::release(device_))
+        r = drv::api().cuMemAllocAsync(&p, bytes, as_stream(stream));
+    check_alloc(r, "cuMemAllocAsync", nbytes, "device memory");
     ptr_ = static_cast<uintptr_t>(p);
 }
 
@@ -75,6 +82,7 @@ DeviceBuffer::~DeviceBuffer() {
         std::free(reinterpret_cast<void*>(ptr_));
         return;
     }
+    if (block_cache::give(device_, ptr_, block_cache::allocation_size(nbytes_), epoch_)) return;
     // Never throw from a destructor: at interpreter exit the context may already be gone.
     std::string why;
     if (!drv::available(&why)) return;

@@ -18,7 +18,9 @@ void set_current_backend(Backend b);
 
 // An owning allocation. GPU: cuMemAllocAsync on the stream given, from the pool of this thread's device
 // (device()); freed with cuMemFreeAsync on that device's legacy default stream (which orders after work on
-// every blocking stream of it), whichever device is current when the last reference goes.
+// every blocking stream of it), whichever device is current when the last reference goes. Blocks of at most
+// 1 MiB go through the device's block cache (block_cache.h) both ways; running out of memory returns the
+// cached blocks to the pool and tries once more.
 class DeviceBuffer {
  public:
     DeviceBuffer(size_t nbytes, uintptr_t stream);
@@ -35,6 +37,7 @@ class DeviceBuffer {
     size_t nbytes_ = 0;
     Backend backend_;
     int device_ = -1;
+    unsigned epoch_ = 0;  // block_cache::epoch() at allocation
 };
 
 using HostRange = staging::Range;  // {device address, host address, bytes}

@@ -6,8 +6,10 @@ import contextlib
 import numpy as np
 
 from .. import _core
-from .devicearray import (DeviceNDArray, _backend_id, _c_strides, _check_dtype, _f_strides, _normalize_shape,
-                          _normalize_strides, _span_bytes, _stream_handle)
+from .devicearray import (DeviceNDArray, _backend_id, _c_strides, _check_dtype, _f_strides, _init_new,
+                          _normalize_shape, _normalize_strides, _span_bytes, _stream_handle)
+
+_new_array = DeviceNDArray.__new__
 
 
 def _strides_for(shape, dtype, strides, order):
@@ -20,6 +22,10 @@ def _strides_for(shape, dtype, strides, order):
 
 def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
     """An uninitialised array in device memory (from the stream-ordered pool)."""
+    if strides is None and (order == "C" or order == "F"):
+        array = _new_array(DeviceNDArray)
+        _init_new(array, shape, dtype, order == "F", stream)
+        return array
     dtype = _check_dtype(dtype)
     shape = _normalize_shape(shape)
     return DeviceNDArray(shape, _strides_for(shape, dtype, strides, order), dtype, stream=stream)
@@ -86,7 +92,10 @@ def to_device(obj, stream=0, copy=True, to=None):
                         f"(got a {type(obj).__name__} that NumPy makes an object array of)")
     if not (host.flags["C_CONTIGUOUS"] or host.flags["F_CONTIGUOUS"]):
         host = np.ascontiguousarray(host)
-    dev = DeviceNDArray(host.shape, host.strides, host.dtype, stream=stream)
+    dev = _new_array(DeviceNDArray)
+    _init_new(dev, host.shape, host.dtype, not host.flags.c_contiguous, stream)
+    if dev.strides != host.strides:   # contiguous with other strides on axes of length 1: Numba keeps them
+        dev = DeviceNDArray(host.shape, host.strides, host.dtype, stream=stream)
     dev._write_host(host, handle)
     return dev
 

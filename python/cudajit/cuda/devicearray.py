@@ -80,6 +80,44 @@ def _check_dtype(dtype, what="dtype"):
     return dtype
 
 
+# What a dtype argument named -> (its np.dtype, typestr), for arguments seen before (hashable ones): the
+# common allocation path then skips np.dtype() and its checks. Filled only by _known_dtype, after it has
+# decided the backend, so a hit also means that the core already allocates for the right one.
+_KNOWN_DTYPES = {}
+_KNOWN_DTYPES_LIMIT = 512
+
+
+def _known_dtype(dtype):
+    """(np.dtype, typestr) of a dtype argument, as ``_check_dtype`` accepts it (same errors)."""
+    try:
+        return _KNOWN_DTYPES[dtype]
+    except (KeyError, TypeError):   # TypeError: an unhashable spec (a list of fields)
+        pass
+    checked = _check_dtype(dtype)
+    _backend_id()
+    entry = (checked, checked.str)
+    if len(_KNOWN_DTYPES) < _KNOWN_DTYPES_LIMIT:
+        try:
+            _KNOWN_DTYPES[dtype] = entry
+        except TypeError:
+            pass
+    return entry
+
+
+def _init_new(array, shape, dtype, fortran, stream):
+    """Initialise ``array`` (a DeviceNDArray from ``__new__``) as a new compact array: device_array's path, whose
+    work is one C++ call (allocation, strides and checks in ArrayCore)."""
+    dtype, typestr = _known_dtype(dtype)
+    if shape.__class__ is not int or shape < 0:
+        shape = _normalize_shape(shape)
+    handle = 0 if stream is None or stream.__class__ is int and not stream else _stream_handle(stream)
+    _init_core(array, shape, typestr, fortran, handle, dtype)
+    array.dtype = dtype
+    array.stream = stream
+
+
+_init_core = _core.ArrayCore.__init__
+
 _DTYPE_KEYS = {}
 
 
@@ -105,6 +143,9 @@ class DeviceNDArray(_core.ArrayCore):
 
     def __init__(self, shape, strides, dtype, stream=0, gpu_data=None):
         # Numba's constructor: allocate (or adopt gpu_data, a buffer with .ptr) for shape/strides.
+        if strides is None and gpu_data is None:
+            _init_new(self, shape, dtype, False, stream)
+            return
         dtype = _check_dtype(dtype)
         shape = _normalize_shape(shape)
         strides = _normalize_strides(strides, shape) if strides is not None else _c_strides(shape, dtype.itemsize)

@@ -21,6 +21,8 @@ struct Launcher {
     std::shared_ptr<Dispatcher> dispatcher;
     LaunchConfig config;
     py::object owner;  // keeps the Python dispatcher alive while its launcher is (kern[g, b] outlives kern)
+    py::object stream;  // and the stream object given: `l = kern[g, b, cuda.stream()]` would otherwise launch
+                        // (and copy NumPy arguments) on a destroyed stream, as numba-cuda's launcher holds it too
 };
 
 // A compile error (cudajit.errors.COMPILE_ERRORS) raised while a launch compiled its kernel reaches
@@ -106,7 +108,8 @@ void bind_launch(py::module_& m) {
         .def("configure", [](std::shared_ptr<Dispatcher> d, py::handle grid, py::handle block, py::handle stream,
                              py::handle shmem) {
             py::object owner = d->owner();
-            return Launcher{std::move(d), parse_config(grid, block, stream, shmem), std::move(owner)};
+            return Launcher{std::move(d), parse_config(grid, block, stream, shmem), std::move(owner),
+                            py::reinterpret_borrow<py::object>(stream)};
         }, py::arg("griddim"), py::arg("blockdim"), py::arg("stream") = py::none(), py::arg("sharedmem") = 0)
         .def("clear", &Dispatcher::clear)
         .def("__len__", &Dispatcher::size);

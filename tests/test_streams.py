@@ -263,3 +263,34 @@ def test_gpu_events(gpu):
     other.synchronize()
     with pytest.raises(CudaAPIError):
         streams.event_elapsed_time(start, streams.event(timing=False))
+
+
+def test_a_launcher_keeps_its_stream_alive(backend):
+    """``l = kern[g, b, cuda.stream()]``: the stream lives as long as the launcher (numba-cuda's holds it too);
+    before, it was destroyed at once and the launch, and its NumPy arguments' copies, used a dead handle."""
+    import gc
+    import weakref
+
+    import numpy as np
+
+    from cudajit import cuda
+
+    @cuda.jit
+    def twice(a):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] *= 2
+
+    s = cuda.stream()
+    ref = weakref.ref(s)
+    launch = twice[4, 32, s]
+    del s
+    gc.collect()
+    assert ref() is not None
+    x = np.random.default_rng(3).standard_normal(100)
+    want = x * 2
+    launch(x)                          # a NumPy argument: copied in and back on the launcher's stream
+    assert np.array_equal(x, want)
+    del launch
+    gc.collect()
+    assert ref() is None

@@ -220,3 +220,15 @@ def test_reduce_result_array_must_match(backend, rng):
         red(d, res=cuda.device_array(1, np.float64))
     with pytest.raises(TypeError, match="res must be a device array"):
         red(d, res=np.zeros(1, np.float32))
+
+
+def test_reduce_after_the_context_closes(backend, rng):
+    """cuda.close() ends the context that a thread's kept buffers (partials, counter, mapped result) live in: the
+    next call makes new ones."""
+    red = cuda.reduce(lopsided)
+    x = rng.normal(0, 10, 100_003).astype(np.float32)
+    want = np.float32(numba_cuda_order(lopsided, x, np.float32(0)))
+    assert red(x).tobytes() == want.tobytes()
+    cuda.close()
+    assert red(x).tobytes() == want.tobytes()
+    assert red(cuda.to_device(x)).tobytes() == want.tobytes()

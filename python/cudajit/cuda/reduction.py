@@ -32,6 +32,7 @@ from .. import _backend, _core
 from ..compiler import types
 from .arrays import device_array, mapped_array, to_device
 from .devicearray import DeviceNDArray
+from .devices import context_epoch
 from .dispatcher import jit
 from .interop import as_cuda_array, is_cuda_array
 from .streams import Stream, stream_handle
@@ -250,6 +251,7 @@ class _Scratch:
     def __init__(self, stream, handle, dtype):
         self.stream_ref = weakref.ref(stream) if isinstance(stream, Stream) else None
         self.handle = handle
+        self.epoch = context_epoch()
         self.partials = device_array(_MAX_BLOCKS + 1, dtype, stream=stream)
         self.done = to_device(np.zeros(1, np.uint32), stream=stream)
         self.host = mapped_array(1, dtype)
@@ -263,14 +265,14 @@ _SCRATCH = threading.local()    # .entries: {(backend, device, stream handle, dt
 
 def _scratch(dev, dtype, stream):
     """This thread's scratch for a call on ``stream`` (launches on one stream run in order, so a call reuses the
-    previous call's buffers; another thread or stream gets its own)."""
+    previous call's buffers; another thread or stream gets its own; none outlives its context)."""
     handle = stream_handle(stream)
     key = (_backend.name(), dev._device, handle, dtype)
     entries = getattr(_SCRATCH, "entries", None)
     if entries is None:
         entries = _SCRATCH.entries = {}
     scratch = entries.get(key)
-    reusable = scratch is not None and (
+    reusable = scratch is not None and scratch.epoch == context_epoch() and (
         handle == 0 if scratch.stream_ref is None else scratch.stream_ref() is stream)
     if not reusable:
         scratch = _Scratch(stream, handle, dtype)

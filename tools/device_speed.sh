@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Issue 11's device run (run from the repository root; carry ".whl" and probe/before.tar):
+#   git archive 01088b2 --prefix=before/ -o probe/before.tar
+#   run(command="bash tools/device_speed.sh", carry=[".whl", "probe"], kind="nvidia-h100-x1")
+# Installs this tree (and, in the background, the commit in probe/before.tar into /tmp/before); the whole GPU suite
+# (-v, every thread's stack after 120 s in one test, cut at 330 s so that the benchmarks still run); then
+# benchmarks/bench_table.py (this tree and the older one side by side with numba-cuda and CuPy), bench_graphs.py,
+# bench_reduce.py and racecheck over cuda.reduce's tests. Every step has its own time limit. Results: $OUT/res.tgz.
+set -u
+RES=/tmp/res SITE=/tmp/site
+source tools/device_lib.sh
+export PYTHONPATH=$SITE
+if [ -f probe/before.tar ]; then
+  ( mkdir -p /tmp/bsrc && tar -xf probe/before.tar -C /tmp/bsrc && timeout 200 python3 -m pip install -q \
+      --no-build-isolation --no-deps --target /tmp/before /tmp/bsrc/before > $RES/before-install.log 2>&1
+    echo "before-install rc=$?" >> $RES/before-install.log ) &
+fi
+stamp suite
+( timeout 330 python3 -m pytest -v --gpu -p no:cacheprovider -n 8 -o faulthandler_timeout=120 --tb=short -rfE tests \
+    > $RES/suite.log 2>&1; echo "rc=$?" >> $RES/suite.log )
+wait
+stamp bench_table
+before=; [ -d /tmp/before/cudajit ] && before="--before /tmp/before"
+( timeout 240 python3 benchmarks/bench_table.py gpu $before --out $RES/gpu.json > $RES/table.log 2>&1; echo "rc=$?" >> $RES/table.log )
+stamp bench_graphs
+( timeout 90 python3 benchmarks/bench_graphs.py > $RES/graphs.log 2>&1; echo "rc=$?" >> $RES/graphs.log )
+stamp bench_reduce
+( timeout 60 python3 benchmarks/bench_reduce.py > $RES/reduce.log 2>&1; echo "rc=$?" >> $RES/reduce.log )
+stamp racecheck
+( CUDAJIT_CACHE_DIR=/tmp/cj-san timeout 150 compute-sanitizer --tool racecheck --error-exitcode 99 --print-limit 20 \
+    python3 -m pytest -q --gpu --backends gpu -p no:cacheprovider tests/test_reduce_order.py > $RES/racecheck.log 2>&1
+  echo "rc=$?" >> $RES/racecheck.log )
+stamp done
+tar czf $OUT/res.tgz -C /tmp res
+grep -E "passed|failed|rc=" $RES/suite.log | tail -3; grep -E "^(FAILED|ERROR)|Timeout|node down" $RES/suite.log | head -20
+tail -24 $RES/table.log; grep -E '^\{' $RES/graphs.log | cut -c1-260 | tail -8; grep reduce_sum $RES/reduce.log | cut -c1-300
+tails 3 $RES/racecheck.log; cat $RES/timeline.log

@@ -37,3 +37,19 @@ def per_launch(fn, sync, n=20000, reps=5):
         sync()
         ts.append((time.perf_counter() - t0) / n)
     return med(ts) * 1e6
+
+
+def event_ms(make_event, elapsed_ms, sync, fn, reps=10):
+    """Milliseconds of device work between two events around ``fn`` (after one warm-up call), median of ``reps``;
+    ``make_event``/``elapsed_ms``: the library's event class and elapsed-time function (cudajit, numba, CuPy)."""
+    s, e = make_event(), make_event()
+    fn()
+    sync()
+    ts = []
+    for _ in range(reps):
+        s.record()
+        fn()
+        e.record()
+        e.synchronize()
+        ts.append(elapsed_ms(s, e))
+    return med(ts)

@@ -20,21 +20,11 @@ import cudajit  # noqa: E402
 from cudajit import cuda  # noqa: E402
 from numba import cuda as ncuda  # noqa: E402
 
-from bench_common import emit, med, per_launch, rows  # noqa: E402
+from bench_common import emit, event_ms, med, per_launch, rows  # noqa: E402
 
 
 def gpu_ms(lib, fn, reps=10):
-    s, e = lib.event(), lib.event()
-    fn()
-    lib.synchronize()
-    ts = []
-    for _ in range(reps):
-        s.record()
-        fn()
-        e.record()
-        e.synchronize()
-        ts.append(lib.event_elapsed_time(s, e))
-    return med(ts)
+    return event_ms(lib.event, lib.event_elapsed_time, lib.synchronize, fn, reps)
 
 
 _cj, _nb = seeds_kernels.load("cudajit"), seeds_kernels.load("numba")

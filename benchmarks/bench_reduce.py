@@ -20,21 +20,11 @@ from numba import cuda as ncuda  # noqa: E402
 from cudajit import cuda  # noqa: E402
 from cudajit.cuda import reduction  # noqa: E402
 
-from bench_common import emit, med  # noqa: E402
+from bench_common import emit, event_ms  # noqa: E402
 
 
 def gpu_ms(fn, reps=20):
-    s, e = cuda.event(), cuda.event()
-    fn()
-    cuda.synchronize()
-    ts = []
-    for _ in range(reps):
-        s.record()
-        fn()
-        e.record()
-        e.synchronize()
-        ts.append(cuda.event_elapsed_time(s, e))
-    return med(ts)
+    return event_ms(cuda.event, cuda.event_elapsed_time, cuda.synchronize, fn, reps)
 
 
 def add(a, b):

@@ -20,7 +20,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from bench_common import med, per_launch, seconds  # noqa: E402
+from bench_common import event_ms, med, per_launch, seconds  # noqa: E402
 
 # (key, what, unit, higher is better, issue 11's target as text)
 ROWS = [
@@ -93,17 +93,7 @@ def import_lib(lib):
 
 
 def events_ms(cuda, fn, reps):
-    s, e = cuda.event(), cuda.event()
-    fn()
-    cuda.synchronize()
-    ts = []
-    for _ in range(reps):
-        s.record()
-        fn()
-        e.record()
-        e.synchronize()
-        ts.append(cuda.event_elapsed_time(s, e))
-    return med(ts)
+    return event_ms(cuda.event, cuda.event_elapsed_time, cuda.synchronize, fn, reps)
 
 
 def wall_s(fn, reps, sync):
@@ -218,17 +208,7 @@ extern "C" __global__ void mix(const float* a, const float* b, float* c, int n) 
     out["launch_floor_us"] = per_launch(lambda: driver.launchKernel(fn, 1, 1, 1, 32, 1, 1, 0, 0, 0, 0), dev.synchronize)
 
     def ms(fn, reps=50):
-        s, e = cp.cuda.Event(), cp.cuda.Event()
-        fn()
-        dev.synchronize()
-        ts = []
-        for _ in range(reps):
-            s.record()
-            fn()
-            e.record()
-            e.synchronize()
-            ts.append(cp.cuda.get_elapsed_time(s, e))
-        return med(ts)
+        return event_ms(cp.cuda.Event, cp.cuda.get_elapsed_time, dev.synchronize, fn, reps)
     for key, n in (("reduce20_ms", 1 << 20), ("reduce27_ms", 1 << 27)):
         x = cp.random.standard_normal(n, dtype=cp.float32)
         out[key] = ms(lambda: cp.sum(x))

@@ -131,7 +131,7 @@ void bind_devices(py::module_& m) {
         .def_property_readonly("pci_bus_id", &Device::pci_bus_id)
         .def_property_readonly("total_memory", &Device::total_memory)
         .def("get_attribute", &Device::attribute, py::arg("attr"))
-        .def("reset", &Device::reset)
+        .def("reset", &Device::reset, py::call_guard<NoGil>())  // waits for the device: stream callbacks need the GIL
         .def("__repr__", [](const Device& d) {
             return "<CUDA device " + std::to_string(d.id()) + " '" + d.name() + "'>";
         });
@@ -148,7 +148,8 @@ void bind_devices(py::module_& m) {
         ctx::select(i);
     }, py::arg("ordinal"));
     m.def("current_device", &ctx::current_device);
-    m.def("close", &ctx::close, "Releases the primary contexts this process retained.");
+    m.def("close", &ctx::close, py::call_guard<NoGil>(),  // waits for the GPU: stream callbacks need the GIL
+          "Releases the primary contexts this process retained.");
     m.def("synchronize", &synchronize, py::call_guard<NoGil>());
     m.def("mem_info", &mem_info, "(free, total) bytes on the current device.");
 }

@@ -83,6 +83,10 @@ DeviceBuffer::~DeviceBuffer() {
         return;
     }
     if (block_cache::give(device_, ptr_, block_cache::allocation_size(nbytes_), epoch_)) return;
+    // Allocated before cuda.close() / Device.reset(): its context was released and its memory with it (unless
+    // another library keeps the primary context, where it stays until that context ends); the address may now
+    // belong to a new allocation, which a free here would take away.
+    if (epoch_ != block_cache::epoch()) return;
     // Never throw from a destructor: at interpreter exit the context may already be gone.
     std::string why;
     if (!drv::available(&why)) return;
@@ -104,6 +108,7 @@ HostBuffer::HostBuffer(size_t nbytes, HostKind kind) : nbytes_(nbytes), kind_(ki
         return;
     }
     ctx::ensure();
+    epoch_ = block_cache::epoch();
     size_t n = nbytes ? nbytes : 1;
     if (kind == HostKind::Managed) {
         CUdeviceptr p = 0;
@@ -158,7 +163,7 @@ HostBuffer::~HostBuffer() {
         std::free(host_);
         return;
     }
-    if (!drv::available(nullptr)) return;
+    if (!drv::available(nullptr) || epoch_ != block_cache::epoch()) return;  // a closed context's: as DeviceBuffer
     try {
         ctx::ensure();
     } catch (...) {

@@ -64,6 +64,7 @@ class HostBuffer {
     size_t nbytes_ = 0;
     HostKind kind_;
     Backend backend_;
+    unsigned epoch_ = 0;  // block_cache::epoch() at allocation: a buffer of a closed context is not freed
 };
 
 // Existing host memory page-locked for a while (cuda.pinned / cuda.mapped): cuMemHostRegister on construction,

@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <unordered_map>
 
@@ -82,12 +83,23 @@ class CopyThreads {
     void start_workers() {
         if (pid_ == getpid()) return;
         pid_ = getpid();
-        workers_ = wanted_threads() - 1;
-        for (size_t k = 0; k < workers_; ++k) std::thread([this, k] { work(k + 1); }).detach();
+        // Only the workers that started take parts (a part no thread copies would be waited for forever), and
+        // they start at the current job, not at one a parent process published before a fork.
+        size_t started = 0;
+        uint64_t now;
+        {
+            std::lock_guard<std::mutex> lock(m_);
+            now = job_;
+        }
+        try {
+            for (; started + 1 < wanted_threads(); ++started)
+                std::thread([this, index = started + 1, now] { work(index, now); }).detach();
+        } catch (const std::system_error&) {  // no more threads (limits): copy with those there are
+        }
+        workers_ = started;
     }
 
-    void work(size_t index) {
-        uint64_t seen = 0;
+    void work(size_t index, uint64_t seen) {
         for (;;) {
             std::unique_lock<std::mutex> lock(m_);
             wake_.wait(lock, [&] { return job_ != seen; });

@@ -222,13 +222,28 @@ def test_reduce_result_array_must_match(backend, rng):
         red(d, res=np.zeros(1, np.float32))
 
 
-def test_reduce_after_the_context_closes(backend, rng):
+CLOSE_PROGRAM = r"""
+import numpy as np
+from cudajit import cuda
+import test_reduce_order as t
+red = cuda.reduce(t.lopsided)
+x = np.random.default_rng(4).normal(0, 10, 100_003).astype(np.float32)
+want = np.float32(t.numba_cuda_order(t.lopsided, x, np.float32(0))).tobytes()
+first = red(x).tobytes()
+cuda.close()
+print(first == want, red(x).tobytes() == want, red(cuda.to_device(x)).tobytes() == want)
+"""
+
+
+def test_reduce_after_the_context_closes(backend):
     """cuda.close() ends the context that a thread's kept buffers (partials, counter, mapped result) live in: the
-    next call makes new ones."""
-    red = cuda.reduce(lopsided)
-    x = rng.normal(0, 10, 100_003).astype(np.float32)
-    want = np.float32(numba_cuda_order(lopsided, x, np.float32(0)))
-    assert red(x).tobytes() == want.tobytes()
-    cuda.close()
-    assert red(x).tobytes() == want.tobytes()
-    assert red(cuda.to_device(x)).tobytes() == want.tobytes()
+    next call makes new ones. In a child process: close() also ends the context every kernel loaded so far lives in."""
+    import os
+    import subprocess
+    import sys
+    here = os.path.dirname(os.path.abspath(__file__))
+    path = os.pathsep.join([here, os.path.dirname(os.path.dirname(cuda.__file__)), os.environ.get("PYTHONPATH", "")])
+    r = subprocess.run([sys.executable, "-c", CLOSE_PROGRAM], capture_output=True, text=True, timeout=300,
+                       env=dict(os.environ, CUDAJIT_BACKEND=backend, PYTHONPATH=path))
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.split() == ["True", "True", "True"], r.stdout + r.stderr[-2000:]

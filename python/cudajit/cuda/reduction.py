@@ -275,6 +275,7 @@ def _scratch(dev, dtype, stream):
     reusable = scratch is not None and scratch.epoch == context_epoch() and (
         handle == 0 if scratch.stream_ref is None else scratch.stream_ref() is stream)
     if not reusable:
+        entries.pop(key, None)             # dropped first: a closed context's buffers are not freed after it
         scratch = _Scratch(stream, handle, dtype)
         if handle == 0 or isinstance(stream, Stream):    # another object with a raw handle: not kept
             entries[key] = scratch

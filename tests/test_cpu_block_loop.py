@@ -39,7 +39,10 @@ def _expected_indices(a, block, grid):
     return out
 
 
-@pytest.mark.parametrize("block, grid", [((4, 3, 5), (3, 2, 2)), ((32, 1, 1), (2, 5, 3)), ((1, 7, 2), (9, 1, 4))])
+# The last two have enough blocks that a CPU worker takes runs of several (cpu_launch.cpp, Job::chunk), which cross
+# rows and planes of the grid.
+@pytest.mark.parametrize("block, grid", [((4, 3, 5), (3, 2, 2)), ((32, 1, 1), (2, 5, 3)), ((1, 7, 2), (9, 1, 4)),
+                                         ((2, 2, 1), (11, 7, 5)), ((8, 1, 1), (700, 1, 1))])
 def test_every_thread_index_over_3d_grids(backend, rng, block, grid):
     bx, by, bz = block
     gx, gy, gz = grid

@@ -25,6 +25,16 @@ struct Launcher {
                         // (and copy NumPy arguments) on a destroyed stream, as numba-cuda's launcher holds it too
 };
 
+// The Launcher a Python Launcher object holds; nullptr before its construction ends (the GC may look earlier).
+Launcher* launcher_of(PyObject* self) {
+    try {
+        return &py::cast<Launcher&>(py::handle(self));
+    } catch (...) {
+        PyErr_Clear();
+        return nullptr;
+    }
+}
+
 // A compile error (cudajit.errors.COMPILE_ERRORS) raised while a launch compiled its kernel reaches
 // the user with cudajit's frames dropped: the traceback starts at the launch, and the message
 // names the kernel's file:line. CUDAJIT_FULL_TRACEBACK=1 keeps every frame.
@@ -114,7 +124,27 @@ void bind_launch(py::module_& m) {
         .def("clear", &Dispatcher::clear)
         .def("__len__", &Dispatcher::size);
 
-    py::class_<Launcher>(m, "Launcher")
+    // The GC sees a launcher's references (its dispatcher and stream): CUDADispatcher keeps launchers it made for
+    // `kern[g, b]` (dispatcher.py), a cycle through this C++ object that would otherwise never be collected.
+    py::class_<Launcher>(m, "Launcher", py::custom_type_setup([](PyHeapTypeObject* heap_type) {
+        auto* type = &heap_type->ht_type;
+        type->tp_flags |= Py_TPFLAGS_HAVE_GC;
+        type->tp_traverse = [](PyObject* self, visitproc visit, void* arg) {
+            Py_VISIT(Py_TYPE(self));
+            if (Launcher* l = launcher_of(self)) {
+                Py_VISIT(l->owner.ptr());
+                Py_VISIT(l->stream.ptr());
+            }
+            return 0;
+        };
+        type->tp_clear = [](PyObject* self) {
+            if (Launcher* l = launcher_of(self)) {
+                l->owner = py::none();
+                l->stream = py::none();
+            }
+            return 0;
+        };
+    }))
         .def("__call__", [](Launcher& l, py::args args) {
             try {
                 l.dispatcher->call(l.config, args);

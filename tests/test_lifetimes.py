@@ -75,3 +75,27 @@ def test_memory_of_repeated_jits_is_bounded(backend):
     # An immortal dispatcher kept about 5 KB (2.4 MiB per 500 re-jits); freed ones keep nothing.
     per_jit = (kept[1] - kept[0]) / 70
     assert per_jit < 1000, f"each re-jit kept {per_jit:.0f} bytes"
+
+
+def test_launchers_kept_for_int_configurations_do_not_keep_a_dropped_kernel(backend):
+    """kern[g, b] with two ints reuses the launcher it made before (dispatcher.py); the launcher holds the dispatcher,
+    a cycle through the core's Launcher that the GC must see (bind_launch.cpp, tp_traverse)."""
+    rng = np.random.default_rng(4)
+    kern = _make_kernel()
+    assert kern[3, 128] is kern[3, 128]
+    assert kern[(3,), (128,)] is not kern[(3,), (128,)]       # tuples of dimensions are configured each time
+    _launch(kern, rng)
+    ref = weakref.ref(kern)
+    del kern
+    gc.collect()
+    assert ref() is None
+
+
+def test_a_float_equal_to_an_int_is_still_refused_after_the_int_launch(backend):
+    import pytest
+    kern = _make_kernel()
+    kern[1, 32]
+    with pytest.raises(TypeError, match="griddim"):
+        kern[1.0, 32]
+    with pytest.raises(TypeError, match="blockdim"):
+        kern[1, 32.0]

@@ -100,6 +100,7 @@ class CUDADispatcher(_JitFunction):
         self._eager = []      # Signatures given to jit(); once set, no other types compile
         self._specialized = False
         self._specializations = {}   # (_target(), argtypes) -> CUDADispatcher made by specialize()
+        self._launchers = {}         # (griddim, blockdim) two ints -> the launcher kern[g, b] made
         params = tuple(inspect.signature(py_func).parameters)
         self._core = _core.Dispatcher(self._compile_for_args,
                                       functools.partial(prepare_args, kernel=self.__name__, params=params), params)
@@ -108,10 +109,23 @@ class CUDADispatcher(_JitFunction):
 
     # --- launching ------------------------------------------------------------------------
     def __getitem__(self, config):
+        # kern[g, b] with two ints is most launches: the launcher made for them before serves again (a float equal
+        # to an int hashes alike, hence the type checks; the launcher holds this dispatcher, a cycle the GC sees)
+        try:
+            launcher = self._launchers.get(config)
+        except TypeError:              # unhashable: a list among the dimensions
+            launcher = None
+        if launcher is not None and type(config[0]) is int and type(config[1]) is int:
+            return launcher
         if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
             raise LaunchError("a launch configuration is kernel[griddim, blockdim] or "
                               "kernel[griddim, blockdim, stream, sharedmem]")
-        return self._core.configure(*config)
+        launcher = self._core.configure(*config)
+        if len(config) == 2 and type(config[0]) is int and type(config[1]) is int:
+            if len(self._launchers) >= 64:
+                self._launchers.clear()
+            self._launchers[config] = launcher
+        return launcher
 
     def __call__(self, *args, **kwargs):
         raise LaunchError(f"kernel '{self.__name__}' was called without a launch configuration: "

@@ -8,7 +8,7 @@ import numpy as np
 from .. import _core
 from ..errors import StreamCaptureError
 from .arrays import device_array
-from .devicearray import DeviceNDArray, _host_addr, _same_layout
+from .devicearray import DeviceNDArray, _host_addr
 from .random import as_kernel_states, xoroshiro128p_dtype
 
 
@@ -190,21 +190,22 @@ class _HostCopies:
 
     def add(self, host, copy_in, copy_out):
         """The device array for ``host``: its layout when contiguous (Numba keeps it), else C order."""
-        contiguous = host.flags["C_CONTIGUOUS"] or host.flags["F_CONTIGUOUS"]
+        flags = host.flags
+        c_order = flags.c_contiguous
+        f_order = not c_order and flags.f_contiguous
+        src = host if c_order or f_order else np.ascontiguousarray(host)
+        order = "F" if f_order else "C"
+        dev = device_array(src.shape, src.dtype, order=order, stream=self.stream)   # compact, as src is
         if copy_in:
-            src = host if contiguous else np.ascontiguousarray(host)
-            dev = DeviceNDArray(src.shape, src.strides, src.dtype, stream=self.stream)
             if src is not host:
                 self.keep.append(src)
             self.ins.append(_range(dev, src))
-        else:
-            dev = device_array(host.shape, host.dtype, order="F" if _f_only(host) else "C", stream=self.stream)
         self.device = dev._device
         # A non-writeable array stays read-only in the kernel (Numba types it readonly): nothing to copy back.
-        dev._readonly = not host.flags.writeable
+        dev._readonly = not flags.writeable
         if copy_out and not dev._readonly:
-            order = "F" if dev.is_f_contiguous() and not dev.is_c_contiguous() else "C"   # dev is compact
-            landing = host if contiguous and _same_layout(host, dev) else np.empty(dev.shape, dev.dtype, order=order)
+            # a contiguous host array has dev's bytes in dev's order: the copy lands in it directly
+            landing = host if src is host else np.empty(dev.shape, dev.dtype, order=order)
             self.outs.append((dev, host, landing))
         return dev
 
@@ -232,10 +233,12 @@ def _convert_all(args, writebacks, where, copies, hosts):
     ``copies`` maps id(NumPy array) to its device copy: the same array object passed twice (``k(a, a)``) is one
     device array, copied in once and back once, so the kernel sees one array as it would on the host. Only
     identical objects: distinct views of one buffer get a copy each (as in Numba), and the last copy back wins."""
-    from .interop import as_cuda_array
     out = []
     for i, a in enumerate(args):
         at = where.element(i)
+        if type(a) is np.ndarray:                 # the common host array (no subclass: no CUDA array interface)
+            out.append(_host_argument(a, None, at, copies, hosts))
+            continue
         if isinstance(a, DeviceNDArray):
             a = kernel_view(a)
             if not _launchable_dtype(a.dtype):
@@ -264,24 +267,25 @@ def _convert_all(args, writebacks, where, copies, hosts):
         if hasattr(a, "__cuda_array_interface__") and direction is None:
             # Under a capture the producer's stream is not waited for: that wait cannot be captured, and when it is
             # the captured stream itself (CuPy's current stream during its capture) the launch is ordered anyway.
+            from .interop import as_cuda_array
             out.append(as_cuda_array(a, sync=not where.capture))
             continue
-        if direction is None and id(a) in copies:
-            out.append(copies[id(a)])
-            continue
         if isinstance(a, np.ndarray) or direction is not None:
-            host = np.asarray(a)
-            if not _launchable_dtype(host.dtype):
-                raise _refuse(host, at)
-            at.refuse_host_copy("a NumPy array")
-            dev = hosts.add(host, direction.copy_in if direction else True, direction.copy_out if direction else True)
-            out.append(dev)
-            if direction is None:
-                copies[id(a)] = dev
+            out.append(_host_argument(a, direction, at, copies, hosts))
             continue
         raise _refuse(a, at)
     return tuple(out)
 
 
-def _f_only(a):
-    return a.flags["F_CONTIGUOUS"] and not a.flags["C_CONTIGUOUS"]
+def _host_argument(a, direction, at, copies, hosts):
+    """The device array of host array ``a`` (the same one for the same object passed twice without a direction)."""
+    if direction is None and id(a) in copies:
+        return copies[id(a)]
+    host = np.asarray(a)
+    if not _launchable_dtype(host.dtype):
+        raise _refuse(host, at)
+    at.refuse_host_copy("a NumPy array")
+    dev = hosts.add(host, direction.copy_in if direction else True, direction.copy_out if direction else True)
+    if direction is None:
+        copies[id(a)] = dev
+    return dev

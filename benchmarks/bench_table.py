@@ -43,39 +43,12 @@ ROWS = [
      "≥ 3× faster"),
 ]
 
-KERNELS = '''
-@cuda.jit
-def empty3(a, b, c):
-    pass
-
-@cuda.jit
-def empty0():
-    pass
-
-@cuda.jit
-def saxpy(a, x, y, out):
-    i = cuda.grid(1)
-    if i < out.size:
-        out[i] = a * x[i] + y[i]
-
-@cuda.jit
-def bump(a, b, c):
-    i = cuda.grid(1)
-    if i < a.size:
-        a[i] = a[i] + b[i]
-
-@cuda.jit
-def mix(a, b, c):
-    i = cuda.grid(1)
-    if i < a.size:
-        c[i] = a[i] * 0.5 + b[i]
-'''
-
 COLD = '''
 import sys, time, numpy as np
 {imp}
-sys.path.insert(0, {folder!r})
-import cold_kernels as ns
+sys.path.insert(0, {here!r})
+import seeds_kernels
+ns = seeds_kernels.load({lib!r})
 a = cuda.to_device(np.ones(1024, np.float32)); c = cuda.device_array_like(a); cuda.synchronize()
 t0 = time.perf_counter(); ns.bump[4, 256](a, a, c); cuda.synchronize(); print(time.perf_counter() - t0)
 '''
@@ -104,9 +77,9 @@ def measure_numba_api(lib):
     """Every row for cudajit or numba-cuda (the same Python API)."""
     import numpy as np
     cuda, imp = import_lib(lib)
-    ns = {"cuda": cuda}
-    exec(KERNELS, ns)
-    empty3, empty0, saxpy, bump, mix = (ns[k] for k in ("empty3", "empty0", "saxpy", "bump", "mix"))
+    import seeds_kernels
+    K = seeds_kernels.load(lib)
+    empty3, empty0, saxpy, bump, mix = K.empty3, K.empty0, K.saxpy, K.bump, K.mix
     rng = np.random.default_rng(0)
     out = {"module": cuda.__file__ if hasattr(cuda, "__file__") else str(cuda)}
     many = 20000 if lib == "cudajit" else 5000
@@ -164,16 +137,12 @@ def measure_numba_api(lib):
             want = want + b0
         out["graph_equals_numpy"] = bool(np.allclose(a.copy_to_host(), want, rtol=1e-5))
 
-    folder = f"/tmp/bench-table-{lib}-{os.getpid()}"       # the kernels in a file of their own, imported
-    os.makedirs(folder, exist_ok=True)
-    with open(os.path.join(folder, "cold_kernels.py"), "w") as f:
-        f.write(imp + "\n" + KERNELS)
     for label, cache in (("cold_s", None), ("warm_s", f"/tmp/bench-table-warm-{os.getpid()}")):
         env = dict(os.environ)
         times = []
         for k in range((4 if label == "warm_s" else 3) if lib == "cudajit" or label == "cold_s" else 0):
             env["CUDAJIT_CACHE_DIR"] = cache or f"/tmp/bench-table-cold-{os.getpid()}-{k}"
-            r = subprocess.run([sys.executable, "-c", COLD.format(imp=imp, folder=folder)], env=env,
+            r = subprocess.run([sys.executable, "-c", COLD.format(imp=imp, here=HERE, lib=lib)], env=env,
                                capture_output=True, text=True)
             if r.returncode:
                 out[label + "_error"] = r.stderr[-800:]

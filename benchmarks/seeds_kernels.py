@@ -1,4 +1,4 @@
-"""The seeds' kernels, written once and compiled by both cudajit and numba-cuda in the benchmarks.
+"""The seeds' kernels (and the few more the benchmarks time), written once and compiled by both cudajit and numba-cuda in the benchmarks.
 
 ``load("cudajit")`` / ``load("numba")`` executes this file as a fresh module whose ``cuda`` is that
 library's (kernels must see ``cuda`` as a module global: Numba's simulator swaps it there).
@@ -65,6 +65,33 @@ def tiled_mm(A, B, C):
 @cuda.jit
 def empty3(a, b, c):
     pass
+
+
+@cuda.jit
+def empty0():
+    pass
+
+
+# bench_table.py's rows: saxpy, and two small kernels for a sequence of launches (and its graph)
+@cuda.jit
+def saxpy(a, x, y, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a * x[i] + y[i]
+
+
+@cuda.jit
+def bump(a, b, c):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] = a[i] + b[i]
+
+
+@cuda.jit
+def mix(a, b, c):
+    i = cuda.grid(1)
+    if i < a.size:
+        c[i] = a[i] * 0.5 + b[i]
 
 
 @cuda.jit

@@ -142,6 +142,9 @@ void bind_memory(py::module_& m) {
         NoGil nogil;
         CJ_CU(cuStreamSynchronize, reinterpret_cast<CUstream>(stream));
     }, py::arg("stream"), py::arg("device") = -1);
+    m.def("context_epoch", &block_cache::epoch,
+          "A number that changes whenever cuda.close() or Device.reset() ends the contexts: memory allocated before "
+          "belongs to none (block_cache.h).");
     m.def("cached_device_bytes", &block_cache::cached_bytes, py::arg("device"),
           "Bytes of freed device blocks the block cache keeps for reuse on a device (block_cache.h).");
     m.def("pointer_device", &pointer_device, py::arg("ptr"),

@@ -4,8 +4,9 @@
 #   run(command="bash tools/device_speed.sh", carry=[".whl", "probe"], kind="nvidia-h100-x1")
 # Installs this tree (and, in the background, the commit in probe/before.tar into /tmp/before); the whole GPU suite
 # (-v, every thread's stack after 120 s in one test, cut at 330 s so that the benchmarks still run); then
-# benchmarks/bench_table.py (this tree and the older one side by side with numba-cuda and CuPy), bench_graphs.py,
-# bench_reduce.py and racecheck over cuda.reduce's tests. Every step has its own time limit. Results: $OUT/res.tgz.
+# benchmarks/bench_table.py (this tree and the older one side by side with numba-cuda and CuPy; its last rows are
+# 100 small kernels one by one and as a cuda.graph), bench_reduce.py and racecheck over cuda.reduce's tests.
+# Every step has its own time limit. Results: $OUT/res.tgz.
 set -u
 RES=/tmp/res SITE=/tmp/site
 source tools/device_lib.sh
@@ -22,8 +23,6 @@ wait
 stamp bench_table
 before=; [ -d /tmp/before/cudajit ] && before="--before /tmp/before"
 ( timeout 240 python3 benchmarks/bench_table.py gpu $before --out $RES/gpu.json > $RES/table.log 2>&1; echo "rc=$?" >> $RES/table.log )
-stamp bench_graphs
-( timeout 90 python3 benchmarks/bench_graphs.py > $RES/graphs.log 2>&1; echo "rc=$?" >> $RES/graphs.log )
 stamp bench_reduce
 ( timeout 60 python3 benchmarks/bench_reduce.py > $RES/reduce.log 2>&1; echo "rc=$?" >> $RES/reduce.log )
 stamp racecheck
@@ -33,5 +32,5 @@ stamp racecheck
 stamp done
 tar czf $OUT/res.tgz -C /tmp res
 grep -E "passed|failed|rc=" $RES/suite.log | tail -3; grep -E "^(FAILED|ERROR)|Timeout|node down" $RES/suite.log | head -20
-tail -24 $RES/table.log; grep -E '^\{' $RES/graphs.log | cut -c1-260 | tail -8; grep reduce_sum $RES/reduce.log | cut -c1-300
+tail -24 $RES/table.log; grep reduce_sum $RES/reduce.log | cut -c1-300
 tails 3 $RES/racecheck.log; cat $RES/timeline.log

@@ -134,7 +134,6 @@ class Device:
     def reset(self):
         """Destroy every allocation and module of this device's primary context."""
         if self._core is not None:
-            _context_ends()
             self._core.reset()
 
     def get_primary_context(self):
@@ -253,23 +252,9 @@ def current_context():
     return Context(get_current_device())
 
 
-_epoch = 0      # bumped when contexts end (close, reset): memory from before belongs to no context
-
-
-def context_epoch():
-    """A number that changes whenever a context ends: caches of device or pinned memory compare it."""
-    return _epoch
-
-
-def _context_ends():
-    global _epoch
-    _epoch += 1
-
-
 def close():
     """Release this process's contexts (Numba: ``cuda.close()``); a no-op on the CPU."""
     if not _on_cpu():
-        _context_ends()
         _core.close()
 
 

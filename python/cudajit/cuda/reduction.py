@@ -32,7 +32,6 @@ from .. import _backend, _core
 from ..compiler import types
 from .arrays import device_array, mapped_array, to_device
 from .devicearray import DeviceNDArray
-from .devices import context_epoch
 from .dispatcher import jit
 from .interop import as_cuda_array, is_cuda_array
 from .streams import Stream, stream_handle
@@ -251,7 +250,7 @@ class _Scratch:
     def __init__(self, stream, handle, dtype):
         self.stream_ref = weakref.ref(stream) if isinstance(stream, Stream) else None
         self.handle = handle
-        self.epoch = context_epoch()
+        self.epoch = _core.context_epoch()
         self.partials = device_array(_MAX_BLOCKS + 1, dtype, stream=stream)
         self.done = to_device(np.zeros(1, np.uint32), stream=stream)
         self.host = mapped_array(1, dtype)
@@ -272,7 +271,7 @@ def _scratch(dev, dtype, stream):
     if entries is None:
         entries = _SCRATCH.entries = {}
     scratch = entries.get(key)
-    reusable = scratch is not None and scratch.epoch == context_epoch() and (
+    reusable = scratch is not None and scratch.epoch == _core.context_epoch() and (
         handle == 0 if scratch.stream_ref is None else scratch.stream_ref() is stream)
     if not reusable:
         entries.pop(key, None)             # dropped first: a closed context's buffers are not freed after it

@@ -248,7 +248,7 @@ std::optional<std::string> locate() {
 // warm start would otherwise pay only to name the compiler in the key: the version of the file that would be
 // loaded is kept on disk, keyed by that file's identity (real path, size, change time, inode), written once
 // after a load of that very file. Anything else (no such record, a file that was not the one loaded) loads.
-std::string key_version() {
+std::string find_key_version() {
     std::optional<std::string> path;
     std::string identity;
     if (!g_loaded.load(std::memory_order_acquire) && (path = locate())) {
@@ -264,6 +264,12 @@ std::string key_version() {
     std::string ver = std::to_string(major) + "." + std::to_string(minor);
     if (!identity.empty() && info().path == *path) cache::store(identity, "version", ver);
     return ver;
+}
+
+// Once a process (the library it would load does not change under it); a throw (no NVRTC) is tried again next time.
+const std::string& key_version() {
+    static const std::string version = find_key_version();
+    return version;
 }
 
 }  // namespace
@@ -328,7 +334,7 @@ Target choose_target(int device_arch, int driver_version) {
 
 Result compile(const std::string& source, const std::string& name,
                const std::vector<std::string>& options, int arch, bool want_cubin) {
-    std::string ver = key_version();  // without loading NVRTC when the disk knows the file's version
+    const std::string& ver = key_version();  // without loading NVRTC when the disk knows the file's version
     std::string joined;
     for (const std::string& o : options) joined += o + '\0';
     std::string k = cache::key({"nvrtc", source, name, joined, std::to_string(arch),

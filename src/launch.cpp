@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "array_core.h"
+#include "block_cache.h"
 #include "context.h"
 #include "cpu_launch.h"
 #include "driver.h"
@@ -258,20 +259,30 @@ const DeviceLimits kCpuLimits = {{2147483647, 65535, 65535}, {1024, 1024, 64}, 2
 
 }  // namespace
 
-GpuModule::GpuModule(const std::string& image) : device_(ctx::current_device()) {
-    ctx::ensure();
+GpuModule::GpuModule(const std::string& image) : image_(image), device_(ctx::current_device()) { load(); }
+
+void GpuModule::load() {
+    ctx::DeviceScope scope(device_);
+    const unsigned epoch = block_cache::epoch();  // read before loading: a close() meanwhile reloads again
     char log[8192] = {0};
     CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
     void* vals[] = {log, reinterpret_cast<void*>(sizeof(log))};
-    CUresult r = drv::api().cuModuleLoadDataEx(&mod_, image.data(), 2, opts, vals);
+    CUmodule mod = nullptr;
+    CUresult r = drv::api().cuModuleLoadDataEx(&mod, image_.data(), 2, opts, vals);
     if (r != CUDA_SUCCESS) {
         if (log[0]) throw CompileError(std::string("loading the compiled kernel failed: ") + log);
         drv::check(r, "cuModuleLoadDataEx");
     }
+    mod_ = mod;
+    epoch_ = epoch;
+}
+
+void GpuModule::refresh() {
+    if (epoch_ != block_cache::epoch()) load();
 }
 
 GpuModule::~GpuModule() {
-    if (!mod_ || !drv::available(nullptr)) return;
+    if (!mod_ || !drv::available(nullptr) || epoch_ != block_cache::epoch()) return;  // a closed context's: gone
     try {
         ctx::DeviceScope scope(device_);  // unloaded in the context it was loaded in
         drv::api().cuModuleUnload(mod_);
@@ -301,6 +312,7 @@ Kernel::Kernel(std::string name, std::vector<ParamSlot> params, std::shared_ptr<
     if (max_threads > 0 && max_threads < max_threads_) max_threads_ = max_threads;
     if (module_) {
         device_ = module_->device();
+        epoch_ = module_->epoch();
         fn_ = module_->function(name_);
         max_threads_ = attribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
         static_shared_ = attribute(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
@@ -344,8 +356,24 @@ void Kernel::check_raised(const LaunchConfig& cfg) const {
     throw KernelRuntimeError("kernel '" + display_ + "' raised, but its error handler did not");
 }
 
+// After cuda.close() (a new block_cache epoch) the module is loaded again in the device's new context, and this
+// kernel's function and globals are looked up there; the launch bound and static shared size stay what they were.
+void Kernel::refresh() const {
+    if (!module_ || epoch_ == block_cache::epoch()) return;
+    module_->refresh();
+    fn_ = module_->function(name_);
+    if (error_record_gpu_) {
+        size_t bytes = 0;
+        error_record_gpu_ = module_->global("cj_error_record", &bytes);
+    }
+    grid_barrier_ = 0;
+    dynamic_limit_set_ = 48 * 1024;
+    epoch_ = module_->epoch();
+}
+
 int Kernel::attribute(CUfunction_attribute a) const {
     if (!fn_) return 0;
+    refresh();
     int v = 0;
     CJ_CU(cuFuncGetAttribute, &v, a, fn_);
     return v;
@@ -353,6 +381,7 @@ int Kernel::attribute(CUfunction_attribute a) const {
 
 int Kernel::max_potential_block_size(size_t dynamic_shared) const {
     if (!fn_) return std::min(256, max_threads_);  // the CPU backend has no occupancy; 256 runs well there
+    refresh();
     int min_grid = 0, block = 0;
     CJ_CU(cuOccupancyMaxPotentialBlockSize, &min_grid, &block, fn_, nullptr, dynamic_shared, 0);
     return block;
@@ -362,6 +391,7 @@ int Kernel::max_cooperative_grid_blocks(const unsigned block[3], size_t dynamic_
     const unsigned long long threads = 1ull * block[0] * block[1] * block[2];
     if (!fn_) return static_cast<int>(cpu::max_cooperative_blocks(threads));
     ctx::ensure();
+    refresh();
     int per_sm = 0, sms = 0;
     CJ_CU(cuOccupancyMaxActiveBlocksPerMultiprocessor, &per_sm, fn_, static_cast<int>(threads), dynamic_shared);
     CJ_CU(cuDeviceGetAttribute, &sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, ctx::current_cu_device());
@@ -448,6 +478,7 @@ void Kernel::launch(const LaunchConfig& cfg, PyObject* const* args, size_t nargs
                            "its stream after each launch to read its error record, which another library's stream "
                            "capture cannot record; capture it with cuda.graph, or compile it without debug checks");
     ctx::ensure();
+    refresh();
     if (cfg.shared_mem > dynamic_limit_set_) {
         CJ_CU(cuFuncSetAttribute, fn_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(cfg.shared_mem));
         dynamic_limit_set_ = cfg.shared_mem;

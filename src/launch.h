@@ -15,18 +15,26 @@ namespace cj {
 namespace cpu { class CpuKernel; }
 namespace graph { struct Recording; }
 
-// A cubin or PTX image loaded into the primary context of this thread's current device.
+// A cubin or PTX image loaded into the primary context of this thread's current device. cuda.close() ends that
+// context (and starts a new block_cache epoch): the module then loads its image again, in the device's new primary
+// context, the next time a kernel of it is used, and never unloads the old handle (it went with its context).
 class GpuModule {
  public:
     explicit GpuModule(const std::string& image);
     ~GpuModule();
     int device() const { return device_; }
+    unsigned epoch() const { return epoch_; }
+    // Loads the image again if the context it was loaded in has been closed since (call with the GIL held).
+    void refresh();
     CUfunction function(const std::string& name) const;
     CUdeviceptr global(const std::string& name, size_t* bytes) const;  // a __device__ variable of the module
 
  private:
+    void load();
+    std::string image_;
     CUmodule mod_ = nullptr;
     int device_;
+    unsigned epoch_ = 0;  // block_cache::epoch() when loaded
 };
 
 // How one kernel parameter is packed (docs/INTERNALS.md, "Kernel parameters").
@@ -78,6 +86,7 @@ class Kernel : public std::enable_shared_from_this<Kernel> {
 
  private:
     void check_config(const LaunchConfig& cfg) const;
+    void refresh() const;  // after cuda.close(): the function and globals again, from the reloaded module
     void check_cooperative(const LaunchConfig& cfg) const;
     void check_raised(const LaunchConfig& cfg) const;
     void run_cpu(const LaunchConfig& cfg, void** ptrs) const;
@@ -88,14 +97,15 @@ class Kernel : public std::enable_shared_from_this<Kernel> {
     std::vector<ParamSlot> params_;
     std::shared_ptr<GpuModule> module_;
     int device_ = -1;  // the GPU its module is loaded on; -1 on the CPU
-    CUfunction fn_ = nullptr;
+    mutable CUfunction fn_ = nullptr;
+    mutable unsigned epoch_ = 0;  // the block_cache epoch fn_ and the globals belong to
     int max_threads_ = 1024;
     bool cooperative_ = false;
     int static_shared_ = 0;
     mutable size_t dynamic_limit_set_ = 48 * 1024;
     std::shared_ptr<cpu::CpuKernel> cpu_;
     pybind11::object error_handler_;
-    CUdeviceptr error_record_gpu_ = 0;
+    mutable CUdeviceptr error_record_gpu_ = 0;
     mutable CUdeviceptr grid_barrier_ = 0;   // cooperative kernels: cj_grid_barrier (thread.h), zeroed per launch
     void* error_record_cpu_ = nullptr;
 };

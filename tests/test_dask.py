@@ -58,15 +58,29 @@ def _triple(out, x):
         out[i] = 3 * x[i]
 
 
+def _run_example(backend, n, chunk, *flags):
+    """examples/dask_multi_gpu.py as a user runs it, in its own process (its tasks name functions of its __main__,
+    which Dask pickles by value; a module imported here would have to be importable in the worker processes), with
+    a time limit: Dask waits for ever for a worker that cannot run a task. The example checks against NumPy."""
+    import subprocess
+    r = subprocess.run([sys.executable, os.path.join(EXAMPLES, "dask_multi_gpu.py"), "--n", str(n), "--chunk",
+                        str(chunk), *flags], capture_output=True, text=True, timeout=240,
+                       env=dict(os.environ, CUDAJIT_BACKEND=backend))
+    assert r.returncode == 0, r.stdout + r.stderr[-4000:]
+    assert "kernel per chunk: equal to NumPy" in r.stdout, r.stdout
+    return r.stdout
+
+
+def test_kernel_and_reduce_per_chunk_in_cpu_worker_processes(example):
+    out = _run_example("cpu", 100_003, 25_000, "--processes", "--workers", "2")
+    assert "100003 elements in chunks of 25000 on 2 CPU-backend workers" in out, out
+
+
 @pytest.mark.gpu
 def test_kernel_and_reduce_per_chunk_on_gpu_cluster(example):
     pytest.importorskip("dask_cuda", reason="needs dask-cuda (Linux with NVIDIA GPUs)")
     pytest.importorskip("cupy", reason="needs CuPy: the Dask array's chunks are CuPy arrays")
-    import cloudpickle
-    from distributed import Client
-    cloudpickle.register_pickle_by_value(example)       # the workers need not import the example by name
-    with _backend.use("gpu"):
-        with example.start_cluster(gpu=True) as cluster, Client(cluster) as client:
-            assert len(cluster.workers) == len(cuda.gpus)
-            n = 2_000_003
-            _check(example.run(client, n=n, chunk=-(-n // (2 * len(cuda.gpus))), gpu=True, seed=11))
+    gpus, n = len(cuda.gpus), 2_000_003
+    chunk = -(-n // (2 * gpus))
+    out = _run_example("gpu", n, chunk)
+    assert f"{n} elements in chunks of {chunk} on {gpus} GPU workers" in out, out

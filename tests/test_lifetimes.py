@@ -99,3 +99,54 @@ def test_a_float_equal_to_an_int_is_still_refused_after_the_int_launch(backend):
         kern[1.0, 32]
     with pytest.raises(TypeError, match="blockdim"):
         kern[1, 32.0]
+
+
+
+CLOSE_PROGRAM = """
+import numpy as np
+from cudajit import cuda
+
+@cuda.jit
+def axpy(out, a, x, y):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a * x[i] + y[i]
+
+@cuda.jit(boundscheck=True)
+def shifted(out, x):
+    i = cuda.grid(1)
+    out[i] = x[i + 1]                      # the last thread reads past the end of x
+
+rng = np.random.default_rng(11)
+x, y = rng.standard_normal(1000), rng.standard_normal(1000)
+configured = axpy[8, 128]                  # a launcher made before close() and used after it
+for round in range(2):
+    out = cuda.device_array(1000)
+    configured(out, 2.5, x, y)
+    out2 = np.zeros(1000)
+    axpy.forall(1000)(out2, -1.0, cuda.to_device(x), y)
+    try:
+        shifted[1, 999](cuda.device_array(999), cuda.to_device(x[:999]))
+        print("no-IndexError")
+    except IndexError as e:
+        print("IndexError", "after_close.py" in str(e) and "index 999" in str(e))
+    print(np.allclose(out.copy_to_host(), 2.5 * x + y, rtol=1e-13, atol=1e-13),   # the GPU fuses a multiply-add
+          np.array_equal(out2, -x + y))
+    if round == 0:
+        cuda.close()
+"""
+
+
+def test_kernels_launch_again_after_close(backend, tmp_path):
+    """cuda.close() ends the context that every kernel compiled so far was loaded into: the next launch loads its
+    module again (through a launcher made before close() too), and a boundscheck kernel still finds its error record.
+    In a child process: close() would end the context of the kernels of the tests that share this process."""
+    import os
+    import subprocess
+    import sys
+    program = tmp_path / "after_close.py"
+    program.write_text(CLOSE_PROGRAM)
+    r = subprocess.run([sys.executable, str(program)], capture_output=True, text=True, timeout=300,
+                       env=dict(os.environ, CUDAJIT_BACKEND=backend))
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.split() == ["IndexError", "True", "True", "True"] * 2, r.stdout + r.stderr[-3000:]

@@ -3,13 +3,17 @@
 #   git archive 01088b2 --prefix=before/ -o probe/before.tar
 #   run(command="bash tools/device_speed.sh", carry=[".whl", "probe"], kind="nvidia-h100-x1")
 # Installs this tree (and, in the background, the commit in probe/before.tar into /tmp/before); the whole GPU suite
-# (-v, every thread's stack after 120 s in one test, cut at 330 s so that the benchmarks still run); then
+# (-v, every thread's stack after 120 s in one test, cut at 300 s so that the benchmarks still run); then
 # benchmarks/bench_table.py (this tree and the older one side by side with numba-cuda and CuPy; its last rows are
 # 100 small kernels one by one and as a cuda.graph), bench_reduce.py and racecheck over cuda.reduce's tests.
-# Every step has its own time limit. Results: $OUT/res.tgz.
+# Every step has its own time limit, cut further so that the whole script ends by ${DEADLINE:-560} s (a run's call
+# may last 600 s). Results: $OUT/res.tgz.
 set -u
 RES=/tmp/res SITE=/tmp/site
 source tools/device_lib.sh
+DEADLINE=${DEADLINE:-560}
+# lim N: N seconds, or what is left before the deadline if that is less (at least 1)
+lim() { local left=$(( DEADLINE - ($(date +%s) - t0) )); [ "$left" -lt 1 ] && left=1; echo $(( $1 < left ? $1 : left )); }
 export PYTHONPATH=$SITE
 if [ -f probe/before.tar ]; then
   ( mkdir -p /tmp/bsrc && tar -xf probe/before.tar -C /tmp/bsrc && timeout 200 python3 -m pip install -q \
@@ -17,16 +21,16 @@ if [ -f probe/before.tar ]; then
     echo "before-install rc=$?" >> $RES/before-install.log ) &
 fi
 stamp suite
-( timeout 330 python3 -m pytest -v --gpu -p no:cacheprovider -n 8 -o faulthandler_timeout=120 --tb=short -rfE tests \
+( timeout -k 10 $(lim 300) python3 -m pytest -v --gpu -p no:cacheprovider -n 8 -o faulthandler_timeout=120 --tb=short -rfE tests \
     > $RES/suite.log 2>&1; echo "rc=$?" >> $RES/suite.log )
 wait
 stamp bench_table
 before=; [ -d /tmp/before/cudajit ] && before="--before /tmp/before"
-( timeout 240 python3 benchmarks/bench_table.py gpu $before --out $RES/gpu.json > $RES/table.log 2>&1; echo "rc=$?" >> $RES/table.log )
+( timeout $(lim 200) python3 benchmarks/bench_table.py gpu $before --out $RES/gpu.json > $RES/table.log 2>&1; echo "rc=$?" >> $RES/table.log )
 stamp bench_reduce
-( timeout 60 python3 benchmarks/bench_reduce.py > $RES/reduce.log 2>&1; echo "rc=$?" >> $RES/reduce.log )
+( timeout $(lim 45) python3 benchmarks/bench_reduce.py > $RES/reduce.log 2>&1; echo "rc=$?" >> $RES/reduce.log )
 stamp racecheck
-( CUDAJIT_CACHE_DIR=/tmp/cj-san timeout 150 compute-sanitizer --tool racecheck --error-exitcode 99 --print-limit 20 \
+( CUDAJIT_CACHE_DIR=/tmp/cj-san timeout $(lim 150) compute-sanitizer --tool racecheck --error-exitcode 99 --print-limit 20 \
     python3 -m pytest -q --gpu --backends gpu -p no:cacheprovider tests/test_reduce_order.py > $RES/racecheck.log 2>&1
   echo "rc=$?" >> $RES/racecheck.log )
 stamp done

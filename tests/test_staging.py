@@ -8,7 +8,7 @@ import pytest
 
 from cudajit import _core, cuda
 
-SLOT = 8 << 20   # staging.cpp's kSlotBytes: sizes below cross it several times, never on a multiple
+SLOT = 16 << 20  # staging.cpp's kSlotBytes: sizes below cross it several times, never on a multiple
 
 
 def _staged_since(before):

@@ -186,7 +186,7 @@ class _HostCopies:
         self.device = -1
         self.ins = []          # (device address, host address, bytes)
         self.keep = []         # contiguous copies of strided host arrays, alive until copied in
-        self.outs = []         # (device array, host array, contiguous array the bytes land in)
+        self.outs = []         # (device array, its range, host array, contiguous array the bytes land in)
 
     def add(self, host, copy_in, copy_out):
         """The device array for ``host``: its layout when contiguous (Numba keeps it), else C order."""
@@ -196,17 +196,21 @@ class _HostCopies:
         src = host if c_order or f_order else np.ascontiguousarray(host)
         order = "F" if f_order else "C"
         dev = device_array(src.shape, src.dtype, order=order, stream=self.stream)   # compact, as src is
+        span = _range(dev, src)
         if copy_in:
             if src is not host:
                 self.keep.append(src)
-            self.ins.append(_range(dev, src))
+            self.ins.append(span)
         self.device = dev._device
         # A non-writeable array stays read-only in the kernel (Numba types it readonly): nothing to copy back.
         dev._readonly = not flags.writeable
         if copy_out and not dev._readonly:
             # a contiguous host array has dev's bytes in dev's order: the copy lands in it directly
-            landing = host if src is host else np.empty(dev.shape, dev.dtype, order=order)
-            self.outs.append((dev, host, landing))
+            if src is host:
+                self.outs.append((dev, span, host, host))
+            else:
+                landing = np.empty(dev.shape, dev.dtype, order=order)
+                self.outs.append((dev, _range(dev, landing), host, landing))
         return dev
 
     def copy_in(self):
@@ -215,8 +219,8 @@ class _HostCopies:
         self.ins = self.keep = []
 
     def copy_back(self):
-        _core.copy_dtoh_batch([_range(dev, landing) for dev, _, landing in self.outs], self.stream, self.device)
-        for _, host, landing in self.outs:
+        _core.copy_dtoh_batch([span for _, span, _, _ in self.outs], self.stream, self.device)
+        for _, _, host, landing in self.outs:
             if landing is not host:
                 np.copyto(host, landing)
 

@@ -21,7 +21,7 @@ namespace {
 // record and the wake-up of the copy threads; four slots per copy (64 MiB) keep the DMA busy while the host copies.
 // Measured on the H100 (1 GiB each way, sweeping 4/8/16 MiB pieces, 2/3/4/6 slots, 4/8/12/16 threads): 16 MiB x 4
 // slots x 16 threads copied 51 GB/s host->device and 50 device->host (pinned DMA: 54 and 55), where the earlier
-// 8 MiB x 3 x 8 reached 18 and 12.
+// 8 MiB x 3 x 8 reached 30 and 28 (18 and 12 in the benchmark table's run).
 constexpr size_t kSlotBytes = size_t{16} << 20;
 constexpr size_t kDepth = 4;
 // Up to 1 MiB a copy is one piece: splitting it would save at most the DMA of a piece (20 us at 54 GB/s)

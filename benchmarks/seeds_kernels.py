@@ -81,6 +81,19 @@ def saxpy(a, x, y, out):
 
 
 @cuda.jit
+def saxpy2(a, x, y, out):
+    # two elements per thread (i and i + half): twice the loads in flight of saxpy's one
+    i = cuda.grid(1)
+    half = out.size // 2
+    if i < half:
+        out[i] = a * x[i] + y[i]
+        out[i + half] = a * x[i + half] + y[i + half]
+    if i == 0 and out.size % 2 == 1:
+        last = out.size - 1
+        out[last] = a * x[last] + y[last]
+
+
+@cuda.jit
 def bump(a, b, c):
     i = cuda.grid(1)
     if i < a.size:

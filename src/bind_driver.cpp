@@ -72,18 +72,19 @@ void bind_nvrtc_and_cache(py::module_& m) {
        "(arch, cubin): what to compile for this device under this driver.");
     m.def("nvrtc_compile",
           [](const std::string& source, const std::string& name,
-             const std::vector<std::string>& options, int arch, bool cubin) {
+             const std::vector<std::string>& options, int arch, bool cubin, bool minimal) {
               nvrtc::Result r;
               {
                   NoGil nogil;
-                  r = nvrtc::compile(source, name, options, arch, cubin);
+                  r = nvrtc::compile(source, name, options, arch, cubin, minimal);
               }
               return py::bytes(r.image);
           },
           py::arg("source"), py::arg("name"), py::arg("options"), py::arg("arch"),
-          py::arg("cubin"),
+          py::arg("cubin"), py::arg("minimal") = false,
           "Compiles CUDA C++ to a cubin (cubin=True) or PTX for `arch`; cached in memory and on "
-          "disk. Raises CompileError with NVRTC's log.");
+          "disk. minimal=True: the source uses nothing of CUDA's runtime API headers (NVRTC >= 12.4 then "
+          "compiles with -minimal). Raises CompileError with NVRTC's log.");
     m.def("nvrtc_clear_memory_cache", &nvrtc::clear_memory_cache);
 
     m.def("cache_dir", []() -> py::object {

@@ -2,6 +2,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cxxabi.h>
+
 #include "array_core.h"
 #include "bindings.h"
 #include "cpu_launch.h"
@@ -45,6 +47,38 @@ void drop_internal_frames(py::error_already_set& e) {
     PyException_SetTraceback(value.ptr(), Py_None);
     PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(value.ptr())), value.ptr());  // no traceback yet
     throw py::error_already_set();
+}
+
+// `launcher(*args)`: the launch. Numba's kernels take positional arguments only.
+PyObject* call_launcher(PyObject* self, PyObject* args, PyObject* kwargs) {
+    Launcher* l = launcher_of(self);
+    if (!l) {
+        PyErr_SetString(PyExc_TypeError, "this launcher was not made by kernel[griddim, blockdim]");
+        return nullptr;
+    }
+    try {
+        if (kwargs && PyDict_GET_SIZE(kwargs)) {
+            std::string names;
+            for (auto item : py::reinterpret_borrow<py::dict>(kwargs))
+                names += (names.empty() ? "'" : ", '") + std::string(py::str(item.first)) + "'";
+            std::string kernel =
+                l->owner.is_none() ? "a kernel" : "kernel '" + std::string(py::str(l->owner.attr("__name__"))) + "'";
+            throw py::type_error(kernel + " takes positional arguments only, not keyword arguments (" + names +
+                                 " given): pass them in the order of its parameters");
+        }
+        try {
+            l->dispatcher->call(l->config, py::reinterpret_borrow<py::tuple>(args));
+        } catch (py::error_already_set& e) {
+            drop_internal_frames(e);  // throws the same error without cudajit's frames, or returns
+            throw;
+        }
+    } catch (abi::__forced_unwind&) {
+        throw;  // pthread_exit of a daemon thread at interpreter exit: must go on unwinding (pybind11 does the same)
+    } catch (...) {
+        set_python_error();
+        return nullptr;
+    }
+    Py_RETURN_NONE;
 }
 
 std::vector<ParamSlot> parse_params(const py::list& specs) {
@@ -144,25 +178,10 @@ void bind_launch(py::module_& m) {
             }
             return 0;
         };
+        // Calling a launcher launches. A plain CPython slot, not a pybind11 method: pybind11's call machinery (the
+        // __call__ lookup, overload resolution, argument casting) cost more than the rest of a launch on the host.
+        type->tp_call = &call_launcher;
     }))
-        .def("__call__", [](Launcher& l, py::args args) {
-            try {
-                l.dispatcher->call(l.config, args);
-            } catch (py::error_already_set& e) {
-                drop_internal_frames(e);
-                throw;
-            }
-        })
-        // Reached only with keywords (the overload above takes none, and stays the fast path): Numba's kernels take
-        // positional arguments only.
-        .def("__call__", [](Launcher& l, py::args, py::kwargs kwargs) {
-            std::string names;
-            for (auto item : kwargs) names += (names.empty() ? "'" : ", '") + std::string(py::str(item.first)) + "'";
-            std::string kernel =
-                l.owner.is_none() ? "a kernel" : "kernel '" + std::string(py::str(l.owner.attr("__name__"))) + "'";
-            throw py::type_error(kernel + " takes positional arguments only, not keyword arguments (" + names +
-                                 " given): pass them in the order of its parameters");
-        })
         .def_property_readonly("griddim", [](const Launcher& l) {
             return py::make_tuple(l.config.grid[0], l.config.grid[1], l.config.grid[2]);
         })

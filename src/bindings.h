@@ -10,4 +10,8 @@ void bind_cpu(pybind11::module_& m);      // host compiler, CPU kernels
 void bind_random(pybind11::module_& m);   // cuda.random's generator states
 void bind_cache(pybind11::module_& m);    // the disk cache's size, limit and clearing
 void bind_graph(pybind11::module_& m);    // CUDA graphs captured from streams (cuda.graph)
+
+// Sets the Python exception for the C++ exception being handled (call inside a catch block): what pybind11 does for
+// a bound function, for the few slots the core implements in plain CPython (the launcher's call, bind_launch.cpp).
+void set_python_error();
 }  // namespace cj

@@ -17,6 +17,27 @@ void raise(const char* cls, const py::object& instance) {
     PyErr_SetObject(error_class(cls).ptr(), instance.ptr());
 }
 
+// The core's C++ exceptions as the Python classes of cudajit/errors.py; anything else is left to pybind11.
+void translate_core_exception(std::exception_ptr p) {
+    try {
+        if (p) std::rethrow_exception(p);
+    } catch (const cj::DriverError& e) {
+        raise("CudaAPIError", error_class("CudaAPIError")(e.what(), e.call, e.code, e.name));
+    } catch (const cj::SupportError& e) {
+        raise("CudaSupportError", error_class("CudaSupportError")(e.what()));
+    } catch (const cj::CompileError& e) {
+        raise("CompileError", error_class("CompileError")(e.what()));
+    } catch (const cj::LaunchError& e) {
+        raise("LaunchError", error_class("LaunchError")(e.what()));
+    } catch (const cj::KernelRuntimeError& e) {
+        raise("KernelRuntimeError", error_class("KernelRuntimeError")(e.what()));
+    } catch (const cj::CaptureError& e) {
+        raise("StreamCaptureError", error_class("StreamCaptureError")(e.what()));
+    } catch (const cj::OutOfMemory& e) {
+        PyErr_SetString(PyExc_MemoryError, e.what());
+    }
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
@@ -35,23 +56,31 @@ PYBIND11_MODULE(_core, m) {
         cj::drain_native_calls();
     }));
 
-    py::register_exception_translator([](std::exception_ptr p) {
-        try {
-            if (p) std::rethrow_exception(p);
-        } catch (const cj::DriverError& e) {
-            raise("CudaAPIError", error_class("CudaAPIError")(e.what(), e.call, e.code, e.name));
-        } catch (const cj::SupportError& e) {
-            raise("CudaSupportError", error_class("CudaSupportError")(e.what()));
-        } catch (const cj::CompileError& e) {
-            raise("CompileError", error_class("CompileError")(e.what()));
-        } catch (const cj::LaunchError& e) {
-            raise("LaunchError", error_class("LaunchError")(e.what()));
-        } catch (const cj::KernelRuntimeError& e) {
-            raise("KernelRuntimeError", error_class("KernelRuntimeError")(e.what()));
-        } catch (const cj::CaptureError& e) {
-            raise("StreamCaptureError", error_class("StreamCaptureError")(e.what()));
-        } catch (const cj::OutOfMemory& e) {
-            PyErr_SetString(PyExc_MemoryError, e.what());
-        }
-    });
+    py::register_exception_translator(&translate_core_exception);
 }
+
+namespace cj {
+
+void set_python_error() {
+    std::exception_ptr p = std::current_exception();
+    try {
+        translate_core_exception(p);  // sets the error for one of the core's exceptions, rethrows any other
+        return;
+    } catch (...) {
+    }
+    try {
+        std::rethrow_exception(p);
+    } catch (py::error_already_set& e) {
+        e.restore();
+    } catch (const py::builtin_exception& e) {
+        e.set_error();
+    } catch (const std::bad_alloc&) {
+        PyErr_NoMemory();
+    } catch (const std::exception& e) {
+        PyErr_SetString(PyExc_RuntimeError, e.what());
+    } catch (...) {
+        PyErr_SetString(PyExc_RuntimeError, "cudajit: unknown C++ exception");
+    }
+}
+
+}  // namespace cj

@@ -182,7 +182,7 @@ std::string program_log(const Api& a, nvrtcProgram prog) {
 }
 
 Result compile_uncached(const std::string& source, const std::string& name,
-                        const std::vector<std::string>& options, int arch, bool want_cubin) {
+                        const std::vector<std::string>& options, int arch, bool want_cubin, bool minimal) {
     const Api& a = api();
     Program p{a};
     nvrtcResult r = a.nvrtcCreateProgram(&p.prog, source.c_str(), name.c_str(), 0, nullptr,
@@ -193,6 +193,7 @@ Result compile_uncached(const std::string& source, const std::string& name,
         (want_cubin ? "-arch=sm_" : "-arch=compute_") + std::to_string(arch);
     std::vector<const char*> argv{arch_opt.c_str()};
     for (const std::string& o : options) argv.push_back(o.c_str());
+    if (minimal && (a.major > 12 || (a.major == 12 && a.minor >= 4))) argv.push_back("-minimal");  // new in 12.4
 
     r = a.nvrtcCompileProgram(p.prog, static_cast<int>(argv.size()), argv.data());
     Result res;
@@ -333,12 +334,13 @@ Target choose_target(int device_arch, int driver_version) {
 }
 
 Result compile(const std::string& source, const std::string& name,
-               const std::vector<std::string>& options, int arch, bool want_cubin) {
+               const std::vector<std::string>& options, int arch, bool want_cubin, bool minimal) {
     const std::string& ver = key_version();  // without loading NVRTC when the disk knows the file's version
     std::string joined;
     for (const std::string& o : options) joined += o + '\0';
     std::string k = cache::key({"nvrtc", source, name, joined, std::to_string(arch),
-                                want_cubin ? "cubin" : "ptx", ver, include_hashes(options)});
+                                want_cubin ? "cubin" : "ptx", ver, include_hashes(options),
+                                minimal ? "minimal" : ""});
     {
         std::lock_guard<std::mutex> lock(g_memory_mutex);
         auto it = g_memory.find(k);
@@ -350,7 +352,7 @@ Result compile(const std::string& source, const std::string& name,
         res.image = std::move(*image);
         res.is_cubin = want_cubin;
     } else {
-        res = compile_uncached(source, name, options, arch, want_cubin);
+        res = compile_uncached(source, name, options, arch, want_cubin, minimal);
         cache::store(k, ext, res.image);
     }
     std::lock_guard<std::mutex> lock(g_memory_mutex);

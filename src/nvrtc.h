@@ -66,10 +66,13 @@ Target choose_target(int device_arch, int driver_version);
 // Compiles `source` (named `name` in messages, e.g. "kernel.cu") with `options` (include dirs
 // given by the caller as -I...) for -arch=sm_<arch> (cubin) or compute_<arch> (PTX).
 // Served from memory, then from the disk cache (key: source, name, options, arch, output kind,
-// NVRTC version, header_hash of each -I dir), then compiled and stored in both.
+// NVRTC version, header_hash of each -I dir, `minimal`), then compiled and stored in both.
+// `minimal`: the source needs nothing of CUDA's runtime API headers (textures, cudaMalloc, cudaError_t, device-side
+// launches): NVRTC 12.4 and later then get -minimal, which skips those headers (about 10 ms of a small kernel's
+// compile). cudajit's generated code qualifies unless the user's own CUDA C++ is pasted into it.
 // Throws CompileError whose message is NVRTC's log, verbatim.
 Result compile(const std::string& source, const std::string& name,
-               const std::vector<std::string>& options, int arch, bool want_cubin);
+               const std::vector<std::string>& options, int arch, bool want_cubin, bool minimal = false);
 
 // Forgets the in-memory results (tests use it to reach the disk cache).
 void clear_memory_cache();

@@ -94,6 +94,8 @@ def _callables():
     for cname, members in classes.items():
         for name, defs in members.items():
             attr = getattr(getattr(_core, cname), name)
+            if type(attr).__name__ == "wrapper_descriptor":   # a CPython slot the core sets (Launcher's call):
+                continue                                       # no pybind11 signature to compare with
             if defs and "property" not in {getattr(d, "id", None) for d in defs[0].decorator_list}:
                 yield f"{cname}.{name}", attr.__doc__, defs
 

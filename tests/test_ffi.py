@@ -92,3 +92,67 @@ def test_definition_not_matching_the_declaration(backend, tmp_path):
     assert first.startswith("cudajit: the foreign function 'three' declared as float64(float64) with "
                             "cuda.declare_device does not match its definition"), first
     assert 'extern "C" __device__ int three(double* result, double)' in first
+
+
+CUB_SUM = r'''#include <cub/warp/warp_reduce.cuh>
+extern "C" __device__ int warp_sum(float* result, float x) {
+    using WarpReduce = cub::WarpReduce<float>;
+    __shared__ typename WarpReduce::TempStorage temp;
+    *result = WarpReduce(temp).Sum(x);   // lane 0's is the warp's sum
+    return 0;
+}
+'''
+
+
+def test_linked_source_including_cub(backend, rng, tmp_path):
+    """The user's CUDA C++ may include CUB: the unit then takes CCCL's integer types (config.h) and compiles without
+    NVRTC's -minimal (build.py). On the CPU (CUB needs NVCC or NVRTC) the unit is compiled for sm_90 only."""
+    from cudajit.compiler import types
+    from cudajit.compiler.program import LINKED_SOURCES_MARK, CompileOptions, compile_kernel
+    from cudajit.cuda import build
+    source = tmp_path / "warp_sum.cu"
+    source.write_text(CUB_SUM)
+    warp_sum = cuda.declare_device("warp_sum", "float32(float32)", link=[str(source)])
+
+    def per_warp(x, out):
+        s = warp_sum(x[cuda.grid(1)])
+        if cuda.threadIdx.x == 0:
+            out[cuda.blockIdx.x] = s
+
+    options = CompileOptions()
+    if not any(os.path.isdir(os.path.join(flag[2:], "cub")) for flag in build.nvrtc_options(options)
+               if flag.startswith("-I")):
+        pytest.skip("no CUB (CCCL) headers beside this NVRTC")
+    x = rng.standard_normal(32 * 8).astype(np.float32)
+    if backend == "gpu":
+        out = np.zeros(8, np.float32)
+        cuda.jit(per_warp)[8, 32](x, out)
+        np.testing.assert_allclose(out, x.reshape(8, 32).sum(axis=1), rtol=1e-5, atol=1e-5)
+        return
+    from cudajit import _core
+    if not _core.nvrtc_available()[0]:
+        pytest.skip("no NVRTC")
+    arr = types.float32[::1]
+    text = compile_kernel(per_warp, (arr, arr), options).source
+    assert LINKED_SOURCES_MARK in text and not build.minimal(text)
+    build.check_nvrtc(text, options)
+
+
+def test_generated_units_without_linked_sources_compile_minimal(backend):
+    """Without the user's CUDA C++ a unit carries no mark: NVRTC gets -minimal and our own integer types."""
+    from cudajit.compiler import types
+    from cudajit.compiler.program import LINKED_SOURCES_MARK, compile_kernel
+    from cudajit.cuda import build
+
+    def plain(x, out):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = x[i] * 2 + np.int64(9223372036854775807) // (i + 1)   # INT64-sized constants work
+
+    arr = types.int64[::1]
+    text = compile_kernel(plain, (arr, arr)).source
+    assert LINKED_SOURCES_MARK not in text and build.minimal(text)
+    x = np.arange(100, dtype=np.int64)
+    out = np.zeros(100, np.int64)
+    cuda.jit(plain)[1, 128](x, out)
+    np.testing.assert_array_equal(out, x * 2 + np.int64(9223372036854775807) // (x + 1))

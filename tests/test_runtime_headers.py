@@ -762,11 +762,13 @@ def test_each_header_compiles_alone_under_nvrtc(gpu_compile, header):
 
 
 def test_headers_coexist_with_cccl_under_nvrtc(gpu_compile):
-    """CUB (CCCL) after our headers: no clash over int64_t or the limit macros."""
+    """CUB (CCCL) after our headers, as in a unit with the user's CUDA C++ linked in (program.py marks it): no clash
+    over int64_t or the limit macros."""
     cccl = CUDA_HOME / "include" / "cccl"
     if not (cccl / "cub").is_dir():
         pytest.skip("no CCCL headers")
-    src = ("".join(f"#include <cudajit/{h}>\n" for h in HEADERS) + "#include <cub/warp/warp_reduce.cuh>\n"
+    from cudajit.compiler.program import LINKED_SOURCES_MARK
+    src = (LINKED_SOURCES_MARK + "\n" + "".join(f"#include <cudajit/{h}>\n" for h in HEADERS) + "#include <cub/warp/warp_reduce.cuh>\n"
            "CJ_GLOBAL void k(int64_t* p) { using WR = cub::WarpReduce<int64_t>; __shared__ WR::TempStorage t;"
            " p[0] = WR(t).Sum(p[1]) + INT64_MAX + cj::floordiv(p[2], p[3]); }\n")
     gpu_compile(src, [f"-I{cccl}"])

@@ -38,6 +38,10 @@ def function_lines(name, doc, indent="", decorator=None):
     return lines
 
 
+# Slots the core implements in plain CPython (no pybind11 docstring to read): Launcher's call (src/bind_launch.cpp).
+SLOTS = {"__call__": "def __call__(self, *args: typing.Any) -> None: ..."}
+
+
 def class_lines(cls):
     lines = [f"class {cls.__name__}:"]
     for name, attr in vars(cls).items():
@@ -50,6 +54,8 @@ def class_lines(cls):
             lines.append(f"    @property\n    def {name}(self) -> {clean_type(m.group(1)) if m else 'typing.Any'}: ...")
         elif isinstance(attr, staticmethod):
             lines += function_lines(name, getattr(cls, name).__doc__, "    ", "staticmethod")
+        elif type(attr).__name__ == "wrapper_descriptor" and name in SLOTS:   # a CPython slot the core sets itself
+            lines.append("    " + SLOTS[name])
         elif callable(attr):
             lines += function_lines(name, attr.__doc__, "    ")
     return lines

@@ -382,7 +382,7 @@ def compile_kernel(pyfunc, argtypes, options=None):
     filename = parsed.loc.filename
     head = [(0, f"// cudajit: kernel '{parsed.name}' from {filename}:{parsed.loc.firstlineno}", None),
             (0, f"// argument types: ({', '.join(map(str, argtypes))})", None),
-            (0, "#include <cudajit/runtime.h>", None), (0, "", None)]
+            *_runtime_include(prog)]
     if options.reports_errors:
         head.insert(2, (0, "#define CJ_ERROR_RECORD 1  // debug=True / boundscheck: raises and index errors reach "
                            "the host", None))
@@ -411,6 +411,17 @@ def _prototypes(prog):
     return [(0, f"{tr.qualifier()} {tr.return_type.cpp} {tr.cname}("
                 f"{', '.join(t.cpp for t in tr.argtypes if not T.is_compile_time(t))});", None)
             for tr in prog.prototypes.values()] + ([(0, "", None)] if prog.prototypes else [])
+
+
+# Marks a unit with the user's CUDA C++ pasted in (cuda.jit(link=[...]) sources). Such code may include CUB or
+# CUDA's runtime API, so the unit then takes its fixed-width integers from CCCL (config.h) and compiles without
+# NVRTC's -minimal (build.py); a unit without it parses neither, about a third of a small kernel's compile time.
+LINKED_SOURCES_MARK = "#define CJ_LINKED_SOURCES 1"
+
+
+def _runtime_include(prog):
+    mark = [(0, LINKED_SOURCES_MARK, None)] if prog.link_texts() else []
+    return mark + [(0, "#include <cudajit/runtime.h>", None), (0, "", None)]
 
 
 def _linked_sources(prog):
@@ -454,7 +465,7 @@ def compile_device(pyfunc, argtypes, options=None):
     for f in prog.functions:
         body += f + [(0, "", None)]
     body += lines
-    source = render([(0, "#include <cudajit/runtime.h>", None), (0, "", None)] + _linked_sources(prog) + body)
+    source = render(_runtime_include(prog) + _linked_sources(prog) + body)
     return DeviceSource(source, tr.return_type, T.Signature(tr.return_type, tuple(argtypes)), tr.cname)
 
 

@@ -1,0 +1,105 @@
+// What the hardware and the driver allow, measured without Python, for bench_table.py's rows (built there with
+// `nvcc -O2 floor.cu -lcuda`; prints one JSON line). Launch rows as bench_common.per_launch measures them: 20000
+// launches of an empty kernel on the legacy default stream then a synchronisation, median of 5 rounds. saxpy as
+// the benchmark's kernel (one element per thread, 256 threads per block, 2^26 float32) and, for contrast, with two
+// elements per thread; CUDA events, median of 50.
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <vector>
+
+__global__ void empty0() {}
+__global__ void empty3(float*, float*, float*) {}
+
+__global__ void saxpy1(float a, const float* x, const float* y, float* out, long long n) {
+    long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = a * x[i] + y[i];
+}
+
+__global__ void saxpy2(float a, const float2* x, const float2* y, float2* out, long long n2) {
+    long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < n2) {
+        float2 u = x[i], v = y[i];
+        out[i] = make_float2(a * u.x + v.x, a * u.y + v.y);
+    }
+}
+
+static double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+static double per_launch_us(CUfunction f, void** args) {
+    std::vector<double> rounds;
+    for (int r = 0; r < 5; ++r) {
+        cuCtxSynchronize();
+        auto t0 = std::chrono::steady_clock::now();
+        for (int k = 0; k < 20000; ++k) cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, nullptr, args, nullptr);
+        cuCtxSynchronize();
+        rounds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / 20000 * 1e6);
+    }
+    return median(rounds);
+}
+
+template <class Launch>
+static double event_ms(Launch launch, int reps) {
+    cudaEvent_t s, e;
+    cudaEventCreate(&s);
+    cudaEventCreate(&e);
+    launch();
+    cudaDeviceSynchronize();
+    std::vector<double> ts;
+    for (int r = 0; r < reps; ++r) {
+        cudaEventRecord(s);
+        launch();
+        cudaEventRecord(e);
+        cudaEventSynchronize(e);
+        float ms = 0;
+        cudaEventElapsedTime(&ms, s, e);
+        ts.push_back(ms);
+    }
+    return median(ts);
+}
+
+int main() {
+    if (cudaFree(nullptr) != cudaSuccess) {
+        std::printf("{\"error\": \"no CUDA device\"}\n");
+        return 1;
+    }
+    CUfunction f0, f3;
+    cudaGetFuncBySymbol(&f0, reinterpret_cast<const void*>(empty0));
+    cudaGetFuncBySymbol(&f3, reinterpret_cast<const void*>(empty3));
+    float* p = nullptr;
+    cudaMalloc(&p, 4096);
+    void* args3[] = {&p, &p, &p};
+    cuLaunchKernel(f0, 1, 1, 1, 32, 1, 1, 0, nullptr, nullptr, nullptr);
+    double launch0 = per_launch_us(f0, nullptr);
+    double launch3 = per_launch_us(f3, args3);
+    double gpu_each = event_ms([&] {
+        for (int k = 0; k < 20000; ++k) cuLaunchKernel(f0, 1, 1, 1, 32, 1, 1, 0, nullptr, nullptr, nullptr);
+    }, 5) * 1e3 / 20000;
+
+    const long long n = 1LL << 26;
+    float *x, *y, *o;
+    cudaMalloc(&x, n * 4);
+    cudaMalloc(&y, n * 4);
+    cudaMalloc(&o, n * 4);
+    cudaMemset(x, 0, n * 4);
+    cudaMemset(y, 0, n * 4);
+    const double bytes = 3.0 * 4 * n;
+    double s1 = event_ms([&] { saxpy1<<<(n + 255) / 256, 256>>>(2.5f, x, y, o, n); }, 50);
+    double s2 = event_ms([&] {
+        saxpy2<<<(n / 2 + 255) / 256, 256>>>(2.5f, reinterpret_cast<float2*>(x), reinterpret_cast<float2*>(y),
+                                              reinterpret_cast<float2*>(o), n / 2);
+    }, 50);
+    if (cudaDeviceSynchronize() != cudaSuccess) {
+        std::printf("{\"error\": \"%s\"}\n", cudaGetErrorString(cudaGetLastError()));
+        return 1;
+    }
+    std::printf("{\"launch0_us\": %.4f, \"launch3_us\": %.4f, \"gpu_empty_kernel_us\": %.4f, \"saxpy_GBps\": %.1f, "
+                "\"saxpy2_GBps\": %.1f}\n", launch0, launch3, gpu_each, bytes / s1 / 1e6, bytes / s2 / 1e6);
+    return 0;
+}

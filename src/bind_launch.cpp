@@ -81,6 +81,27 @@ PyObject* call_launcher(PyObject* self, PyObject* args, PyObject* kwargs) {
     Py_RETURN_NONE;
 }
 
+// CUDADispatcher.__getitem__ (python/cudajit/cuda/dispatcher.py installs it): `kern[g, b]` with two ints whose
+// launcher was made before is found here without running Python; anything else goes to the class's _configure.
+// A method descriptor of the class, so that CPython calls it as fast as a built-in type's method.
+PyObject* dispatcher_getitem(PyObject* self, PyObject* config) {
+    static PyObject* const launchers_name = PyUnicode_InternFromString("_launchers");
+    static PyObject* const configure_name = PyUnicode_InternFromString("_configure");
+    if (PyTuple_CheckExact(config) && PyTuple_GET_SIZE(config) == 2 && PyLong_CheckExact(PyTuple_GET_ITEM(config, 0)) &&
+        PyLong_CheckExact(PyTuple_GET_ITEM(config, 1))) {  // exact ints: a float equal to one hashes alike
+        PyObject* launchers = PyObject_GetAttr(self, launchers_name);
+        if (!launchers) return nullptr;
+        PyObject* found = PyDict_CheckExact(launchers) ? PyDict_GetItemWithError(launchers, config) : nullptr;
+        Py_XINCREF(found);  // borrowed from the dict
+        Py_DECREF(launchers);
+        if (found || PyErr_Occurred()) return found;
+    }
+    return PyObject_CallMethodOneArg(self, configure_name, config);
+}
+
+PyMethodDef g_getitem_def = {"__getitem__", reinterpret_cast<PyCFunction>(dispatcher_getitem), METH_O,
+                             "kernel[griddim, blockdim, stream, sharedmem]: a launcher of this kernel"};
+
 std::vector<ParamSlot> parse_params(const py::list& specs) {
     std::vector<ParamSlot> out;
     for (py::handle h : specs) {
@@ -145,6 +166,14 @@ void bind_launch(py::module_& m) {
             size_t n = PyTuple_GET_SIZE(args.ptr());
             k.launch(c, n ? &PyTuple_GET_ITEM(args.ptr(), 0) : nullptr, n);
         });
+
+    m.def("install_getitem", [](py::handle cls) {
+        if (!PyType_Check(cls.ptr())) throw py::type_error("install_getitem takes the dispatcher class");
+        py::object d = py::reinterpret_steal<py::object>(
+            PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(cls.ptr()), &g_getitem_def));
+        if (!d) throw py::error_already_set();
+        py::setattr(cls, "__getitem__", d);
+    }, py::arg("cls"), "Makes cls.__getitem__ the core's lookup of launchers made before (cuda/dispatcher.py).");
 
     py::class_<Dispatcher, std::shared_ptr<Dispatcher>>(m, "Dispatcher")
         .def(py::init<py::object, py::object, std::vector<std::string>>(), py::arg("compile"), py::arg("prepare"),

@@ -682,3 +682,30 @@ def test_eager_tuple_signature(backend, rng):
         with pytest.raises(TypeError, match="tup_affine.*no matching definition"):
             k[1, 32](bad, out)
     assert len(k.signatures) == 1
+
+
+@cuda.jit
+def _scale_into(x, out, k):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = x[i] * k
+
+
+def test_launch_configurations_reuse_and_refuse(backend, rng):
+    """kern[g, b] with two ints comes from the core's cache of launchers (dispatcher.py installs the lookup); other
+    forms (tuples, NumPy ints, streams) are made by _configure; a float dimension is refused, not taken for the int
+    it equals (they hash alike)."""
+    x = rng.standard_normal(300)
+    first = _scale_into[3, 128]
+    assert _scale_into[3, 128] is first
+    for config in ((3, 128), ((3,), (128,)), (np.int64(3), np.int32(128)), (3, 128, 0), (3, 128, 0, 0)):
+        out = np.zeros_like(x)
+        _scale_into[config](x, out, 2.5)
+        np.testing.assert_array_equal(out, x * 2.5)
+    assert _scale_into[3, 128] is first
+    with pytest.raises(TypeError, match="griddim must be an int"):
+        _scale_into[3.0, 128]
+    with pytest.raises(TypeError, match="blockdim must be an int"):
+        _scale_into[3, 128.0]
+    with pytest.raises(LaunchError, match="a launch configuration is"):
+        _scale_into[3]

@@ -108,7 +108,9 @@ class CUDADispatcher(_JitFunction):
             self.compile(sig)
 
     # --- launching ------------------------------------------------------------------------
-    def __getitem__(self, config):
+    # kern[...]: __getitem__ is the core's (installed below the class): a launcher made before for two ints comes
+    # straight from self._launchers, anything else from _configure.
+    def _configure(self, config):
         # kern[g, b] with two ints is most launches: the launcher made for them before serves again (a float equal
         # to an int hashes alike, hence the type checks; the launcher holds this dispatcher, a cycle the GC sees)
         try:
@@ -306,6 +308,9 @@ class CUDADispatcher(_JitFunction):
 
     def __repr__(self):
         return f"<cudajit kernel {self.__name__}>"
+
+
+_core.install_getitem(CUDADispatcher)
 
 
 class DeviceFunction(_JitFunction):

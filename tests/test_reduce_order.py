@@ -247,3 +247,24 @@ def test_reduce_after_the_context_closes(backend):
                        env=dict(os.environ, CUDAJIT_BACKEND=backend, PYTHONPATH=path))
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.split() == ["True", "True", "True"], r.stdout + r.stderr[-2000:]
+
+
+def test_reduce_scratch_goes_with_its_stream(backend, rng):
+    """cuda.reduce keeps buffers per stream for the next call: they go when the stream goes, and the legacy stream
+    keeps one set whatever object names it."""
+    import gc
+    from cudajit.cuda import reduction
+    red = cuda.reduce(lambda a, b: a + b)
+    x = rng.standard_normal(5000)
+    s = cuda.stream()
+    assert red(x, stream=s) == pytest.approx(x.sum())
+    entries = reduction._SCRATCH.entries
+    keys = [k for k in entries if k[2] == s.handle]
+    assert len(keys) == 1
+    del s
+    gc.collect()
+    assert keys[0] not in entries
+    red(x, stream=cuda.default_stream())
+    first = {k: v for k, v in entries.items() if k[2] == 0}
+    assert red(x, stream=cuda.default_stream()) == pytest.approx(x.sum())
+    assert {k: v for k, v in entries.items() if k[2] == 0} == first

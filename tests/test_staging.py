@@ -172,3 +172,35 @@ def test_large_numpy_arguments_copy_piece_by_piece(backend, rng):
     want = x + y
     _add_into[(n + 255) // 256, 256](x, y)
     assert np.array_equal(x, want)
+
+
+@cuda.jit
+def _slow_scale(x, out):
+    # enough work per thread that the kernel is still running when a launch that does not wait returns
+    i = cuda.grid(1)
+    if i < out.size:
+        v = x[i]
+        for _ in range(4000):
+            v = v * 0.999 + 0.001
+        out[i] = v
+
+
+@pytest.mark.gpu
+def test_pinned_numpy_arguments_are_there_when_the_launch_returns(gpu, rng):
+    """Pinned NumPy arguments (cuda.pinned_array is a NumPy array) skip the staging slot: the launch must still
+    return with the results back and with the host array read (Numba's rule on stream 0: copies are synchronous)."""
+    n = 1 << 20
+    x = cuda.pinned_array(n, dtype=np.float64)
+    x[:] = rng.standard_normal(n)
+    want = x.copy()
+    for _ in range(4000):
+        want = want * 0.999 + 0.001
+    out = cuda.pinned_array(n, dtype=np.float64)
+    out[:] = 0
+    _slow_scale[(n + 255) // 256, 256](x, out)
+    np.testing.assert_allclose(out, want, rtol=1e-12)       # no synchronize: the launch waited
+
+    dev_out = cuda.device_array(n, np.float64)
+    _slow_scale[(n + 255) // 256, 256](cuda.In(x), dev_out)
+    x[:] = -1.0                                              # the copy in has read x by now
+    np.testing.assert_allclose(dev_out.copy_to_host(), want, rtol=1e-12)

@@ -111,14 +111,8 @@ class CUDADispatcher(_JitFunction):
     # kern[...]: __getitem__ is the core's (installed below the class): a launcher made before for two ints comes
     # straight from self._launchers, anything else from _configure.
     def _configure(self, config):
-        # kern[g, b] with two ints is most launches: the launcher made for them before serves again (a float equal
-        # to an int hashes alike, hence the type checks; the launcher holds this dispatcher, a cycle the GC sees)
-        try:
-            launcher = self._launchers.get(config)
-        except TypeError:              # unhashable: a list among the dimensions
-            launcher = None
-        if launcher is not None and type(config[0]) is int and type(config[1]) is int:
-            return launcher
+        # Reached when the core's lookup missed: a new configuration, or one not of two ints. A launcher for two
+        # ints is kept for the next kern[g, b] (the launcher holds this dispatcher, a cycle the GC sees).
         if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
             raise LaunchError("a launch configuration is kernel[griddim, blockdim] or "
                               "kernel[griddim, blockdim, stream, sharedmem]")

@@ -253,6 +253,7 @@ class _Scratch:
         self.epoch = _core.context_epoch()
         self.partials = device_array(_MAX_BLOCKS + 1, dtype, stream=stream)
         self.done = to_device(np.zeros(1, np.uint32), stream=stream)
+        self.partials.stream = self.done.stream = 0   # they must not keep the stream alive (see _forget)
         self.host = mapped_array(1, dtype)
         buf = self.host._cudajit_buffer
         self.result = DeviceNDArray._view_of(buf.device_ptr, (1,), (dtype.itemsize,), dtype, buf,
@@ -271,14 +272,24 @@ def _scratch(dev, dtype, stream):
     if entries is None:
         entries = _SCRATCH.entries = {}
     scratch = entries.get(key)
+    # the legacy stream is one stream whatever object names it (cuda.default_stream() makes a new one each call)
     reusable = scratch is not None and scratch.epoch == _core.context_epoch() and (
-        handle == 0 if scratch.stream_ref is None else scratch.stream_ref() is stream)
+        handle == 0 or (scratch.stream_ref is not None and scratch.stream_ref() is stream))
     if not reusable:
         entries.pop(key, None)             # dropped first: a closed context's buffers are not freed after it
         scratch = _Scratch(stream, handle, dtype)
-        if handle == 0 or isinstance(stream, Stream):    # another object with a raw handle: not kept
+        if handle == 0:
             entries[key] = scratch
+        elif isinstance(stream, Stream):   # kept while the stream lives (another object with a raw handle: not kept)
+            entries[key] = scratch
+            weakref.finalize(stream, _forget, entries, key, scratch)
     return key, scratch
+
+
+def _forget(entries, key, scratch):
+    """A stream's scratch goes with the stream (its handle may name another stream later)."""
+    if entries.get(key) is scratch:
+        del entries[key]
 
 
 def _result_array(res, dtype):

@@ -18,11 +18,9 @@ void bind_graph(py::module_& m) {
         .def("abort", &Graph::abort, "Ends a failed capture and discards the graph.")
         .def("launch", &Graph::launch, py::arg("stream_handle"), "Runs the captured work on the stream.")
         .def_property_readonly("capturing", &Graph::capturing)
-        .def_property_readonly("capture_stream", &Graph::capture_stream)
         .def_property_readonly("ready", &Graph::ready)
         .def_property_readonly("nodes", &Graph::nodes)
-        .def_property_readonly("updated", &Graph::updated)
-        .def_property_readonly("device", &Graph::device);
+        .def_property_readonly("updated", &Graph::updated);
 }
 
 }  // namespace cj

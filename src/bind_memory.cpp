@@ -30,12 +30,59 @@ struct HostView {
     void* ptr() const { return info.ptr; }
 };
 
-std::vector<HostRange> host_ranges(const std::vector<std::tuple<uintptr_t, uintptr_t, size_t>>& ranges) {
-    std::vector<HostRange> out;
-    out.reserve(ranges.size());
-    for (const auto& [device, host, n] : ranges)
-        out.push_back({static_cast<CUdeviceptr>(device), reinterpret_cast<void*>(host), n});
-    return out;
+// A batch's ranges from Python: (device address, host, bytes) each, the host an address or an object with the
+// buffer protocol (a contiguous NumPy array: its data, which must be writable for a device->host copy and hold
+// the bytes). Parsed by hand: pybind11's casters cost about a microsecond a range on a launch's path (args.py).
+class HostRanges {
+ public:
+    HostRanges(py::handle seq, bool writable) {
+        py::object fast = py::reinterpret_steal<py::object>(PySequence_Fast(seq.ptr(), "ranges must be a sequence"));
+        if (!fast) throw py::error_already_set();
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(fast.ptr());
+        ranges_.reserve(n);
+        for (Py_ssize_t i = 0; i < n; ++i) {
+            PyObject* item = PySequence_Fast_GET_ITEM(fast.ptr(), i);
+            if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 3)
+                throw py::type_error("ranges[" + std::to_string(i) + "] must be a tuple (device address, host, bytes)");
+            uintptr_t device = py::cast<uintptr_t>(PyTuple_GET_ITEM(item, 0));
+            size_t bytes = py::cast<size_t>(PyTuple_GET_ITEM(item, 2));
+            PyObject* host = PyTuple_GET_ITEM(item, 1);
+            void* address;
+            if (PyLong_Check(host)) {
+                address = reinterpret_cast<void*>(py::cast<uintptr_t>(host));
+            } else {
+                Py_buffer view;
+                if (PyObject_GetBuffer(host, &view, PyBUF_ANY_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0)) != 0)
+                    throw py::error_already_set();
+                views_.held.push_back(view);
+                if (static_cast<size_t>(view.len) < bytes)
+                    throw py::value_error("ranges[" + std::to_string(i) + "]: " + std::to_string(bytes) +
+                                          " bytes to copy, but the host buffer holds " + std::to_string(view.len));
+                address = view.buf;
+            }
+            ranges_.push_back({static_cast<CUdeviceptr>(device), address, bytes});
+        }
+    }
+    HostRanges(const HostRanges&) = delete;
+    HostRanges& operator=(const HostRanges&) = delete;
+    const std::vector<HostRange>& get() const { return ranges_; }
+
+ private:
+    // Released with the GIL (the object lives outside the NoGil scope of the copy), also when the constructor throws.
+    struct Views {
+        std::vector<Py_buffer> held;
+        ~Views() {
+            for (Py_buffer& v : held) PyBuffer_Release(&v);
+        }
+    };
+    std::vector<HostRange> ranges_;
+    Views views_;
+};
+
+staging::Scratch scratch_of(py::handle block) {
+    if (block.is_none()) return {};
+    auto [base, n] = py::cast<std::pair<uintptr_t, size_t>>(block);
+    return {static_cast<CUdeviceptr>(base), n};
 }
 
 }  // namespace
@@ -104,19 +151,21 @@ void bind_memory(py::module_& m) {
         run();
     }, py::arg("dst"), py::arg("src"), py::arg("n"), py::arg("stream"), py::arg("device") = -1);
     // Kernel arguments (args.py): [(device address, host address, bytes), ...] with one pinned slot.
-    m.def("copy_htod_batch", [](const std::vector<std::tuple<uintptr_t, uintptr_t, size_t>>& ranges, uintptr_t stream,
-                                int device) {
-        std::vector<HostRange> r = host_ranges(ranges);
+    m.def("copy_htod_batch", [](py::handle ranges, uintptr_t stream, int device, py::handle block) {
+        HostRanges r(ranges, false);
+        staging::Scratch scratch = scratch_of(block);
         NoGil nogil;
-        copy_htod_batch(r, stream, current_backend(), device);
-    }, py::arg("ranges"), py::arg("stream"), py::arg("device") = -1);
-    m.def("copy_dtoh_batch", [](const std::vector<std::tuple<uintptr_t, uintptr_t, size_t>>& ranges, uintptr_t stream,
-                                int device) {
-        std::vector<HostRange> r = host_ranges(ranges);
+        copy_htod_batch(r.get(), stream, current_backend(), device, scratch);
+    }, py::arg("ranges"), py::arg("stream"), py::arg("device") = -1, py::arg("block") = py::none(),
+       "ranges: (device address, host address or contiguous buffer, bytes) each. block: (address, bytes) of device "
+       "memory around the ranges whose other bytes may be overwritten: the copy is then one DMA.");
+    m.def("copy_dtoh_batch", [](py::handle ranges, uintptr_t stream, int device, py::handle block) {
+        HostRanges r(ranges, true);
+        staging::Scratch scratch = scratch_of(block);
         NoGil nogil;
-        copy_dtoh_batch(r, stream, current_backend(), device);
-    }, py::arg("ranges"), py::arg("stream"), py::arg("device") = -1,
-       "Returns when every range's bytes are on the host.");
+        copy_dtoh_batch(r.get(), stream, current_backend(), device, scratch);
+    }, py::arg("ranges"), py::arg("stream"), py::arg("device") = -1, py::arg("block") = py::none(),
+       "As copy_htod_batch, the other way; returns when every range's bytes are on the host.");
     m.def("staging_counts", []() {
         staging::Counts c = staging::counts();
         return py::make_tuple(c.staged, c.direct);

@@ -1,5 +1,8 @@
 #include "graph.h"
 
+#include <exception>
+#include <utility>
+
 #include "context.h"
 #include "driver.h"
 #include "errors.h"
@@ -36,70 +39,102 @@ void Graph::begin(uintptr_t stream) {
     r->stream = stream;
     r->device = device;
     r->cpu = cpu;
-    if (!cpu) {
-        ctx::DeviceScope scope(device);
-        CJ_CU(cuStreamBeginCapture, reinterpret_cast<CUstream>(stream), kCaptureMode);
-    }
+    // Registered before the driver's capture begins, so a failure on either side leaves neither behind.
     register_recording(r.get());
+    if (!cpu) {
+        try {
+            ctx::DeviceScope scope(device);
+            CJ_CU(cuStreamBeginCapture, reinterpret_cast<CUstream>(stream), kCaptureMode);
+        } catch (...) {
+            unregister_recording(r.get());
+            throw;
+        }
+    }
     recording_ = std::move(r);
     failed_.clear();
 }
 
+namespace {
+
+// A captured graph not yet handed to the Graph: destroyed if anything on the way throws.
+struct CapturedGraph {
+    CUgraph g = nullptr;
+    ~CapturedGraph() {
+        if (g && drv::available(nullptr)) drv::api().cuGraphDestroy(g);
+    }
+    CUgraph release() { return std::exchange(g, nullptr); }
+};
+
+// cuStreamEndCapture in the capture's device. Never throws, so that the recording is unregistered whatever
+// happens: an exception (the device's context cannot be made current) is handed back in `error`.
+CUresult end_capture(const Recording& r, CUgraph* captured, std::exception_ptr* error) noexcept {
+    try {
+        ctx::DeviceScope scope(r.device);
+        return drv::api().cuStreamEndCapture(reinterpret_cast<CUstream>(r.stream), captured);
+    } catch (...) {
+        *error = std::current_exception();
+        return CUDA_ERROR_UNKNOWN;
+    }
+}
+
+}  // namespace
+
 void Graph::end() {
     if (!recording_) throw CaptureError("this graph is not capturing");
     std::unique_ptr<Recording> r = std::move(recording_);
-    CUgraph captured = nullptr;
-    CUresult result = CUDA_SUCCESS;
-    if (!r->cpu) {
-        ctx::DeviceScope scope(r->device);
-        result = drv::api().cuStreamEndCapture(reinterpret_cast<CUstream>(r->stream), &captured);
-    }
-    unregister_recording(r.get());  // after the capture ended: it frees what was deferred on the legacy stream
-    if (r->cpu) {
-        discard();
-        cpu_ = true;
-        cpu_ready_ = true;
-        device_ = -1;
-        nodes_ = r->steps.size();
+    CapturedGraph captured;
+    std::exception_ptr error;
+    CUresult result = r->cpu ? CUDA_SUCCESS : end_capture(*r, &captured.g, &error);
+    try {
+        // After the capture ended: it frees what was deferred on the legacy stream. It removes the recording
+        // before anything in it can throw, so `r` is never left registered.
+        unregister_recording(r.get());
+        if (r->cpu) {
+            discard();
+            cpu_ = true;
+            cpu_ready_ = true;
+            device_ = -1;
+            nodes_ = r->steps.size();
+            replay_ = std::move(*r);
+            return;
+        }
+        if (error) std::rethrow_exception(error);
+        if (result != CUDA_SUCCESS) {
+            if (result == CUDA_ERROR_STREAM_CAPTURE_INVALIDATED)
+                throw CaptureError("the capture was invalidated by an operation that cannot be captured "
+                                   "(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED): see the error raised inside the capture, "
+                                   "or work another library put on the legacy default stream meanwhile");
+            drv::check(result, "cuStreamEndCapture");
+        }
+        if (cpu_ || device_ != r->device) discard();
+        cpu_ = false;
+        device_ = r->device;
+        instantiate_or_update(captured.release());
         replay_ = std::move(*r);
-        return;
-    }
-    if (result != CUDA_SUCCESS) {
-        if (captured) drv::api().cuGraphDestroy(captured);
+    } catch (...) {
         discard();
-        failed_ = "its capture was invalidated";
-        if (result == CUDA_ERROR_STREAM_CAPTURE_INVALIDATED)
-            throw CaptureError("the capture was invalidated by an operation that cannot be captured "
-                               "(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED): see the error raised inside the capture, "
-                               "or work another library put on the legacy default stream meanwhile");
-        drv::check(result, "cuStreamEndCapture");
+        failed_ = result == CUDA_ERROR_STREAM_CAPTURE_INVALIDATED ? "its capture was invalidated"
+                                                                  : "ending its capture failed";
+        throw;
     }
-    if (cpu_ || device_ != r->device) discard();
-    cpu_ = false;
-    device_ = r->device;
-    instantiate_or_update(captured);
-    replay_ = std::move(*r);
 }
 
-void Graph::instantiate_or_update(CUgraph captured) {
+void Graph::instantiate_or_update(CUgraph graph) {
+    CapturedGraph captured{graph};
     ctx::DeviceScope scope(device_);
     const drv::Api& a = drv::api();
     size_t count = 0;
-    CUresult r = a.cuGraphGetNodes(captured, nullptr, &count);
-    if (r != CUDA_SUCCESS) {
-        a.cuGraphDestroy(captured);
-        drv::check(r, "cuGraphGetNodes");
-    }
+    CJ_CU(cuGraphGetNodes, captured.g, nullptr, &count);
     CUgraphExecUpdateResultInfo info{};
-    if (exec_ && a.cuGraphExecUpdate(exec_, captured, &info) == CUDA_SUCCESS) {
+    if (exec_ && a.cuGraphExecUpdate(exec_, captured.g, &info) == CUDA_SUCCESS) {
         a.cuGraphDestroy(graph_);
-        graph_ = captured;
+        graph_ = captured.release();
         nodes_ = count;
         updated_ = true;
         return;
     }
     discard();  // a failed update leaves the executable graph unusable: instantiate the new one
-    graph_ = captured;
+    graph_ = captured.release();
     CJ_CU(cuGraphInstantiate, &exec_, graph_, 0);
     nodes_ = count;
 }

@@ -29,15 +29,13 @@ class Graph {
     void launch(uintptr_t stream) const;
 
     bool capturing() const { return recording_ != nullptr; }
-    uintptr_t capture_stream() const { return recording_ ? recording_->stream : 0; }
     bool ready() const { return cpu_ ? cpu_ready_ : exec_ != nullptr; }
     size_t nodes() const { return nodes_; }       // kernel launches, copies, memsets captured
     bool updated() const { return updated_; }     // the last end() updated the instantiated graph in place
-    int device() const { return device_; }
 
  private:
     void discard() noexcept;
-    void instantiate_or_update(CUgraph captured);
+    void instantiate_or_update(CUgraph captured);  // takes `captured` (destroyed if this throws)
     std::unique_ptr<Recording> recording_;  // while capturing
     Recording replay_;                      // the last capture's steps, checks and kept objects
     bool cpu_ = false;

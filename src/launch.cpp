@@ -468,9 +468,11 @@ void Kernel::launch(const LaunchConfig& cfg, PyObject* const* args, size_t nargs
         off += (used + kSlot - 1) / kSlot * kSlot;
     }
     graph::Recording* rec = graph::on_stream_use(cfg.stream, device_, "launching kernel", display_);
-    if (rec) record(rec, cfg, args, nargs, buffer, off, ptrs);
     if (cpu_) {
-        if (!rec) run_cpu(cfg, ptrs);
+        if (rec)
+            record(rec, cfg, args, nargs, buffer, off, ptrs);
+        else
+            run_cpu(cfg, ptrs);
         return;
     }
     if (error_record_gpu_ && !rec && graph::is_capturing(cfg.stream, device_))
@@ -496,7 +498,10 @@ void Kernel::launch(const LaunchConfig& cfg, PyObject* const* args, size_t nargs
     else
         CJ_CU(cuLaunchKernel, fn_, cfg.grid[0], cfg.grid[1], cfg.grid[2], cfg.block[0], cfg.block[1], cfg.block[2],
               static_cast<unsigned>(cfg.shared_mem), reinterpret_cast<CUstream>(cfg.stream), ptrs, nullptr);
-    if (error_record_gpu_ && !rec) check_raised(cfg);
+    if (rec)
+        record(rec, cfg, args, nargs, buffer, off, ptrs);  // only a launch the capture took keeps its arguments
+    else if (error_record_gpu_)
+        check_raised(cfg);
 }
 
 void Kernel::run_cpu(const LaunchConfig& cfg, void** ptrs) const {
@@ -592,7 +597,7 @@ bool append_key(PyObject* o, std::string* key, bool* has_tuple) {
 [[noreturn]] void throw_unconvertible(py::tuple args) {
     std::string key;
     bool has_tuple = false;
-    for (size_t i = 0; i < PyTuple_GET_SIZE(args.ptr()); ++i) {
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(args.ptr()); ++i) {
         PyObject* a = PyTuple_GET_ITEM(args.ptr(), i);
         if (!append_key(a, &key, &has_tuple))
             throw py::type_error("kernel argument " + std::to_string(i) + " of type " + Py_TYPE(a)->tp_name +

@@ -201,24 +201,26 @@ void copy_dtoh(void* dst, uintptr_t src, size_t n, uintptr_t stream, Backend b, 
 // A batch the staging slot does not take (every range pinned, or more than a slot) goes range by range; a pinned
 // range's copy is then asynchronous, so the batch waits for its stream: as the staged batch, it returns with every
 // host range read (htod) or written (dtoh), which args.py relies on (a kernel's NumPy arguments, pinned ones too).
-void copy_htod_batch(const std::vector<HostRange>& ranges, uintptr_t stream, Backend b, int device) {
+void copy_htod_batch(const std::vector<HostRange>& ranges, uintptr_t stream, Backend b, int device,
+                     staging::Scratch scratch) {
     if (b == Backend::Cpu) {
         for (const HostRange& r : ranges) copy_htod(r.device, r.host, r.n, stream, b, device);
         return;
     }
     ctx::DeviceScope scope(device);
-    if (staging::copy_htod_batch(ranges, as_stream(stream))) return;
+    if (staging::copy_htod_batch(ranges, as_stream(stream), scratch)) return;
     for (const HostRange& r : ranges) copy_htod(r.device, r.host, r.n, stream, b, device);
     CJ_CU(cuStreamSynchronize, as_stream(stream));
 }
 
-void copy_dtoh_batch(const std::vector<HostRange>& ranges, uintptr_t stream, Backend b, int device) {
+void copy_dtoh_batch(const std::vector<HostRange>& ranges, uintptr_t stream, Backend b, int device,
+                     staging::Scratch scratch) {
     if (b == Backend::Cpu) {
         for (const HostRange& r : ranges) copy_dtoh(r.host, r.device, r.n, stream, b, device);
         return;
     }
     ctx::DeviceScope scope(device);
-    if (staging::copy_dtoh_batch(ranges, as_stream(stream))) return;
+    if (staging::copy_dtoh_batch(ranges, as_stream(stream), scratch)) return;
     for (const HostRange& r : ranges) copy_dtoh(r.host, r.device, r.n, stream, b, device);
     CJ_CU(cuStreamSynchronize, as_stream(stream));
 }

@@ -95,8 +95,11 @@ void copy_dtoh(void* dst, uintptr_t src, size_t n, uintptr_t stream, Backend b, 
 // Pageable memory goes through pinned staging slots (staging.h). The batches copy several ranges (kernel
 // arguments) with one slot: htod without waiting, dtoh with one wait for all. Either returns with every host range
 // read (htod) or written (dtoh): a batch the slot does not take (pinned ranges, more than a slot) waits for its stream.
-void copy_htod_batch(const std::vector<HostRange>& ranges, uintptr_t stream, Backend b, int device = -1);
-void copy_dtoh_batch(const std::vector<HostRange>& ranges, uintptr_t stream, Backend b, int device = -1);
+// `scratch`: device memory around the ranges that the copy may overwrite (staging::Scratch), or none.
+void copy_htod_batch(const std::vector<HostRange>& ranges, uintptr_t stream, Backend b, int device = -1,
+                     staging::Scratch scratch = {});
+void copy_dtoh_batch(const std::vector<HostRange>& ranges, uintptr_t stream, Backend b, int device = -1,
+                     staging::Scratch scratch = {});
 // Between two devices (both >= 0 and different) a peer copy: on stream 0 cuMemcpyPeer, which the driver
 // orders after all work pending on both devices; on another stream cuMemcpyPeerAsync on it.
 void copy_dtod(uintptr_t dst, uintptr_t src, size_t n, uintptr_t stream, Backend b, int dst_device = -1,

@@ -31,9 +31,12 @@ constexpr size_t kOnePiece = size_t{1} << 20;
 // helper thread (~10 us) small against its share of the work.
 constexpr size_t kMinPart = size_t{256} << 10;
 constexpr unsigned kMaxCopyThreads = 16;
-// Slots a context keeps (128 MiB pinned: two threads' large copies); past this a copy waits for an
-// idle slot's DMA instead of pinning more memory.
+// Slots a context keeps (128 MiB pinned: two threads' large copies); past this a copy takes the oldest idle slot,
+// waiting for its DMA, instead of pinning more memory. Only when copies in flight hold every slot is another
+// made: waiting then could deadlock copies that each hold some of their slots and wait for more.
 constexpr int kMaxSlotsPerContext = 8;
+// Batches up to this many bytes are staged even when their host memory is pinned (batch_layout).
+constexpr size_t kAlwaysStage = size_t{64} << 10;
 // Batched ranges start at this alignment in their slot (the DMA engines' preferred one).
 constexpr size_t kRangeAlign = 256;
 
@@ -211,7 +214,9 @@ void release(CUcontext context, Slot* s) {
         return;
     }
     lock.unlock();
-    free_slot(s);  // its context's pool was forgotten meanwhile
+    // Its context's pool was forgotten meanwhile: ctx::close released the context, and its pinned memory and
+    // event with it. Those handles are dead (or already another context's): only the bookkeeping is left.
+    delete s;
 }
 
 // The slots one copy holds; handed back (with their DMA maybe still running) when the copy returns or throws.
@@ -245,8 +250,11 @@ bool pageable(const void* host) {
                                             reinterpret_cast<CUdeviceptr>(host)) != CUDA_SUCCESS;
 }
 
-// A stream under capture (or one whose capture state cannot be read) keeps the driver's path.
+// A stream under capture (or one whose capture state cannot be read) keeps the driver's path. The legacy default
+// stream is never captured (work there during another stream's capture fails in the driver whichever path copies).
 bool capturing(CUstream stream) {
+    auto handle = reinterpret_cast<uintptr_t>(stream);
+    if (handle == 0 || handle == reinterpret_cast<uintptr_t>(CU_STREAM_LEGACY)) return false;
     CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
     return drv::api().cuStreamIsCapturing(stream, &status) != CUDA_SUCCESS || status != CU_STREAM_CAPTURE_STATUS_NONE;
 }
@@ -309,48 +317,75 @@ bool copy_dtoh(void* dst, CUdeviceptr src, size_t n, CUstream stream) {
 
 namespace {
 
-// Offsets of the ranges in one slot, or an empty vector when they do not fit one (or none needs staging).
-std::vector<size_t> batch_layout(const std::vector<Range>& ranges, CUstream stream) {
-    std::vector<size_t> offsets;
-    size_t end = 0;
-    bool any_pageable = false;
+// Where a batch's ranges go in its slot.
+struct Layout {
+    std::vector<size_t> offsets;  // each range's offset in the slot; empty: the batch does not go through one
+    CUdeviceptr lo = 0;           // span > 0: the ranges lie in [lo, lo + span) of a Scratch, at lo + offset,
+    size_t span = 0;              // and that whole extent is copied by one DMA
+};
+
+Layout batch_layout(const std::vector<Range>& ranges, CUstream stream, Scratch scratch) {
+    Layout l;
+    size_t end = 0, total = 0;
+    CUdeviceptr lo = ~CUdeviceptr{0}, hi = 0;
     for (const Range& r : ranges) {
-        offsets.push_back(end);
+        l.offsets.push_back(end);
         end = round_up(end + r.n, kRangeAlign);
-        any_pageable = any_pageable || (r.n && pageable(r.host));
+        total += r.n;
+        if (!r.n) continue;
+        lo = std::min(lo, r.device);
+        hi = std::max(hi, r.device + r.n);
     }
-    if (!any_pageable || end > kSlotBytes || capturing(stream)) offsets.clear();
-    return offsets;
+    // A small batch goes through the slot whatever its host memory: copying a few KiB costs less than asking the
+    // driver what each range is. A larger one only when some range is pageable (pinned ones DMA directly).
+    bool stage = total && (total <= kAlwaysStage ||
+                           std::any_of(ranges.begin(), ranges.end(), [](const Range& r) { return r.n && pageable(r.host); }));
+    if (!stage || capturing(stream)) {
+        l.offsets.clear();
+        return l;
+    }
+    if (scratch.n && lo >= scratch.base && hi <= scratch.base + scratch.n && hi - lo <= kSlotBytes) {
+        for (size_t i = 0; i < ranges.size(); ++i) l.offsets[i] = ranges[i].n ? ranges[i].device - lo : 0;
+        l.lo = lo;
+        l.span = hi - lo;
+        return l;
+    }
+    if (end > kSlotBytes) l.offsets.clear();
+    return l;
 }
 
 }  // namespace
 
-bool copy_htod_batch(const std::vector<Range>& ranges, CUstream stream) {
-    std::vector<size_t> offsets = batch_layout(ranges, stream);
-    Slots slots(offsets.empty() ? 0 : 1);
+bool copy_htod_batch(const std::vector<Range>& ranges, CUstream stream, Scratch scratch) {
+    Layout l = batch_layout(ranges, stream, scratch);
+    Slots slots(l.offsets.empty() ? 0 : 1);
     if (!slots.size()) return false;
     auto* block = static_cast<char*>(slots[0].host);
     for (size_t i = 0; i < ranges.size(); ++i) {
         if (!ranges[i].n) continue;
-        std::memcpy(block + offsets[i], ranges[i].host, ranges[i].n);
-        CJ_CU(cuMemcpyHtoDAsync, ranges[i].device, block + offsets[i], ranges[i].n, stream);
+        std::memcpy(block + l.offsets[i], ranges[i].host, ranges[i].n);
+        if (!l.span) CJ_CU(cuMemcpyHtoDAsync, ranges[i].device, block + l.offsets[i], ranges[i].n, stream);
     }
+    if (l.span) CJ_CU(cuMemcpyHtoDAsync, l.lo, block, l.span, stream);  // the gaps are the scratch's own bytes
     CJ_CU(cuEventRecord, slots[0].done, stream);
     ++g_staged;
     return true;
 }
 
-bool copy_dtoh_batch(const std::vector<Range>& ranges, CUstream stream) {
-    std::vector<size_t> offsets = batch_layout(ranges, stream);
-    Slots slots(offsets.empty() ? 0 : 1);
+bool copy_dtoh_batch(const std::vector<Range>& ranges, CUstream stream, Scratch scratch) {
+    Layout l = batch_layout(ranges, stream, scratch);
+    Slots slots(l.offsets.empty() ? 0 : 1);
     if (!slots.size()) return false;
     auto* block = static_cast<char*>(slots[0].host);
-    for (size_t i = 0; i < ranges.size(); ++i)
-        if (ranges[i].n) CJ_CU(cuMemcpyDtoHAsync, block + offsets[i], ranges[i].device, ranges[i].n, stream);
+    if (l.span)
+        CJ_CU(cuMemcpyDtoHAsync, block, l.lo, l.span, stream);
+    else
+        for (size_t i = 0; i < ranges.size(); ++i)
+            if (ranges[i].n) CJ_CU(cuMemcpyDtoHAsync, block + l.offsets[i], ranges[i].device, ranges[i].n, stream);
     CJ_CU(cuEventRecord, slots[0].done, stream);
     CJ_CU(cuEventSynchronize, slots[0].done);  // one wait for the whole batch
     for (size_t i = 0; i < ranges.size(); ++i)
-        if (ranges[i].n) std::memcpy(ranges[i].host, block + offsets[i], ranges[i].n);
+        if (ranges[i].n) std::memcpy(ranges[i].host, block + l.offsets[i], ranges[i].n);
     ++g_staged;
     return true;
 }

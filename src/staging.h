@@ -27,11 +27,18 @@ struct Range {
     void* host;
     size_t n;
 };
-// A batch whose bytes fit one slot goes through it: one memcpy per range, one async copy per range and, for
-// device->host, one wait for all; same semantics as the single copies. False, having done nothing, for a batch
-// larger than a slot, of memory the driver knows, or on a stream under capture: copy range by range then.
-bool copy_htod_batch(const std::vector<Range>& ranges, CUstream stream);
-bool copy_dtoh_batch(const std::vector<Range>& ranges, CUstream stream);
+// Device memory whose bytes outside a batch's ranges may be overwritten (one allocation holding the arrays of a
+// launch, args.py): a batch within it is copied by one DMA over the ranges' whole extent instead of one per range.
+struct Scratch {
+    CUdeviceptr base = 0;
+    size_t n = 0;  // 0: none
+};
+// A batch whose bytes fit one slot goes through it: one memcpy per range, one async copy per range (or one for
+// all, within `scratch`) and, for device->host, one wait for all; same semantics as the single copies. False,
+// having done nothing, for a batch larger than a slot, of more than 64 KiB all in memory the driver knows (pinned:
+// its ranges DMA directly), or on a stream under capture: copy range by range then.
+bool copy_htod_batch(const std::vector<Range>& ranges, CUstream stream, Scratch scratch = {});
+bool copy_dtoh_batch(const std::vector<Range>& ranges, CUstream stream, Scratch scratch = {});
 
 // Frees every idle slot and forgets the pools: called before the primary contexts are released
 // (ctx::close), which frees their pinned memory. Slots in use meanwhile are freed when their copy ends.

@@ -170,8 +170,78 @@ def test_large_numpy_arguments_copy_piece_by_piece(backend, rng):
     n = SLOT // 8 + 11                             # more than a slot: the batch copies array by array
     x, y = rng.standard_normal(n), rng.standard_normal(n)
     want = x + y
+    before = _core.staging_counts()
     _add_into[(n + 255) // 256, 256](x, y)
     assert np.array_equal(x, want)
+    if backend == "gpu":
+        assert _staged_since(before) == 4          # each array through the staging pieces on its own, in and back
+
+
+@cuda.jit
+def _bump_all(a, b, r, c, d, e):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] += 1
+    if i < b.size:
+        b[i] = b[i] * 2 + r[i % r.size]
+    if i < c.shape[0]:
+        for j in range(c.shape[1]):
+            c[i, j] = c[i, j] * 1j
+    if i < d.shape[0]:
+        for j in range(d.shape[1]):
+            d[i, j] -= j
+    if i < e.size:
+        e[i] = not e[i]
+
+
+def test_numpy_arguments_share_one_device_block(backend, rng, monkeypatch):
+    """Contiguous NumPy arguments get their device arrays in one allocation, each 256-byte aligned (an int8 array of
+    3 bytes before float64 and complex128 ones), and each way one batch over the block: the kernel sees each array
+    whole and aligned, and the bytes between them (a read-only array's, copied in only) come back to no one."""
+    a = rng.integers(-100, 100, 3).astype(np.int8)
+    b = rng.standard_normal(1001)
+    r = rng.standard_normal(7).astype(np.float32)
+    r.flags.writeable = False
+    c = (rng.standard_normal((5, 3)) + 1j * rng.standard_normal((5, 3))).astype(np.complex128)
+    d = np.asfortranarray(rng.standard_normal((9, 4)).astype(np.float32))
+    e = rng.random(13) < 0.5
+    want = (a + 1, b * 2 + r[np.arange(1001) % 7].astype(np.float64), c * 1j, d - np.arange(4, dtype=np.float32), ~e)
+    r_before = r.copy()
+    calls = []
+    real_in, real_out = _core.copy_htod_batch, _core.copy_dtoh_batch
+
+    def spy(real, way):
+        def call(ranges, stream, device=-1, block=None):
+            calls.append((way, list(ranges), block))
+            return real(ranges, stream, device, block)
+        return call
+    monkeypatch.setattr(_core, "copy_htod_batch", spy(real_in, "in"))
+    monkeypatch.setattr(_core, "copy_dtoh_batch", spy(real_out, "back"))
+    _bump_all[8, 128](a, b, r, c, d, e)
+    for got, expected in zip((a, b, c, d, e), want):
+        assert got.dtype == expected.dtype and np.array_equal(got, expected)
+    assert np.array_equal(r, r_before)
+    assert [way for way, _, _ in calls] == ["in", "back"]
+    (_, ins, block), (_, backs, block_back) = calls
+    assert block is not None and block == block_back
+    base, size = block
+    assert len(ins) == 6 and len(backs) == 5               # r is not copied back
+    for device, host, nbytes in ins:
+        assert base <= device and device + nbytes <= base + size and (device - base) % 256 == 0
+        assert host.nbytes == nbytes
+
+
+def test_batch_ranges_are_checked(backend):
+    dev = cuda.device_array(64, np.uint8)
+    small = np.zeros(16, np.uint8)
+    with pytest.raises(ValueError, match="ranges\\[0\\]: 64 bytes to copy, but the host buffer holds 16"):
+        _core.copy_htod_batch([(dev._ptr, small, 64)], 0)
+    with pytest.raises(TypeError, match="ranges\\[1\\] must be a tuple"):
+        _core.copy_htod_batch([(dev._ptr, small, 16), [dev._ptr, small, 16]], 0)
+    frozen = np.zeros(64, np.uint8)
+    frozen.flags.writeable = False
+    with pytest.raises((BufferError, ValueError), match="(?i)writ|read-only"):
+        _core.copy_dtoh_batch([(dev._ptr, frozen, 64)], 0)
 
 
 @cuda.jit
@@ -204,3 +274,17 @@ def test_pinned_numpy_arguments_are_there_when_the_launch_returns(gpu, rng):
     _slow_scale[(n + 255) // 256, 256](cuda.In(x), dev_out)
     x[:] = -1.0                                              # the copy in has read x by now
     np.testing.assert_allclose(dev_out.copy_to_host(), want, rtol=1e-12)
+
+
+@pytest.mark.gpu
+def test_small_pinned_numpy_arguments_go_through_the_batch(gpu, rng):
+    """A batch of a few KiB is staged whatever its host memory (staging.cpp's kAlwaysStage): pinned arrays too, with
+    the same results and one batch each way."""
+    x = cuda.pinned_array(700, dtype=np.float64)
+    y = cuda.pinned_array(700, dtype=np.float64)
+    x[:], y[:] = rng.standard_normal(700), rng.standard_normal(700)
+    want = x + y
+    before = _core.staging_counts()
+    _add_into[3, 256](x, y)
+    assert np.array_equal(x, want)
+    assert _staged_since(before) == 2

@@ -8,7 +8,7 @@ import numpy as np
 from .. import _core
 from ..errors import StreamCaptureError
 from .arrays import device_array
-from .devicearray import DeviceNDArray, _host_addr
+from .devicearray import DeviceNDArray, _c_strides, _f_strides, _host_addr
 from .random import as_kernel_states, xoroshiro128p_dtype
 
 
@@ -58,7 +58,7 @@ def prepare_args(args, stream=0, kernel=None, params=(), capture=False):
     into a CUDA graph (cuda.graph), so host arrays, which are copied synchronously, are refused.
     """
     writebacks = []
-    hosts = _HostCopies(stream)
+    hosts = _HostCopies(stream, () if capture else args)   # under a capture host arrays are refused, not placed
     out = _convert_all(args, writebacks, _Where(kernel, params, capture=capture), {}, hosts)
     hosts.copy_in()
     if hosts.outs:
@@ -176,58 +176,109 @@ def kernel_view(a):
     return a
 
 
+# Where each array of a launch's shared device block starts: the allocator's and the DMA engines' alignment, and
+# more than any element type needs.
+_BLOCK_ALIGN = 256
+
+
 class _HostCopies:
     """The NumPy arrays of one launch, each with its own device array: copied in through one pinned staging
     block without waiting (the launch follows on the same stream), and back after the launch with one wait for
-    all of them (``_core.copy_htod_batch``/``copy_dtoh_batch``), instead of a synchronous copy per array."""
+    all of them (``_core.copy_htod_batch``/``copy_dtoh_batch``), instead of a synchronous copy per array.
 
-    def __init__(self, stream):
+    The contiguous NumPy arrays among the launch's top-level arguments (two or more) get their device arrays in
+    one device allocation, each at a 256-byte boundary of it: one allocation instead of one per array, and the
+    copies each way are one DMA over the block (its gaps are its own bytes) instead of one per array."""
+
+    def __init__(self, stream, args):
         self.stream = stream   # the launch's stream handle
         self.device = -1
-        self.ins = []          # (device address, host address, bytes)
+        self.ins = []          # (device address, host array or address, bytes)
         self.keep = []         # contiguous copies of strided host arrays, alive until copied in
         self.outs = []         # (device array, its range, host array, contiguous array the bytes land in)
+        self.block = None      # the shared allocation (a uint8 device array)
+        self.places = {}       # id(host array) -> its offset in the block, until add() takes it
+        end = 0
+        for a in args:
+            if type(a) is np.ndarray and a.dtype in _KERNEL_DTYPES and id(a) not in self.places:
+                flags = a.flags
+                if flags.c_contiguous or flags.f_contiguous:
+                    self.places[id(a)] = end
+                    end += -(-a.nbytes // _BLOCK_ALIGN) * _BLOCK_ALIGN
+        if len(self.places) < 2 or not end:
+            self.places = {}
+            return
+        self.block = device_array(end, np.uint8, stream=stream)
 
     def add(self, host, copy_in, copy_out):
         """The device array for ``host``: its layout when contiguous (Numba keeps it), else C order."""
         flags = host.flags
-        c_order = flags.c_contiguous
-        f_order = not c_order and flags.f_contiguous
-        src = host if c_order or f_order else np.ascontiguousarray(host)
-        order = "F" if f_order else "C"
-        dev = device_array(src.shape, src.dtype, order=order, stream=self.stream)   # compact, as src is
-        span = _range(dev, src)
+        offset = self.places.pop(id(host), None) if self.places else None
+        if offset is not None:                 # placed in the block (contiguous, a kernel dtype)
+            src = host
+            dev = _view_in(self.block, offset, host, flags.c_contiguous, self.stream)
+            span = (dev._ptr, host, host.nbytes)
+        else:
+            c_order = flags.c_contiguous
+            f_order = not c_order and flags.f_contiguous
+            src = host if c_order or f_order else np.ascontiguousarray(host)
+            dev = device_array(src.shape, src.dtype, order="F" if f_order else "C", stream=self.stream)
+            span = _range(dev, src)
         if copy_in:
             if src is not host:
                 self.keep.append(src)
             self.ins.append(span)
         self.device = dev._device
         # A non-writeable array stays read-only in the kernel (Numba types it readonly): nothing to copy back.
-        dev._readonly = not flags.writeable
-        if copy_out and not dev._readonly:
+        if not flags.writeable:
+            dev._readonly = True
+        elif copy_out:
             # a contiguous host array has dev's bytes in dev's order: the copy lands in it directly
             if src is host:
                 self.outs.append((dev, span, host, host))
             else:
-                landing = np.empty(dev.shape, dev.dtype, order=order)
+                landing = np.empty(dev.shape, dev.dtype)   # C order, as src (a C-contiguous copy of host)
                 self.outs.append((dev, _range(dev, landing), host, landing))
         return dev
 
+    def _block_span(self):
+        return None if self.block is None else (self.block._ptr, self.block.nbytes)
+
     def copy_in(self):
         if self.ins:
-            _core.copy_htod_batch(self.ins, self.stream, self.device)
+            _core.copy_htod_batch(self.ins, self.stream, self.device, self._block_span())
         self.ins = self.keep = []
 
     def copy_back(self):
-        _core.copy_dtoh_batch([span for _, span, _, _ in self.outs], self.stream, self.device)
+        _core.copy_dtoh_batch([span for _, span, _, _ in self.outs], self.stream, self.device, self._block_span())
         for _, _, host, landing in self.outs:
             if landing is not host:
                 np.copyto(host, landing)
 
 
+def _view_in(block, offset, host, c_order, stream):
+    """A compact device array of ``host``'s shape and dtype, in C order or else F order, at ``offset`` in ``block``
+    (DeviceNDArray._view_of's work, inlined: this is on every launch with NumPy arguments)."""
+    shape, itemsize, dtype = host.shape, host.itemsize, host.dtype
+    strides = (itemsize,) if len(shape) == 1 else (_c_strides if c_order else _f_strides)(shape, itemsize)
+    dev = _new_device_array(DeviceNDArray)
+    _init_view(dev, block._ptr + offset, shape, strides, dtype.str, block._owner, block._backend, block._device)
+    dev.dtype = dtype
+    dev.stream = stream
+    return dev
+
+
+_new_device_array = DeviceNDArray.__new__
+_init_view = _core.ArrayCore.__init__
+
+
 def _range(dev, host):
-    """(device address, host address, bytes) of a device array and a host array of the same layout."""
+    """(device address, host, bytes) of a compact device array and a contiguous host array of the same layout; the
+    host as its array (the core reads its address through the buffer protocol) unless its dtype cannot be exported
+    so (datetime64/timedelta64 and records holding them)."""
     lo, hi = dev._extent()
+    if not lo and host.dtype in _KERNEL_DTYPES:
+        return dev._ptr, host, hi
     return dev._ptr + lo, _host_addr(host) + lo, hi - lo
 
 
@@ -239,16 +290,16 @@ def _convert_all(args, writebacks, where, copies, hosts):
     identical objects: distinct views of one buffer get a copy each (as in Numba), and the last copy back wins."""
     out = []
     for i, a in enumerate(args):
-        at = where.element(i)
         if type(a) is np.ndarray:                 # the common host array (no subclass: no CUDA array interface)
-            out.append(_host_argument(a, None, at, copies, hosts))
+            out.append(_host_argument(a, None, where, i, copies, hosts))
             continue
         if isinstance(a, DeviceNDArray):
             a = kernel_view(a)
             if not _launchable_dtype(a.dtype):
-                raise _refuse(a, at)
+                raise _refuse(a, where.element(i))
             out.append(a)
             continue
+        at = where.element(i)
         if isinstance(a, tuple):                  # a namedtuple stays one: the kernel's type names its fields
             parts = _convert_all(a, writebacks, at, copies, hosts)
             out.append(type(a)._make(parts) if hasattr(type(a), "_make") else parts)
@@ -275,20 +326,22 @@ def _convert_all(args, writebacks, where, copies, hosts):
             out.append(as_cuda_array(a, sync=not where.capture))
             continue
         if isinstance(a, np.ndarray) or direction is not None:
-            out.append(_host_argument(a, direction, at, copies, hosts))
+            out.append(_host_argument(a, direction, where, i, copies, hosts))
             continue
         raise _refuse(a, at)
     return tuple(out)
 
 
-def _host_argument(a, direction, at, copies, hosts):
-    """The device array of host array ``a`` (the same one for the same object passed twice without a direction)."""
+def _host_argument(a, direction, where, i, copies, hosts):
+    """The device array of host array ``a``, argument ``i`` under ``where`` (the same device array for the same
+    object passed twice without a direction)."""
     if direction is None and id(a) in copies:
         return copies[id(a)]
-    host = np.asarray(a)
+    host = a if type(a) is np.ndarray else np.asarray(a)
     if not _launchable_dtype(host.dtype):
-        raise _refuse(host, at)
-    at.refuse_host_copy("a NumPy array")
+        raise _refuse(host, where.element(i))
+    if where.capture:
+        where.element(i).refuse_host_copy("a NumPy array")
     dev = hosts.add(host, direction.copy_in if direction else True, direction.copy_out if direction else True)
     if direction is None:
         copies[id(a)] = dev

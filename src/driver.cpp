@@ -120,4 +120,10 @@ void check(CUresult r, const char* call) {
                           n + (text ? std::string(": ") + text : std::string()));
 }
 
+bool host_memory_known(const void* host) {
+    unsigned type = 0;
+    return api().cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, reinterpret_cast<CUdeviceptr>(host)) ==
+           CUDA_SUCCESS;
+}
+
 }  // namespace cj::drv

@@ -35,6 +35,10 @@ bool available(std::string* why);
 // Throws DriverError("cuXxx", code, "CUDA_ERROR_...") unless r == CUDA_SUCCESS.
 void check(CUresult r, const char* call);
 
+// True for host memory CUDA knows (pinned, registered, mapped, managed: the DMA reads it directly, and a copy of it
+// can be asynchronous or captured); false for pageable memory. A context must be current.
+bool host_memory_known(const void* host);
+
 }  // namespace cj::drv
 
 // CJ_CU(cuMemAlloc, &p, n): look the entry point up in the loaded table, call it, check it.

@@ -32,9 +32,7 @@ std::string stream_name(uintptr_t s) {
 // Host memory the driver copies asynchronously: page-locked (pinned, registered, mapped) or managed.
 bool page_locked(const void* host, int device) {
     ctx::DeviceScope scope(device);
-    unsigned type = 0;
-    return drv::api().cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-                                            reinterpret_cast<CUdeviceptr>(host)) == CUDA_SUCCESS;
+    return drv::host_memory_known(host);
 }
 
 Recording* recording_locked(uintptr_t stream, bool cpu) {

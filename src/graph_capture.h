@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "cuda_api.h"
+
 namespace cj::graph {
 
 // One capture in progress on one stream (made by Graph::begin; called with the GIL held).
@@ -53,6 +55,6 @@ void check_allocation(uintptr_t stream);
 bool defer_free(int device, uintptr_t ptr);
 
 // The handles of the legacy default stream (0 and CU_STREAM_LEGACY).
-inline bool is_legacy_stream(uintptr_t s) { return s == 0 || s == 1; }
+inline bool is_legacy_stream(uintptr_t s) { return s == 0 || s == reinterpret_cast<uintptr_t>(CU_STREAM_LEGACY); }
 
 }  // namespace cj::graph

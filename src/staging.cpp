@@ -13,6 +13,7 @@
 
 #include "driver.h"
 #include "errors.h"
+#include "graph_capture.h"
 
 namespace cj::staging {
 namespace {
@@ -244,17 +245,12 @@ class Slots {
 };
 
 // Staging pays off for pageable memory only: pinned, registered or managed memory is known to CUDA.
-bool pageable(const void* host) {
-    unsigned type = 0;
-    return drv::api().cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-                                            reinterpret_cast<CUdeviceptr>(host)) != CUDA_SUCCESS;
-}
+bool pageable(const void* host) { return !drv::host_memory_known(host); }
 
 // A stream under capture (or one whose capture state cannot be read) keeps the driver's path. The legacy default
 // stream is never captured (work there during another stream's capture fails in the driver whichever path copies).
 bool capturing(CUstream stream) {
-    auto handle = reinterpret_cast<uintptr_t>(stream);
-    if (handle == 0 || handle == reinterpret_cast<uintptr_t>(CU_STREAM_LEGACY)) return false;
+    if (graph::is_legacy_stream(reinterpret_cast<uintptr_t>(stream))) return false;
     CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
     return drv::api().cuStreamIsCapturing(stream, &status) != CUDA_SUCCESS || status != CU_STREAM_CAPTURE_STATUS_NONE;
 }

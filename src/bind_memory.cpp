@@ -40,6 +40,7 @@ class HostRanges {
         if (!fast) throw py::error_already_set();
         Py_ssize_t n = PySequence_Fast_GET_SIZE(fast.ptr());
         ranges_.reserve(n);
+        views_.held.reserve(n);  // a buffer taken is always recorded (no allocation after PyObject_GetBuffer)
         for (Py_ssize_t i = 0; i < n; ++i) {
             PyObject* item = PySequence_Fast_GET_ITEM(fast.ptr(), i);
             if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 3)
@@ -157,7 +158,7 @@ void bind_memory(py::module_& m) {
         NoGil nogil;
         copy_htod_batch(r.get(), stream, current_backend(), device, scratch);
     }, py::arg("ranges"), py::arg("stream"), py::arg("device") = -1, py::arg("block") = py::none(),
-       "ranges: (device address, host address or contiguous buffer, bytes) each. block: (address, bytes) of device "
+       "ranges: (device address, host, bytes) each, the host an address or a contiguous buffer (a NumPy array). block: (address, bytes) of device "
        "memory around the ranges whose other bytes may be overwritten: the copy is then one DMA.");
     m.def("copy_dtoh_batch", [](py::handle ranges, uintptr_t stream, int device, py::handle block) {
         HostRanges r(ranges, true);

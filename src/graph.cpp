@@ -66,15 +66,22 @@ struct CapturedGraph {
 };
 
 // cuStreamEndCapture in the capture's device. Never throws, so that the recording is unregistered whatever
-// happens: an exception (the device's context cannot be made current) is handed back in `error`.
+// happens: an exception (the device's context cannot be made current) is handed back in `error`, after the
+// capture was ended anyway in the current context (a stream names its own context), so the stream is not left
+// capturing.
 CUresult end_capture(const Recording& r, CUgraph* captured, std::exception_ptr* error) noexcept {
     try {
         ctx::DeviceScope scope(r.device);
         return drv::api().cuStreamEndCapture(reinterpret_cast<CUstream>(r.stream), captured);
     } catch (...) {
         *error = std::current_exception();
-        return CUDA_ERROR_UNKNOWN;
     }
+    if (drv::available(nullptr)) {
+        CUgraph ended = nullptr;
+        drv::api().cuStreamEndCapture(reinterpret_cast<CUstream>(r.stream), &ended);
+        if (ended) drv::api().cuGraphDestroy(ended);
+    }
+    return CUDA_ERROR_UNKNOWN;
 }
 
 }  // namespace

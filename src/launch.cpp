@@ -443,6 +443,22 @@ void Kernel::check_config(const LaunchConfig& cfg) const {
                           std::to_string(L.max_shared_optin));
 }
 
+// What a launch into a capture (cuda.graph) adds to its recording: the arguments the graph keeps alive; on the GPU
+// a debug kernel's error check, run after each replay (the capture records the launch itself); on the CPU the
+// launch with its packed parameters.
+struct CaptureEntry {
+    std::vector<std::shared_ptr<void>> keep;
+    std::function<void(uintptr_t)> check;
+    std::function<void()> step;
+
+    // Moves only, into room capture_entry made: never throws.
+    void add_to(graph::Recording* rec) noexcept {
+        for (auto& k : keep) rec->keep.push_back(std::move(k));
+        if (check) rec->checks.push_back(std::move(check));
+        if (step) rec->steps.push_back(std::move(step));
+    }
+};
+
 void Kernel::launch(const LaunchConfig& cfg, PyObject* const* args, size_t nargs, const ArgNames* names) const {
     if (nargs != params_.size())
         throw py::type_error("kernel '" + display_ + "' takes " + std::to_string(params_.size()) + " arguments, " +
@@ -476,11 +492,13 @@ void Kernel::launch(const LaunchConfig& cfg, PyObject* const* args, size_t nargs
     graph::Recording* rec = graph::on_stream_use(cfg.stream, device_, "launching kernel", display_);
     if (cpu_) {
         if (rec)
-            record(rec, cfg, args, nargs, buffer, off, ptrs);
+            capture_entry(rec, cfg, args, nargs, buffer, off, ptrs).add_to(rec);
         else
             run_cpu(cfg, ptrs);
         return;
     }
+    // Built (and room made for it) before the launch: once the capture took the launch, adding it cannot fail.
+    CaptureEntry captured = rec ? capture_entry(rec, cfg, args, nargs, buffer, off, ptrs) : CaptureEntry{};
     if (error_record_gpu_ && !rec && graph::is_capturing(cfg.stream, device_))
         throw CaptureError("kernel '" + display_ + "' was compiled with debug=True or boundscheck=True: it waits for "
                            "its stream after each launch to read its error record, which another library's stream "
@@ -505,7 +523,7 @@ void Kernel::launch(const LaunchConfig& cfg, PyObject* const* args, size_t nargs
         CJ_CU(cuLaunchKernel, fn_, cfg.grid[0], cfg.grid[1], cfg.grid[2], cfg.block[0], cfg.block[1], cfg.block[2],
               static_cast<unsigned>(cfg.shared_mem), reinterpret_cast<CUstream>(cfg.stream), ptrs, nullptr);
     if (rec)
-        record(rec, cfg, args, nargs, buffer, off, ptrs);  // only a launch the capture took keeps its arguments
+        captured.add_to(rec);  // only a launch the capture took keeps its arguments
     else if (error_record_gpu_)
         check_raised(cfg);
 }
@@ -522,33 +540,36 @@ void Kernel::run_cpu(const LaunchConfig& cfg, void** ptrs) const {
     if (error_record_cpu_) check_raised(cfg);
 }
 
-// A launch into a capture (cuda.graph): the graph keeps the arguments alive. The GPU capture records the launch
-// itself and a debug kernel's error check runs after each replay; the CPU records the packed parameters.
-void Kernel::record(graph::Recording* rec, const LaunchConfig& cfg, PyObject* const* args, size_t nargs,
-                    const unsigned char* buffer, size_t bytes, void* const* ptrs) const {
+CaptureEntry Kernel::capture_entry(graph::Recording* rec, const LaunchConfig& cfg, PyObject* const* args,
+                                   size_t nargs, const unsigned char* buffer, size_t bytes, void* const* ptrs) const {
+    CaptureEntry e;
+    e.keep.reserve(nargs);
     for (size_t i = 0; i < nargs; ++i) {
-        Py_INCREF(args[i]);
-        rec->keep.emplace_back(args[i], [](void* o) { Py_DECREF(static_cast<PyObject*>(o)); });
+        Py_INCREF(args[i]);  // should making the shared_ptr throw, it calls its deleter: the reference is not lost
+        e.keep.emplace_back(args[i], [](void* o) { Py_DECREF(static_cast<PyObject*>(o)); });
     }
     std::shared_ptr<const Kernel> self = shared_from_this();
-    if (!cpu_) {
-        if (error_record_gpu_)
-            rec->checks.push_back([self, cfg](uintptr_t stream) {
-                LaunchConfig on = cfg;
-                on.stream = stream;
-                self->check_raised(on);
-            });
-        return;
+    if (!cpu_ && error_record_gpu_)
+        e.check = [self, cfg](uintptr_t stream) {
+            LaunchConfig on = cfg;
+            on.stream = stream;
+            self->check_raised(on);
+        };
+    if (cpu_) {
+        std::vector<size_t> offsets;
+        for (size_t i = 0; i < nargs; ++i) offsets.push_back(static_cast<const unsigned char*>(ptrs[i]) - buffer);
+        e.step = [self, cfg, params = std::vector<unsigned char>(buffer, buffer + bytes), offsets] {
+            alignas(16) unsigned char replay[kMaxParamBytes];
+            void* replay_ptrs[kMaxParamBytes / kSlot];
+            std::memcpy(replay, params.data(), params.size());
+            for (size_t i = 0; i < offsets.size(); ++i) replay_ptrs[i] = replay + offsets[i];
+            self->run_cpu(cfg, replay_ptrs);
+        };
     }
-    std::vector<size_t> offsets;
-    for (size_t i = 0; i < nargs; ++i) offsets.push_back(static_cast<const unsigned char*>(ptrs[i]) - buffer);
-    rec->steps.push_back([self, cfg, params = std::vector<unsigned char>(buffer, buffer + bytes), offsets] {
-        alignas(16) unsigned char replay[kMaxParamBytes];
-        void* replay_ptrs[kMaxParamBytes / kSlot];
-        std::memcpy(replay, params.data(), params.size());
-        for (size_t i = 0; i < offsets.size(); ++i) replay_ptrs[i] = replay + offsets[i];
-        self->run_cpu(cfg, replay_ptrs);
-    });
+    rec->keep.reserve(rec->keep.size() + e.keep.size());
+    if (e.check) rec->checks.reserve(rec->checks.size() + 1);
+    if (e.step) rec->steps.reserve(rec->steps.size() + 1);
+    return e;
 }
 
 Dispatcher::Dispatcher(py::object compile, py::object prepare, std::vector<std::string> params)

@@ -60,6 +60,8 @@ struct LaunchConfig {
 
 // One compiled specialization: the code (GPU function or CPU entry) and its parameter plan. Always held by a
 // shared_ptr: a CPU capture's recorded launch keeps its kernel (graph_capture.h).
+struct CaptureEntry;  // launch.cpp: what a launch into a capture adds to its recording
+
 class Kernel : public std::enable_shared_from_this<Kernel> {
  public:
     // error_handler: None, or (kernels compiled with debug=True or boundscheck) a Python callable that the launch
@@ -90,8 +92,8 @@ class Kernel : public std::enable_shared_from_this<Kernel> {
     void check_cooperative(const LaunchConfig& cfg) const;
     void check_raised(const LaunchConfig& cfg) const;
     void run_cpu(const LaunchConfig& cfg, void** ptrs) const;
-    void record(graph::Recording* rec, const LaunchConfig& cfg, PyObject* const* args, size_t nargs,
-                const unsigned char* buffer, size_t bytes, void* const* ptrs) const;
+    CaptureEntry capture_entry(graph::Recording* rec, const LaunchConfig& cfg, PyObject* const* args, size_t nargs,
+                               const unsigned char* buffer, size_t bytes, void* const* ptrs) const;
     std::string name_;
     std::string display_;  // the Python name, for messages
     std::vector<ParamSlot> params_;

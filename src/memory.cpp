@@ -198,7 +198,7 @@ void copy_dtoh(void* dst, uintptr_t src, size_t n, uintptr_t stream, Backend b, 
     CJ_CU(cuMemcpyDtoHAsync, dst, static_cast<CUdeviceptr>(src), n, as_stream(stream));
 }
 
-// A batch the staging slot does not take (every range pinned, or more than a slot) goes range by range; a pinned
+// A batch the staging slot does not take (more than 64 KiB all pinned, or more than a slot) goes range by range; a pinned
 // range's copy is then asynchronous, so the batch waits for its stream: as the staged batch, it returns with every
 // host range read (htod) or written (dtoh), which args.py relies on (a kernel's NumPy arguments, pinned ones too).
 void copy_htod_batch(const std::vector<HostRange>& ranges, uintptr_t stream, Backend b, int device,

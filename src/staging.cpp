@@ -216,7 +216,9 @@ void release(CUcontext context, Slot* s) {
     }
     lock.unlock();
     // Its context's pool was forgotten meanwhile: ctx::close released the context, and its pinned memory and
-    // event with it. Those handles are dead (or already another context's): only the bookkeeping is left.
+    // event with it. Those handles are dead (or already another context's): only the bookkeeping is left. (Where
+    // another library still holds the primary context, its 16 MiB stay pinned until that library lets go, as a
+    // DeviceBuffer of an older epoch does.)
     delete s;
 }
 
@@ -340,7 +342,11 @@ Layout batch_layout(const std::vector<Range>& ranges, CUstream stream, Scratch s
         l.offsets.clear();
         return l;
     }
-    if (scratch.n && lo >= scratch.base && hi <= scratch.base + scratch.n && hi - lo <= kSlotBytes) {
+    // One DMA over the extent only when the ranges fill it but for their alignment padding: the extent of a copy
+    // back must not drag along arrays between the ranges that are not copied back (read-only ones, say).
+    size_t used = std::count_if(ranges.begin(), ranges.end(), [](const Range& r) { return r.n != 0; });
+    if (scratch.n && lo >= scratch.base && hi <= scratch.base + scratch.n && hi - lo <= kSlotBytes &&
+        hi - lo <= total + used * kRangeAlign) {
         for (size_t i = 0; i < ranges.size(); ++i) l.offsets[i] = ranges[i].n ? ranges[i].device - lo : 0;
         l.lo = lo;
         l.span = hi - lo;

@@ -41,7 +41,7 @@ bool copy_htod_batch(const std::vector<Range>& ranges, CUstream stream, Scratch 
 bool copy_dtoh_batch(const std::vector<Range>& ranges, CUstream stream, Scratch scratch = {});
 
 // Frees every idle slot and forgets the pools: called before the primary contexts are released
-// (ctx::close), which frees their pinned memory. Slots in use meanwhile are freed when their copy ends.
+// (ctx::close), which frees their pinned memory. Slots in use meanwhile are forgotten when their copy ends.
 void forget_pools();
 
 // How many copies went through staging and how many took the driver's path (tests, benchmarks).

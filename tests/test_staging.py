@@ -229,6 +229,16 @@ def test_numpy_arguments_share_one_device_block(backend, rng, monkeypatch):
     for device, host, nbytes in ins:
         assert base <= device and device + nbytes <= base + size and (device - base) % 256 == 0
         assert host.nbytes == nbytes
+    # the read-only array is placed after the writable ones: the copy back's extent holds only what comes back
+    lo, hi = min(d for d, _, _ in backs), max(d + n for d, _, n in backs)
+    assert hi - lo <= sum(n for _, _, n in backs) + 256 * len(backs)
+
+    calls.clear()
+    big = [rng.standard_normal((10 << 20) // 8) for _ in range(2)]   # 10 MiB each: two would pass a staging slot
+    want_big = big[0] + big[1]
+    _add_into[(big[0].size + 255) // 256, 256](*big)
+    assert np.array_equal(big[0], want_big)
+    assert all(block is None for _, _, block in calls)     # one fits, the other gets its own: no shared block
 
 
 def test_batch_ranges_are_checked(backend):

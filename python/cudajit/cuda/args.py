@@ -179,6 +179,9 @@ def kernel_view(a):
 # Where each array of a launch's shared device block starts: the allocator's and the DMA engines' alignment, and
 # more than any element type needs.
 _BLOCK_ALIGN = 256
+# The most bytes a launch's block holds: a staging slot (staging.cpp's kSlotBytes), past which its copies are no
+# longer one DMA anyway (and one allocation of several large arrays would only fail with a size nobody asked for).
+_BLOCK_MAX = 16 << 20
 
 
 class _HostCopies:
@@ -198,13 +201,20 @@ class _HostCopies:
         self.outs = []         # (device array, its range, host array, contiguous array the bytes land in)
         self.block = None      # the shared allocation (a uint8 device array)
         self.places = {}       # id(host array) -> its offset in the block, until add() takes it
-        end = 0
+        # Writable arrays first, read-only ones (copied in only) after them: the copy back's extent then holds
+        # nothing it does not copy back. Arrays that would take the block past a staging slot get their own.
+        placed = [], []
         for a in args:
-            if type(a) is np.ndarray and a.dtype in _KERNEL_DTYPES and id(a) not in self.places:
+            if type(a) is np.ndarray and a.dtype in _KERNEL_DTYPES:
                 flags = a.flags
                 if flags.c_contiguous or flags.f_contiguous:
-                    self.places[id(a)] = end
-                    end += -(-a.nbytes // _BLOCK_ALIGN) * _BLOCK_ALIGN
+                    placed[not flags.writeable].append(a)
+        end = 0
+        for a in placed[0] + placed[1]:
+            size = -(-a.nbytes // _BLOCK_ALIGN) * _BLOCK_ALIGN
+            if id(a) not in self.places and end + size <= _BLOCK_MAX:
+                self.places[id(a)] = end
+                end += size
         if len(self.places) < 2 or not end:
             self.places = {}
             return

@@ -3,6 +3,8 @@
 // file switches at syncthreads*/syncwarp. See cpu_launch.h and kernels/cudajit/cpu_exec.h.
 #include "cpu_launch.h"
 
+#include <pthread.h>
+
 #include <dlfcn.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -630,9 +632,13 @@ private:
 
 constexpr int kIdleTicks = 50;  // the watchdog sleeps for good after this many ticks without a launch
 
+// Forks this process has gone through, counted in the child (pthread_atfork): a pool made before the last one lost
+// its helper threads. (getpid() per launch was a system call on every CPU launch, about a tenth of an empty one's.)
+std::atomic<unsigned> g_forks{0};
+
 class Pool {
 public:
-    explicit Pool(unsigned n) : pid_(getpid()) {
+    explicit Pool(unsigned n) : forks_(g_forks.load()) {
         for (unsigned i = 0; i < n; ++i) workers_.push_back(std::make_unique<Worker>(i == 0));
         for (unsigned i = 1; i < n; ++i) std::thread([this, i] { helper(i); }).detach();
         std::thread([this] { watchdog(); }).detach();
@@ -642,10 +648,18 @@ public:
     // Never destroyed: helpers may still sleep in it at exit.
     static Pool& get() {
         static std::mutex mu;
-        static Pool* pool = nullptr;
+        static std::atomic<Pool*> pool{nullptr};
+        static const int counting = pthread_atfork(nullptr, nullptr, [] { g_forks.fetch_add(1); });
+        (void)counting;
+        Pool* p = pool.load(std::memory_order_acquire);
+        if (p && p->forks_ == g_forks.load(std::memory_order_relaxed)) return *p;
         std::lock_guard<std::mutex> lock(mu);
-        if (!pool || pool->pid_ != getpid()) pool = new Pool(num_threads());
-        return *pool;
+        p = pool.load(std::memory_order_relaxed);
+        if (!p || p->forks_ != g_forks.load()) {
+            p = new Pool(num_threads());
+            pool.store(p, std::memory_order_release);
+        }
+        return *p;
     }
 
     void run(Job& job) {
@@ -776,7 +790,7 @@ private:
         }
     }
 
-    pid_t pid_;
+    unsigned forks_;  // g_forks when made
     std::vector<std::unique_ptr<Worker>> workers_;
     std::vector<std::unique_ptr<Worker>> coop_workers_;  // the extra blocks of cooperative launches
     std::mutex launch_mu_;

@@ -3,6 +3,8 @@ collective or grid sync), and as fibers otherwise (kernels/cudajit/thread.h, Ent
 give the GPU's results: every thread index over 3-d grids and blocks, indices read in device functions, and a
 thread that fails an index check ending alone, with the loop going on at the next thread."""
 import inspect
+import os
+import time
 
 import numpy as np
 import pytest
@@ -140,3 +142,43 @@ def test_a_launch_where_every_thread_fails_raises_and_the_next_runs_whole(backen
         some_threads_read_past_the_end[a.size // 256, 256](a, out, 1)   # stride 1: every thread fails
     some_threads_read_past_the_end[a.size // 256, 256](a, out, a.size + 1)
     np.testing.assert_array_equal(out, a * 3)                 # no thread of the next launch was skipped
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+def test_cpu_launches_in_a_forked_child_make_their_own_pool(rng):
+    """A forked child has none of its parent's helper threads: its first launch must make a new pool (counted by
+    pthread_atfork), not wait for helpers that are gone."""
+    from cudajit import _backend
+
+    @cuda.jit
+    def double_into(x, out):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = 2 * x[i]
+
+    with _backend.use("cpu"):
+        x = rng.standard_normal(4096)
+        out = cuda.device_array_like(x)
+        double_into[16, 256](cuda.to_device(x), out)          # the parent's pool and its helpers exist now
+        assert np.array_equal(out.copy_to_host(), 2 * x)
+        pid = os.fork()
+        if pid == 0:                                           # the child: exit status 0 only on equal results
+            code = 1
+            try:
+                y = x + 1
+                out_child = cuda.device_array_like(y)
+                double_into[16, 256](cuda.to_device(y), out_child)
+                code = 0 if np.array_equal(out_child.copy_to_host(), 2 * y) else 3
+            finally:
+                os._exit(code)
+        deadline = time.monotonic() + 60
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            if time.monotonic() > deadline:
+                os.kill(pid, 9)
+                os.waitpid(pid, 0)
+                pytest.fail("the forked child's launch hung (it waited for its parent's helper threads)")
+            time.sleep(0.05)
+        assert os.waitstatus_to_exitcode(status) == 0

@@ -244,6 +244,16 @@ ArrayCore::ArrayCore(py::handle shape_, std::string typestr_, bool fortran, uint
     finish_array(*this);
 }
 
+ArrayCore::ArrayCore(uintptr_t ptr_, int ndim_, const Py_ssize_t* shape_, bool fortran, std::string typestr_,
+                     bool readonly_, Backend backend_, int device_)
+    : ptr(ptr_), ndim(ndim_), backend(backend_), readonly(readonly_), device(device_), typestr(std::move(typestr_)) {
+    itemsize = itemsize_of(typestr);
+    dtype = dtype_id_of(typestr);
+    for (int d = 0; d < ndim; ++d) shape[d] = shape_[d];
+    compact_strides(*this, fortran);
+    finish_array(*this);
+}
+
 std::pair<int64_t, int64_t> ArrayCore::extent() const {
     if (size == 0) return {0, 0};
     int64_t lo = 0, hi = 0;

@@ -61,6 +61,11 @@ struct ArrayCore {
     ArrayCore(pybind11::handle shape, std::string typestr, bool fortran, uintptr_t stream,
               pybind11::handle dtype_name);
 
+    // A compact array at `ptr` of memory its caller keeps alive (sets `buffer`; a launch's NumPy arguments,
+    // host_args.cpp): `ndim` extents, C strides or Fortran's when `fortran`.
+    ArrayCore(uintptr_t ptr, int ndim, const Py_ssize_t* shape, bool fortran, std::string typestr, bool readonly,
+              Backend backend, int device);
+
     // Byte offsets [lo, hi) relative to ptr that the elements occupy (for copies of views).
     std::pair<int64_t, int64_t> extent() const;
     char layout_char() const { return "CFA"[static_cast<int>(layout)]; }

@@ -620,6 +620,17 @@ bool append_key(PyObject* o, std::string* key, bool* has_tuple) {
     return true;
 }
 
+}  // namespace
+
+bool takes_as_is(PyObject* o) {
+    if (PyTuple_Check(o)) return false;
+    std::string key;
+    bool has_tuple = false;
+    return append_key(o, &key, &has_tuple);
+}
+
+namespace {
+
 // `prepare` names what it cannot convert; this is the backstop for a converter that let one through.
 [[noreturn]] void throw_unconvertible(py::tuple args) {
     std::string key;
@@ -666,8 +677,10 @@ void Dispatcher::call(const LaunchConfig& cfg, py::tuple args) {
     if (!make_key(args, &key, &has_tuple)) {
         // NumPy arrays (copied in and back on the launch's stream, as Numba does) and foreign CUDA arrays. During a
         // stream capture the copies cannot be recorded: prepare then refuses NumPy arrays, naming the argument.
-        py::tuple prepared = graph::is_capturing(cfg.stream, -1) ? prepare_(args, cfg.stream, py::arg("capture") = true)
-                                                                 : prepare_(args, cfg.stream);
+        bool capturing = graph::is_capturing(cfg.stream, -1);
+        if (!capturing && call_with_host_arrays(cfg, args)) return;
+        py::tuple prepared = capturing ? prepare_(args, cfg.stream, py::arg("capture") = true)
+                                       : prepare_(args, cfg.stream);
         py::tuple converted = prepared[0];
         if (!make_key(converted, &key, &has_tuple)) throw_unconvertible(converted);
         py::object write_back = prepared[1];

@@ -131,6 +131,9 @@ class Dispatcher {
 
  private:
     bool make_key(pybind11::tuple args, std::string* key, bool* has_tuple) const;
+    // host_args.cpp: a launch whose NumPy arguments are all plain (contiguous, a kernel dtype, each passed once),
+    // copied in and back without Python; false, having done nothing, for any other (Python's prepare converts).
+    bool call_with_host_arrays(const LaunchConfig& cfg, pybind11::tuple args);
     pybind11::object compile_, prepare_;
     std::vector<std::string> params_;
     pybind11::weakref owner_;  // empty: compile_ is called as it is
@@ -138,6 +141,9 @@ class Dispatcher {
     std::string last_key_;
     std::shared_ptr<Kernel> last_kernel_;
 };
+
+// True for an argument the dispatcher keys and packs as it is (a scalar, a device array): no conversion first.
+bool takes_as_is(PyObject* o);
 
 uintptr_t stream_handle(pybind11::handle stream);
 LaunchConfig parse_config(pybind11::handle grid, pybind11::handle block, pybind11::handle stream,

@@ -194,10 +194,9 @@ def _bump_all(a, b, r, c, d, e):
         e[i] = not e[i]
 
 
-def test_numpy_arguments_share_one_device_block(backend, rng, monkeypatch):
-    """Contiguous NumPy arguments get their device arrays in one allocation, each 256-byte aligned (an int8 array of
-    3 bytes before float64 and complex128 ones), and each way one batch over the block: the kernel sees each array
-    whole and aligned, and the bytes between them (a read-only array's, copied in only) come back to no one."""
+def _mixed_arguments(rng):
+    """An int8 array of 3 bytes before float64 and complex128 ones, a read-only array, F order, bool: alignment and
+    placement matter; and what _bump_all makes of them, by NumPy."""
     a = rng.integers(-100, 100, 3).astype(np.int8)
     b = rng.standard_normal(1001)
     r = rng.standard_normal(7).astype(np.float32)
@@ -206,7 +205,18 @@ def test_numpy_arguments_share_one_device_block(backend, rng, monkeypatch):
     d = np.asfortranarray(rng.standard_normal((9, 4)).astype(np.float32))
     e = rng.random(13) < 0.5
     want = (a + 1, b * 2 + r[np.arange(1001) % 7].astype(np.float64), c * 1j, d - np.arange(4, dtype=np.float32), ~e)
-    r_before = r.copy()
+    return (a, b, r, c, d, e), want
+
+
+def _check_mixed(args, want, r_before):
+    a, b, r, c, d, e = args
+    for got, expected in zip((a, b, c, d, e), want):
+        assert got.dtype == expected.dtype and np.array_equal(got, expected)
+    assert np.array_equal(r, r_before)
+
+
+def _spy_batches(monkeypatch):
+    """The batches Python's prepare_args copies: [(way, ranges, block)]."""
     calls = []
     real_in, real_out = _core.copy_htod_batch, _core.copy_dtoh_batch
 
@@ -217,21 +227,33 @@ def test_numpy_arguments_share_one_device_block(backend, rng, monkeypatch):
         return call
     monkeypatch.setattr(_core, "copy_htod_batch", spy(real_in, "in"))
     monkeypatch.setattr(_core, "copy_dtoh_batch", spy(real_out, "back"))
-    _bump_all[8, 128](a, b, r, c, d, e)
-    for got, expected in zip((a, b, c, d, e), want):
-        assert got.dtype == expected.dtype and np.array_equal(got, expected)
-    assert np.array_equal(r, r_before)
+    return calls
+
+
+def test_numpy_arguments_share_one_device_block(backend, rng, monkeypatch):
+    """Python's path (args.py, here because one argument is strided): contiguous NumPy arguments get their device
+    arrays in one allocation, each 256-byte aligned, and each way one batch over the block; the read-only one is
+    placed last, so the copy back's extent holds only what comes back."""
+    args, want = _mixed_arguments(rng)
+    strided = np.empty(2 * args[1].size)
+    strided[::2] = args[1]
+    args = (args[0], strided[::2]) + args[2:]      # b strided: converted in Python, with its own device array
+    r_before = args[2].copy()
+    calls = _spy_batches(monkeypatch)
+    _bump_all[8, 128](*args)
+    _check_mixed(args, want, r_before)
     assert [way for way, _, _ in calls] == ["in", "back"]
     (_, ins, block), (_, backs, block_back) = calls
     assert block is not None and block == block_back
     base, size = block
-    assert len(ins) == 6 and len(backs) == 5               # r is not copied back
-    for device, host, nbytes in ins:
+    placed = [rg for rg in ins if any(rg[1] is x for x in args)]
+    assert len(ins) == 6 and len(placed) == 5 and len(backs) == 5   # b's range is its copy's; r is not copied back
+    for device, host, nbytes in placed:
         assert base <= device and device + nbytes <= base + size and (device - base) % 256 == 0
         assert host.nbytes == nbytes
-    # the read-only array is placed after the writable ones: the copy back's extent holds only what comes back
-    lo, hi = min(d for d, _, _ in backs), max(d + n for d, _, n in backs)
-    assert hi - lo <= sum(n for _, _, n in backs) + 256 * len(backs)
+    in_block = [(d, n) for d, _, n in backs if base <= d < base + size]
+    lo, hi = min(d for d, _ in in_block), max(d + n for d, n in in_block)
+    assert hi - lo <= sum(n for _, n in in_block) + 256 * len(in_block)
 
     calls.clear()
     big = [rng.standard_normal((10 << 20) // 8) for _ in range(2)]   # 10 MiB each: two would pass a staging slot
@@ -239,6 +261,48 @@ def test_numpy_arguments_share_one_device_block(backend, rng, monkeypatch):
     _add_into[(big[0].size + 255) // 256, 256](*big)
     assert np.array_equal(big[0], want_big)
     assert all(block is None for _, _, block in calls)     # one fits, the other gets its own: no shared block
+
+
+def test_plain_numpy_arguments_launch_without_python(backend, rng, monkeypatch):
+    """Plain NumPy arguments (contiguous, a kernel dtype, each passed once) of a compiled kernel are copied in and
+    back by the dispatcher in C++ (host_args.cpp): the same results, and Python's batches are never called."""
+    args, want = _mixed_arguments(rng)
+    warm = [x.copy(order="K") for x in args]
+    warm[2].flags.writeable = False                 # the same types: r read-only
+    _bump_all[8, 128](*warm)                        # compiles (Python's path types the first launch)
+    r_before = args[2].copy()
+    calls = _spy_batches(monkeypatch)
+    before = _core.staging_counts()
+    _bump_all[8, 128](*args)
+    _check_mixed(args, want, r_before)
+    assert calls == []
+    if backend == "gpu":
+        assert _staged_since(before) == 2          # one batch in, one batch back
+
+    x = rng.standard_normal(300)
+    want_x = x * 2
+    _add_into[3, 128](x, x)                        # the same array twice: Python's path, one device array
+    assert np.array_equal(x, want_x) and [way for way, _, _ in calls] == ["in", "back"]
+
+
+@cuda.jit(debug=True, opt=False)
+def _fill_then_fail(out, scale, n):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = i * scale[0]
+    if i == 0:
+        out[n] = 1.0                               # out of range: IndexError after the launch
+
+
+def test_a_kernel_that_raised_still_hands_back_its_numpy_arguments(backend, rng):
+    """Both paths (the first launch compiles through Python's, the second is C++'s) copy NumPy arguments back when
+    a debug kernel raised, so the host sees what the kernel wrote."""
+    for _ in range(2):
+        out = rng.standard_normal(256)
+        scale = rng.standard_normal(1)
+        with pytest.raises(IndexError, match="out of bounds"):
+            _fill_then_fail[2, 128](out, scale, 1000)
+        np.testing.assert_array_equal(out, np.arange(256) * scale[0])
 
 
 def test_batch_ranges_are_checked(backend):

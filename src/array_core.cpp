@@ -247,10 +247,13 @@ ArrayCore::ArrayCore(py::handle shape_, std::string typestr_, bool fortran, uint
 ArrayCore::ArrayCore(uintptr_t ptr_, int ndim_, const Py_ssize_t* shape_, bool fortran, std::string typestr_,
                      bool readonly_, Backend backend_, int device_)
     : ptr(ptr_), ndim(ndim_), backend(backend_), readonly(readonly_), device(device_), typestr(std::move(typestr_)) {
+    if (ndim < 0 || ndim > kMaxDims)
+        throw py::value_error("arrays of more than " + std::to_string(kMaxDims) + " dimensions are not supported, got " +
+                              std::to_string(ndim));
     itemsize = itemsize_of(typestr);
     dtype = dtype_id_of(typestr);
     for (int d = 0; d < ndim; ++d) shape[d] = shape_[d];
-    compact_strides(*this, fortran);
+    if (compact_strides(*this, fortran) < 0) throw py::value_error("array: the strides of its shape overflow int64");
     finish_array(*this);
 }
 

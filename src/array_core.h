@@ -62,7 +62,8 @@ struct ArrayCore {
               pybind11::handle dtype_name);
 
     // A compact array at `ptr` of memory its caller keeps alive (sets `buffer`; a launch's NumPy arguments,
-    // host_args.cpp): `ndim` extents, C strides or Fortran's when `fortran`.
+    // host_args.cpp): `ndim` extents (ValueError past kMaxDims or for a span over int64), C strides or Fortran's
+    // when `fortran`.
     ArrayCore(uintptr_t ptr, int ndim, const Py_ssize_t* shape, bool fortran, std::string typestr, bool readonly,
               Backend backend, int device);
 

@@ -69,15 +69,8 @@ class HostRanges {
     const std::vector<HostRange>& get() const { return ranges_; }
 
  private:
-    // Released with the GIL (the object lives outside the NoGil scope of the copy), also when the constructor throws.
-    struct Views {
-        std::vector<Py_buffer> held;
-        ~Views() {
-            for (Py_buffer& v : held) PyBuffer_Release(&v);
-        }
-    };
     std::vector<HostRange> ranges_;
-    Views views_;
+    HeldBuffers views_;  // a member: released also when the constructor throws
 };
 
 staging::Scratch scratch_of(py::handle block) {

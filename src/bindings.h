@@ -2,6 +2,8 @@
 #pragma once
 #include <pybind11/pybind11.h>
 
+#include <vector>
+
 namespace cj {
 void bind_driver(pybind11::module_& m);   // devices, contexts, streams, events, NVRTC, disk cache
 void bind_memory(pybind11::module_& m);   // buffers, ArrayCore, copies
@@ -14,4 +16,16 @@ void bind_graph(pybind11::module_& m);    // CUDA graphs captured from streams (
 // Sets the Python exception for the C++ exception being handled (call inside a catch block): what pybind11 does for
 // a bound function, for the few slots the core implements in plain CPython (the launcher's call, bind_launch.cpp).
 void set_python_error();
+
+// Py_buffers taken from Python objects, released (with the GIL: keep the holder outside any NoGil scope) whatever
+// happens; reserve room before taking them, so that a buffer taken is always recorded.
+struct HeldBuffers {
+    std::vector<Py_buffer> held;
+    HeldBuffers() = default;
+    HeldBuffers(const HeldBuffers&) = delete;
+    HeldBuffers& operator=(const HeldBuffers&) = delete;
+    ~HeldBuffers() {
+        for (Py_buffer& v : held) PyBuffer_Release(&v);
+    }
+};
 }  // namespace cj

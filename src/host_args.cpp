@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "array_core.h"
+#include "bindings.h"
 #include "gil.h"
 #include "launch.h"
 #include "memory.h"
@@ -24,6 +25,7 @@ namespace {
 constexpr size_t kAlign = 256;             // args.py's _BLOCK_ALIGN
 constexpr size_t kMaxBlock = size_t{16} << 20;  // args.py's _BLOCK_MAX: a staging slot
 
+// numpy.ndarray, looked up once (numpy is imported before the core is: the lookup never waits for an import).
 PyTypeObject* ndarray_type() {
     static PyTypeObject* type = [] {
         py::object t = py::module_::import("numpy").attr("ndarray");
@@ -51,17 +53,9 @@ const char* typestr_of(const Py_buffer& view) {
     return nullptr;
 }
 
-// The Py_buffers of one launch's arrays, released (with the GIL) whatever happens.
-struct Views {
-    std::vector<Py_buffer> held;
-    ~Views() {
-        for (Py_buffer& v : held) PyBuffer_Release(&v);
-    }
-};
-
 struct Plain {
     Py_ssize_t arg;   // its position
-    size_t view;      // in Views::held
+    size_t view;      // in HeldBuffers::held
     const char* typestr;
     bool fortran;
     size_t offset = 0;
@@ -73,7 +67,7 @@ bool Dispatcher::call_with_host_arrays(const LaunchConfig& cfg, py::tuple args) 
     static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "typestr_of assumes little-endian native order");
     const Py_ssize_t n = PyTuple_GET_SIZE(args.ptr());
     PyTypeObject* ndarray = ndarray_type();
-    Views views;
+    HeldBuffers views;
     views.held.reserve(static_cast<size_t>(n));  // a buffer taken is always recorded: no allocation after it
     std::vector<Plain> plain;
     for (Py_ssize_t i = 0; i < n; ++i) {
@@ -110,8 +104,7 @@ bool Dispatcher::call_with_host_arrays(const LaunchConfig& cfg, py::tuple args) 
     // (and the backend decided) before anything is allocated. A miss goes to Python, which compiles.
     const Backend backend = current_backend();
     py::tuple converted(n);
-    for (Py_ssize_t i = 0; i < n; ++i)
-        PyTuple_SET_ITEM(converted.ptr(), i, py::reinterpret_borrow<py::object>(PyTuple_GET_ITEM(args.ptr(), i)).release().ptr());
+    for (Py_ssize_t i = 0; i < n; ++i) PyTuple_SET_ITEM(converted.ptr(), i, Py_NewRef(PyTuple_GET_ITEM(args.ptr(), i)));
     std::vector<ArrayCore*> cores;
     for (const Plain& p : plain) {
         const Py_buffer& v = views.held[p.view];
@@ -127,7 +120,17 @@ bool Dispatcher::call_with_host_arrays(const LaunchConfig& cfg, py::tuple args) 
     }
     std::string key;
     bool has_tuple = false;
-    if (!make_key(converted, &key, &has_tuple) || (key != last_key_ && !cache_.count(key))) return false;
+    if (!make_key(converted, &key, &has_tuple)) return false;
+    std::shared_ptr<Kernel> kernel;
+    if (last_kernel_ && key == last_key_) {
+        kernel = last_kernel_;
+    } else {
+        auto it = cache_.find(key);
+        if (it == cache_.end()) return false;
+        kernel = it->second;
+        last_key_ = key;
+        last_kernel_ = kernel;
+    }
 
     auto block = std::make_shared<DeviceBuffer>(end, cfg.stream);
     std::vector<HostRange> in, back;
@@ -152,8 +155,11 @@ bool Dispatcher::call_with_host_arrays(const LaunchConfig& cfg, py::tuple args) 
         NoGil nogil;
         copy_dtoh_batch(back, cfg.stream, backend, device, scratch);
     };
+    // The kernel found above, not a second lookup: the copy released the GIL, and another thread may have changed
+    // the backend or cleared the cache meanwhile (a miss then would hand the placeholders to Python's compile).
+    ArgNames names{&params_, args.ptr()};  // messages name the caller's arguments
     try {
-        call(cfg, converted);
+        kernel->launch(cfg, n ? &PyTuple_GET_ITEM(converted.ptr(), 0) : nullptr, static_cast<size_t>(n), &names);
     } catch (py::error_already_set&) {
         copy_back();  // a kernel that raised (debug=True) still hands back what it wrote, as prepare_args's path
         throw;

@@ -1,7 +1,8 @@
 """Kernel arguments that need Python before a launch: NumPy arrays (copied to the device and
 back, as Numba does), ``cuda.In/Out/InOut`` wrappers, and foreign ``__cuda_array_interface__``
 arrays (CuPy, PyTorch: viewed without a copy). The C++ dispatcher calls ``prepare_args`` only
-when a call has such an argument.
+when a call has such an argument and is not one it converts itself: plain NumPy arrays of an already launched
+kernel are copied in and back in C++ (src/host_args.cpp), with this module's layout.
 """
 import numpy as np
 
@@ -177,7 +178,8 @@ def kernel_view(a):
 
 
 # Where each array of a launch's shared device block starts: the allocator's and the DMA engines' alignment, and
-# more than any element type needs.
+# more than any element type needs. This block's layout (alignment, size limit, writable arrays first) is also
+# src/host_args.cpp's, which converts plain NumPy arguments without Python: keep the two equal.
 _BLOCK_ALIGN = 256
 # The most bytes a launch's block holds: a staging slot (staging.cpp's kSlotBytes), past which its copies are no
 # longer one DMA anyway (and one allocation of several large arrays would only fail with a size nobody asked for).

@@ -73,12 +73,6 @@ class HostRanges {
     HeldBuffers views_;  // a member: released also when the constructor throws
 };
 
-staging::Scratch scratch_of(py::handle block) {
-    if (block.is_none()) return {};
-    auto [base, n] = py::cast<std::pair<uintptr_t, size_t>>(block);
-    return {static_cast<CUdeviceptr>(base), n};
-}
-
 }  // namespace
 
 void bind_memory(py::module_& m) {
@@ -145,20 +139,17 @@ void bind_memory(py::module_& m) {
         run();
     }, py::arg("dst"), py::arg("src"), py::arg("n"), py::arg("stream"), py::arg("device") = -1);
     // Kernel arguments (args.py): [(device address, host address, bytes), ...] with one pinned slot.
-    m.def("copy_htod_batch", [](py::handle ranges, uintptr_t stream, int device, py::handle block) {
+    m.def("copy_htod_batch", [](py::handle ranges, uintptr_t stream, int device) {
         HostRanges r(ranges, false);
-        staging::Scratch scratch = scratch_of(block);
         NoGil nogil;
-        copy_htod_batch(r.get(), stream, current_backend(), device, scratch);
-    }, py::arg("ranges"), py::arg("stream"), py::arg("device") = -1, py::arg("block") = py::none(),
-       "ranges: (device address, host, bytes) each, the host an address or a contiguous buffer (a NumPy array). block: (address, bytes) of device "
-       "memory around the ranges whose other bytes may be overwritten: the copy is then one DMA.");
-    m.def("copy_dtoh_batch", [](py::handle ranges, uintptr_t stream, int device, py::handle block) {
+        copy_htod_batch(r.get(), stream, current_backend(), device);
+    }, py::arg("ranges"), py::arg("stream"), py::arg("device") = -1,
+       "ranges: (device address, host, bytes) each, the host an address or a contiguous buffer (a NumPy array).");
+    m.def("copy_dtoh_batch", [](py::handle ranges, uintptr_t stream, int device) {
         HostRanges r(ranges, true);
-        staging::Scratch scratch = scratch_of(block);
         NoGil nogil;
-        copy_dtoh_batch(r.get(), stream, current_backend(), device, scratch);
-    }, py::arg("ranges"), py::arg("stream"), py::arg("device") = -1, py::arg("block") = py::none(),
+        copy_dtoh_batch(r.get(), stream, current_backend(), device);
+    }, py::arg("ranges"), py::arg("stream"), py::arg("device") = -1,
        "As copy_htod_batch, the other way; returns when every range's bytes are on the host.");
     m.def("staging_counts", []() {
         staging::Counts c = staging::counts();

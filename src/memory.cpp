@@ -198,31 +198,39 @@ void copy_dtoh(void* dst, uintptr_t src, size_t n, uintptr_t stream, Backend b, 
     CJ_CU(cuMemcpyDtoHAsync, dst, static_cast<CUdeviceptr>(src), n, as_stream(stream));
 }
 
+namespace {
+
 // A batch the staging slot does not take (more than 64 KiB all pinned, or more than a slot) goes range by range; a pinned
 // range's copy is then asynchronous, so the batch waits for its stream: as the staged batch, it returns with every
-// host range read (htod) or written (dtoh), which args.py relies on (a kernel's NumPy arguments, pinned ones too).
+// host range read (htod) or written (dtoh), which a kernel's NumPy arguments rely on (pinned ones too).
+void copy_batch(bool to_device, const std::vector<HostRange>& ranges, uintptr_t stream, Backend b, int device,
+                staging::Scratch scratch) {
+    auto one_by_one = [&] {
+        for (const HostRange& r : ranges) {
+            if (to_device)
+                copy_htod(r.device, r.host, r.n, stream, b, device);
+            else
+                copy_dtoh(r.host, r.device, r.n, stream, b, device);
+        }
+    };
+    if (b == Backend::Cpu) return one_by_one();
+    ctx::DeviceScope scope(device);
+    CUstream s = as_stream(stream);
+    if (to_device ? staging::copy_htod_batch(ranges, s, scratch) : staging::copy_dtoh_batch(ranges, s, scratch)) return;
+    one_by_one();
+    CJ_CU(cuStreamSynchronize, s);
+}
+
+}  // namespace
+
 void copy_htod_batch(const std::vector<HostRange>& ranges, uintptr_t stream, Backend b, int device,
                      staging::Scratch scratch) {
-    if (b == Backend::Cpu) {
-        for (const HostRange& r : ranges) copy_htod(r.device, r.host, r.n, stream, b, device);
-        return;
-    }
-    ctx::DeviceScope scope(device);
-    if (staging::copy_htod_batch(ranges, as_stream(stream), scratch)) return;
-    for (const HostRange& r : ranges) copy_htod(r.device, r.host, r.n, stream, b, device);
-    CJ_CU(cuStreamSynchronize, as_stream(stream));
+    copy_batch(true, ranges, stream, b, device, scratch);
 }
 
 void copy_dtoh_batch(const std::vector<HostRange>& ranges, uintptr_t stream, Backend b, int device,
                      staging::Scratch scratch) {
-    if (b == Backend::Cpu) {
-        for (const HostRange& r : ranges) copy_dtoh(r.host, r.device, r.n, stream, b, device);
-        return;
-    }
-    ctx::DeviceScope scope(device);
-    if (staging::copy_dtoh_batch(ranges, as_stream(stream), scratch)) return;
-    for (const HostRange& r : ranges) copy_dtoh(r.host, r.device, r.n, stream, b, device);
-    CJ_CU(cuStreamSynchronize, as_stream(stream));
+    copy_batch(false, ranges, stream, b, device, scratch);
 }
 
 void copy_dtod(uintptr_t dst, uintptr_t src, size_t n, uintptr_t stream, Backend b, int dst_device,

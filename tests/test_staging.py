@@ -216,51 +216,43 @@ def _check_mixed(args, want, r_before):
 
 
 def _spy_batches(monkeypatch):
-    """The batches Python's prepare_args copies: [(way, ranges, block)]."""
+    """The batches Python's prepare_args copies: [(way, ranges)]."""
     calls = []
     real_in, real_out = _core.copy_htod_batch, _core.copy_dtoh_batch
 
     def spy(real, way):
-        def call(ranges, stream, device=-1, block=None):
-            calls.append((way, list(ranges), block))
-            return real(ranges, stream, device, block)
+        def call(ranges, stream, device=-1):
+            calls.append((way, list(ranges)))
+            return real(ranges, stream, device)
         return call
     monkeypatch.setattr(_core, "copy_htod_batch", spy(real_in, "in"))
     monkeypatch.setattr(_core, "copy_dtoh_batch", spy(real_out, "back"))
     return calls
 
 
-def test_numpy_arguments_share_one_device_block(backend, rng, monkeypatch):
-    """Python's path (args.py, here because one argument is strided): contiguous NumPy arguments get their device
-    arrays in one allocation, each 256-byte aligned, and each way one batch over the block; the read-only one is
-    placed last, so the copy back's extent holds only what comes back."""
+def test_numpy_arguments_through_python_copy_as_one_batch_each_way(backend, rng, monkeypatch):
+    """Python's path (args.py, here because one argument is strided): every array its own device array, all copied
+    in as one batch and the writable ones back as another; the read-only one is not copied back."""
     args, want = _mixed_arguments(rng)
     strided = np.empty(2 * args[1].size)
     strided[::2] = args[1]
-    args = (args[0], strided[::2]) + args[2:]      # b strided: converted in Python, with its own device array
+    args = (args[0], strided[::2]) + args[2:]      # b strided: converted in Python, through a contiguous copy
     r_before = args[2].copy()
     calls = _spy_batches(monkeypatch)
     _bump_all[8, 128](*args)
     _check_mixed(args, want, r_before)
-    assert [way for way, _, _ in calls] == ["in", "back"]
-    (_, ins, block), (_, backs, block_back) = calls
-    assert block is not None and block == block_back
-    base, size = block
-    placed = [rg for rg in ins if any(rg[1] is x for x in args)]
-    assert len(ins) == 6 and len(placed) == 5 and len(backs) == 5   # b's range is its copy's; r is not copied back
-    for device, host, nbytes in placed:
-        assert base <= device and device + nbytes <= base + size and (device - base) % 256 == 0
-        assert host.nbytes == nbytes
-    in_block = [(d, n) for d, _, n in backs if base <= d < base + size]
-    lo, hi = min(d for d, _ in in_block), max(d + n for d, n in in_block)
-    assert hi - lo <= sum(n for _, n in in_block) + 256 * len(in_block)
+    assert [way for way, _ in calls] == ["in", "back"]
+    (_, ins), (_, backs) = calls
+    assert len(ins) == 6 and len(backs) == 5       # r is not copied back
+    assert sum(n for _, _, n in ins) == sum(x.nbytes for x in args)
 
     calls.clear()
-    big = [rng.standard_normal((10 << 20) // 8) for _ in range(2)]   # 10 MiB each: two would pass a staging slot
+    big = [rng.standard_normal((10 << 20) // 8) for _ in range(2)]   # 10 MiB each: past the C++ path's 16 MiB
     want_big = big[0] + big[1]
     _add_into[(big[0].size + 255) // 256, 256](*big)
-    assert np.array_equal(big[0], want_big)
-    assert all(block is None for _, _, block in calls)     # one fits, the other gets its own: no shared block
+    _add_into[(big[0].size + 255) // 256, 256](*big)   # a launched kernel, still Python's path
+    assert np.array_equal(big[0], want_big + big[1])
+    assert [way for way, _ in calls] == ["in", "back", "in", "back"]
 
 
 def test_plain_numpy_arguments_launch_without_python(backend, rng, monkeypatch):
@@ -282,7 +274,7 @@ def test_plain_numpy_arguments_launch_without_python(backend, rng, monkeypatch):
     x = rng.standard_normal(300)
     want_x = x * 2
     _add_into[3, 128](x, x)                        # the same array twice: Python's path, one device array
-    assert np.array_equal(x, want_x) and [way for way, _, _ in calls] == ["in", "back"]
+    assert np.array_equal(x, want_x) and [way for way, _ in calls] == ["in", "back"]
 
 
 @cuda.jit(debug=True, opt=False)

@@ -2,14 +2,14 @@
 back, as Numba does), ``cuda.In/Out/InOut`` wrappers, and foreign ``__cuda_array_interface__``
 arrays (CuPy, PyTorch: viewed without a copy). The C++ dispatcher calls ``prepare_args`` only
 when a call has such an argument and is not one it converts itself: plain NumPy arrays of an already launched
-kernel are copied in and back in C++ (src/host_args.cpp), with this module's layout.
+kernel are copied in and back in C++ (src/host_args.cpp).
 """
 import numpy as np
 
 from .. import _core
 from ..errors import StreamCaptureError
 from .arrays import device_array
-from .devicearray import DeviceNDArray, _c_strides, _f_strides, _host_addr
+from .devicearray import DeviceNDArray, _host_addr
 from .random import as_kernel_states, xoroshiro128p_dtype
 
 
@@ -59,7 +59,7 @@ def prepare_args(args, stream=0, kernel=None, params=(), capture=False):
     into a CUDA graph (cuda.graph), so host arrays, which are copied synchronously, are refused.
     """
     writebacks = []
-    hosts = _HostCopies(stream, () if capture else args)   # under a capture host arrays are refused, not placed
+    hosts = _HostCopies(stream)
     out = _convert_all(args, writebacks, _Where(kernel, params, capture=capture), {}, hosts)
     hosts.copy_in()
     if hosts.outs:
@@ -177,65 +177,27 @@ def kernel_view(a):
     return a
 
 
-# Where each array of a launch's shared device block starts: the allocator's and the DMA engines' alignment, and
-# more than any element type needs. This block's layout (alignment, size limit, writable arrays first) is also
-# src/host_args.cpp's, which converts plain NumPy arguments without Python: keep the two equal.
-_BLOCK_ALIGN = 256
-# The most bytes a launch's block holds: a staging slot (staging.cpp's kSlotBytes), past which its copies are no
-# longer one DMA anyway (and one allocation of several large arrays would only fail with a size nobody asked for).
-_BLOCK_MAX = 16 << 20
-
-
 class _HostCopies:
     """The NumPy arrays of one launch, each with its own device array: copied in through one pinned staging
     block without waiting (the launch follows on the same stream), and back after the launch with one wait for
-    all of them (``_core.copy_htod_batch``/``copy_dtoh_batch``), instead of a synchronous copy per array.
+    all of them (``_core.copy_htod_batch``/``copy_dtoh_batch``), instead of a synchronous copy per array. (The
+    dispatcher's C++ path, src/host_args.cpp, takes plain arrays of a launched kernel itself, in one device block.)"""
 
-    The contiguous NumPy arrays among the launch's top-level arguments (two or more) get their device arrays in
-    one device allocation, each at a 256-byte boundary of it: one allocation instead of one per array, and the
-    copies each way are one DMA over the block (its gaps are its own bytes) instead of one per array."""
-
-    def __init__(self, stream, args):
+    def __init__(self, stream):
         self.stream = stream   # the launch's stream handle
         self.device = -1
         self.ins = []          # (device address, host array or address, bytes)
         self.keep = []         # contiguous copies of strided host arrays, alive until copied in
         self.outs = []         # (device array, its range, host array, contiguous array the bytes land in)
-        self.block = None      # the shared allocation (a uint8 device array)
-        self.places = {}       # id(host array) -> its offset in the block, until add() takes it
-        # Writable arrays first, read-only ones (copied in only) after them: the copy back's extent then holds
-        # nothing it does not copy back. Arrays that would take the block past a staging slot get their own.
-        placed = [], []
-        for a in args:
-            if type(a) is np.ndarray and a.dtype in _KERNEL_DTYPES:
-                flags = a.flags
-                if flags.c_contiguous or flags.f_contiguous:
-                    placed[not flags.writeable].append(a)
-        end = 0
-        for a in placed[0] + placed[1]:
-            size = -(-a.nbytes // _BLOCK_ALIGN) * _BLOCK_ALIGN
-            if id(a) not in self.places and end + size <= _BLOCK_MAX:
-                self.places[id(a)] = end
-                end += size
-        if len(self.places) < 2 or not end:
-            self.places = {}
-            return
-        self.block = device_array(end, np.uint8, stream=stream)
 
     def add(self, host, copy_in, copy_out):
         """The device array for ``host``: its layout when contiguous (Numba keeps it), else C order."""
         flags = host.flags
-        offset = self.places.pop(id(host), None) if self.places else None
-        if offset is not None:                 # placed in the block (contiguous, a kernel dtype)
-            src = host
-            dev = _view_in(self.block, offset, host, flags.c_contiguous, self.stream)
-            span = (dev._ptr, host, host.nbytes)
-        else:
-            c_order = flags.c_contiguous
-            f_order = not c_order and flags.f_contiguous
-            src = host if c_order or f_order else np.ascontiguousarray(host)
-            dev = device_array(src.shape, src.dtype, order="F" if f_order else "C", stream=self.stream)
-            span = _range(dev, src)
+        c_order = flags.c_contiguous
+        f_order = not c_order and flags.f_contiguous
+        src = host if c_order or f_order else np.ascontiguousarray(host)
+        dev = device_array(src.shape, src.dtype, order="F" if f_order else "C", stream=self.stream)
+        span = _range(dev, src)
         if copy_in:
             if src is not host:
                 self.keep.append(src)
@@ -253,35 +215,16 @@ class _HostCopies:
                 self.outs.append((dev, _range(dev, landing), host, landing))
         return dev
 
-    def _block_span(self):
-        return None if self.block is None else (self.block._ptr, self.block.nbytes)
-
     def copy_in(self):
         if self.ins:
-            _core.copy_htod_batch(self.ins, self.stream, self.device, self._block_span())
+            _core.copy_htod_batch(self.ins, self.stream, self.device)
         self.ins = self.keep = []
 
     def copy_back(self):
-        _core.copy_dtoh_batch([span for _, span, _, _ in self.outs], self.stream, self.device, self._block_span())
+        _core.copy_dtoh_batch([span for _, span, _, _ in self.outs], self.stream, self.device)
         for _, _, host, landing in self.outs:
             if landing is not host:
                 np.copyto(host, landing)
-
-
-def _view_in(block, offset, host, c_order, stream):
-    """A compact device array of ``host``'s shape and dtype, in C order or else F order, at ``offset`` in ``block``
-    (DeviceNDArray._view_of's work, inlined: this is on every launch with NumPy arguments)."""
-    shape, itemsize, dtype = host.shape, host.itemsize, host.dtype
-    strides = (itemsize,) if len(shape) == 1 else (_c_strides if c_order else _f_strides)(shape, itemsize)
-    dev = _new_device_array(DeviceNDArray)
-    _init_view(dev, block._ptr + offset, shape, strides, dtype.str, block._owner, block._backend, block._device)
-    dev.dtype = dtype
-    dev.stream = stream
-    return dev
-
-
-_new_device_array = DeviceNDArray.__new__
-_init_view = _core.ArrayCore.__init__
 
 
 def _range(dev, host):

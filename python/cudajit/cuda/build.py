@@ -55,16 +55,16 @@ def _params(ks):
     return [(p.kind, p.code, p.ndim) for p in ks.params]
 
 
-def minimal(source):
-    """Whether generated ``source`` compiles with NVRTC's -minimal: unless the user's CUDA C++ is in it."""
+def nvrtc(source, name, flags, arch, cubin):
+    """Every NVRTC compile of generated ``source`` (disk-cached; cubin or PTX bytes): with NVRTC's -minimal unless
+    the user's CUDA C++ is pasted into it (program.LINKED_SOURCES_MARK: it may need CUDA's runtime API headers)."""
     from ..compiler.program import LINKED_SOURCES_MARK
-    return LINKED_SOURCES_MARK not in source
+    return _core.nvrtc_compile(source, name, flags, arch, cubin, LINKED_SOURCES_MARK not in source)
 
 
 def gpu_image(source, options, arch=None, cubin=True, name="kernel.cu"):
     """Compile generated ``source`` with NVRTC (disk-cached); returns the cubin or PTX bytes."""
-    arch = arch or device_arch()
-    return _core.nvrtc_compile(source, name, nvrtc_options(options), arch, cubin, minimal(source))
+    return nvrtc(source, name, nvrtc_options(options), arch or device_arch(), cubin)
 
 
 def build(ks, options):
@@ -125,6 +125,6 @@ def _error_handler(ks):
 def check_nvrtc(source, options, arch=90):
     """Compile for sm_90 with NVRTC too (CI has no GPU: this keeps the GPU path compiling)."""
     try:
-        _core.nvrtc_compile(source, "kernel.cu", nvrtc_options(options), arch, True, minimal(source))
+        nvrtc(source, "kernel.cu", nvrtc_options(options), arch, True)
     except CompileError as e:
         raise CompileError(f"the generated CUDA C++ does not compile for sm_{arch} (a cudajit bug):\n{e}") from None

@@ -43,7 +43,7 @@ def compile(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=Fals
         source, restype = compiler.compile_kernel(pyfunc, tuple(sig.args), options).source, compiler.types.void
     if not _core.nvrtc_available()[0]:
         raise CudaSupportError(f"cuda.compile needs NVRTC, which was not found: {_core.nvrtc_available()[1]}")
-    ptx = _core.nvrtc_compile(source, f"{pyfunc.__name__}.cu", flags, major * 10 + minor, False, build.minimal(source))
+    ptx = build.nvrtc(source, f"{pyfunc.__name__}.cu", flags, major * 10 + minor, False)
     return ptx.decode(), restype
 
 

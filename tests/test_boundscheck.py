@@ -198,3 +198,110 @@ def test_an_index_error_in_a_cooperative_kernel_does_not_hang_grid_sync(backend,
     np.testing.assert_array_equal(out, a + 1)
     with pytest.raises(IndexError, match=r"index 128 is out of bounds for axis 0 with size 128"):
         oob_before_grid_sync[4, 32](a, out, 0)        # thread 0 of block 0 arrives for its block
+
+
+# The CPU backend proves grid-indexed axes for a whole block at once (thread.h, Entry::run_fits): a block whose
+# cuda.grid indices all lie inside the parameter arrays they index runs without those checks, any other block
+# with them. These kernels run off their arrays in some blocks and not in others.
+@cuda.jit(boundscheck=True)
+def grid_add(a, b, c):
+    i = cuda.grid(1)
+    if i < c.size:
+        c[i] = a[i] + b[i]
+
+
+@pytest.mark.parametrize("na", [1000, 700, 300])
+def test_grid_indexed_arrays_are_checked_in_the_blocks_that_leave_them(backend, rng, na):
+    a = rng.standard_normal(na).astype(np.float32)
+    b = rng.standard_normal(1000).astype(np.float32)
+    c = np.full(1000, -7.0, np.float32)
+    want = c.copy()
+    want[:na] = a + b[:na]
+    if na == 1000:                                    # 4 blocks of 256: the last one partly past c, guarded
+        grid_add[4, 256](a, b, c)
+    else:
+        with pytest.raises(IndexError, match=rf"index {na}\d* is out of bounds|index \d+ is out of bounds "
+                                             rf"for axis 0 with size {na} "):
+            grid_add[4, 256](a, b, c)
+    np.testing.assert_array_equal(c, want)            # every thread in range stored, no thread past a did
+
+
+@cuda.jit(boundscheck=True)
+def grid_transpose(src, dst):
+    row, col = cuda.grid(2)
+    row, col = col, row                               # the names follow the values: row is now grid y
+    dst[row, col] = src[col, row] * 2
+
+
+def test_grid_indices_follow_their_values_through_a_swap(backend, rng):
+    src = rng.standard_normal((64, 48))
+    dst = np.zeros((48, 64))
+    grid_transpose[(4, 3), (16, 16)](src, dst)        # every block inside both arrays
+    np.testing.assert_array_equal(dst, src.T * 2)
+    src, dst = src[:, :40].copy(), np.zeros((40, 64))  # the last column of blocks runs off both
+    with pytest.raises(IndexError, match=r"index 4\d is out of bounds for axis [01] with size 40"):
+        grid_transpose[(4, 3), (16, 16)](src, dst)
+    np.testing.assert_array_equal(dst, src.T * 2)
+
+
+@cuda.jit(boundscheck=True)
+def grid_shifted(a, out, k):
+    i = cuda.grid(1)
+    if k > 0:
+        i = i + k                                     # on this path i is no longer the grid index
+    out[i] = a[i]
+
+
+@cuda.jit(boundscheck=True)
+def grid_walk(a, out):
+    i = cuda.grid(1)
+    for _ in range(2):
+        out[i] = a[i] * 3                             # the second time round, i comes from the line below
+        i = i + out.size // 2 + 1
+
+
+@cuda.jit(boundscheck=True)
+def grid_rebound(a, b, out):
+    i = cuda.grid(1)
+    if i % 2 == 1:
+        a = b                                         # the parameter no longer holds its argument here
+    out[i] = a[i]
+
+
+def test_a_reassigned_grid_index_or_parameter_stays_checked(backend, rng):
+    a = rng.standard_normal(512)
+    out = np.zeros(512)
+    grid_shifted[2, 256](a, out, 0)
+    np.testing.assert_array_equal(out, a)
+    with pytest.raises(IndexError, match=r"index 51[2-6] is out of bounds for axis 0 with size 512"):
+        grid_shifted[2, 256](a, out, 5)
+    out[:] = 0
+    with pytest.raises(IndexError, match=r"index \d+ is out of bounds for axis 0 with size 512"):
+        grid_walk[2, 256](a, out)
+    np.testing.assert_array_equal(out, a * 3)         # the first round stored everywhere; past it, nothing
+    b = rng.standard_normal(300)
+    out[:] = 0
+    with pytest.raises(IndexError, match=r"index \d+ is out of bounds for axis 0 with size 300"):
+        grid_rebound[2, 256](a, b, out)
+    odd = np.arange(512) % 2 == 1
+    np.testing.assert_array_equal(out[~odd], a[~odd])
+    np.testing.assert_array_equal(out[odd & (np.arange(512) < 300)], b[1:300:2])
+
+
+def test_only_grid_indexed_parameter_axes_are_proved_per_block():
+    t, n = typeof(np.zeros(4)), typeof(1)
+    cpu = CompileOptions().for_backend("cpu")
+    src = compile_kernel(grid_add.py_func, (typeof(np.zeros(4, np.float32)),) * 3, cpu).source
+    assert src.count(".checked_in<0, 1u>(cj_fits, ") == 3 and "CJ_FITS_TEMPLATE CJ_GLOBAL void" in src, src
+    assert "CJ_ENTRY_FITS(cj_k_grid_add_0, (CJ_FIT(0, 0, 0), CJ_FIT(1, 0, 0), CJ_FIT(2, 0, 0))," in src, src
+    src = compile_kernel(grid_transpose.py_func, (typeof(np.zeros((2, 2))),) * 2, cpu).source
+    assert "(CJ_FIT(0, 0, 0), CJ_FIT(0, 1, 1), CJ_FIT(1, 0, 1), CJ_FIT(1, 1, 0))" in src, src
+    for fn, types in ((grid_shifted, (t, t, n)), (grid_walk, (t, t))):
+        src = compile_kernel(fn.py_func, types, cpu).source
+        assert "cj_fits" not in src and ".checked<" in src, src
+    src = compile_kernel(grid_rebound.py_func, (t, t, t), cpu).source
+    assert "= a.checked<0>(0, i);" in src and "(CJ_FIT(2, 0, 0))" in src, src   # out only
+    gpu = CompileOptions(boundscheck=True).for_backend("gpu")   # the same source: config.h decides
+    assert compile_kernel(grid_add.py_func, (typeof(np.zeros(4, np.float32)),) * 3, gpu).source == \
+        compile_kernel(grid_add.py_func, (typeof(np.zeros(4, np.float32)),) * 3, CompileOptions(
+            boundscheck=True).for_backend("cpu")).source

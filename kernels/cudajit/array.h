@@ -39,11 +39,20 @@ template <class T, int ND, class L> struct Array {
     // wraps first, as Python's. Then one unsigned compare per axis; out of range, the failure is recorded out of
     // line and the access goes nowhere (debug.h, to_nowhere), and the host raises IndexError after the kernel.
     template <unsigned Wrap, class... I> CJ_INLINE T& checked(int32_t site, I... idx) const {
+        return checked_in<Wrap, 0>(false, site, idx...);
+    }
+    // The same, where with `fits` (the kernel's cj_fits, a constant of each instantiation) the indices of the
+    // axes in mask Grid are known in range: the CPU block loop proved them for the whole block (thread.h,
+    // Entry::run_fits). `fits` is an argument, not a template argument, so that the call's type does not depend
+    // on the kernel's template parameter.
+    template <unsigned Wrap, unsigned Grid, class... I>
+    CJ_INLINE T& checked_in(bool fits, int32_t site, I... idx) const {
         static_assert(sizeof...(I) == ND, "array indexed with the wrong number of indices");
         const int64_t raw[ND] = {static_cast<int64_t>(idx)...};
         int64_t ix[ND];
         for (int k = 0; k < ND; ++k) {
             ix[k] = ((Wrap >> k) & 1u) && raw[k] < 0 ? raw[k] + shape[k] : raw[k];
+            if (fits && ((Grid >> k) & 1u)) continue;
             if (__builtin_expect(static_cast<uint64_t>(ix[k]) >= static_cast<uint64_t>(shape[k]), 0)) {
                 index_error(site, raw[k], k, shape[k], ND, dim(0), dim(1), dim(2), dim(3));
                 return to_nowhere<T>();

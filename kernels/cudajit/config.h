@@ -20,6 +20,9 @@
 #define CJ_LAUNCH_BOUNDS(max, min) __launch_bounds__(max, min)
 #define CJ_CONSTANT __constant__
 #define CJ_HD __host__ __device__  // usable in device code and in constant initialisers
+// A kernel whose checked indices include cuda.grid's (CJ_ENTRY_FITS, cpu_exec.h): one kernel, every check kept.
+#define CJ_FITS_TEMPLATE
+static constexpr bool cj_fits = false;
 #else
 #define CJ_INLINE inline
 #define CJ_FORCEINLINE_DEVICE inline __attribute__((always_inline))
@@ -28,6 +31,8 @@
 #define CJ_LAUNCH_BOUNDS(max, min)
 #define CJ_CONSTANT static const
 #define CJ_HD
+// Two instantiations: cj_fits true skips the checks the block loop proved for a whole block (thread.h, run_fits).
+#define CJ_FITS_TEMPLATE template <bool cj_fits>
 #endif
 
 // ---- fixed-width integers and their limits ----

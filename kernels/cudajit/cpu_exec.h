@@ -17,6 +17,7 @@
 
 #define CJ_ENTRY(name, ...)
 #define CJ_ENTRY0(name)
+#define CJ_ENTRY_FITS(name, fits, ...)
 
 #else  // CPU
 
@@ -83,5 +84,16 @@ typedef void (*cj_cpu_entry_fn)(struct cj_cpu_state*);
     CJ_CPU_EXPORT void name##_cpu(cj_cpu_state* s) { ::cj::cpu_detail::Entry<__VA_ARGS__>::run<&name>(s); }
 #define CJ_ENTRY0(name) \
     CJ_CPU_EXPORT void name##_cpu(cj_cpu_state* s) { ::cj::cpu_detail::Entry<>::run<&name>(s); }
+// A kernel with checked indices from cuda.grid: its body is a template on `bool cj_fits` (CJ_FITS_TEMPLATE,
+// config.h) and `fits`, a parenthesised list of CJ_FIT(parameter, axis, grid component), names the axes so
+// indexed. A block whose every thread's grid index lies inside them runs name<true>, which skips those
+// checks; any other block name<false> (thread.h, Entry::run_fits).
+#define CJ_UNPAREN(...) __VA_ARGS__
+#define CJ_FIT(param, axis, grid) ::cj::cpu_detail::Fit<param, axis, grid>
+#define CJ_ENTRY_FITS(name, fits, ...)                                                                  \
+    CJ_CPU_EXPORT void name##_cpu(cj_cpu_state* s) {                                                    \
+        using F = ::cj::cpu_detail::Fits<CJ_UNPAREN fits>;                                              \
+        ::cj::cpu_detail::Entry<__VA_ARGS__>::run_fits<&name<false>, &name<true>, F>(s);               \
+    }
 
 #endif

@@ -184,6 +184,11 @@ template <size_t I, class T> struct Slot {
 template <class Indices, class... P> struct Params;
 template <size_t... I, class... P> struct Params<std::index_sequence<I...>, P...> : Slot<I, P>... {};
 
+// The axes a block must fit for a kernel's unchecked instantiation (CJ_ENTRY_FITS): parameter L's axis A is
+// indexed by cuda.grid's component D (0 x, 1 y, 2 z).
+template <size_t L, int A, int D> struct Fit {};
+template <class... F> struct Fits {};
+
 // The body of every name_cpu entry point (cpu_exec.h): Entry<P...>::run<&kernel>. The kernel is a template
 // argument, so its one call (run_threads) is direct and inlined (CJ_GLOBAL is always_inline on the CPU).
 template <class... P> struct Entry {
@@ -192,7 +197,12 @@ template <class... P> struct Entry {
 
     // Runs every thread of block s->ctaid (a kernel without barriers), or in a fiber the one thread s->tid:
     // the same loop, over the whole block or over a box of one thread.
-    template <void (*Kernel)(P...)> static void run(cj_cpu_state* s) {
+    template <void (*Kernel)(P...)> static void run(cj_cpu_state* s) { run_fits<Kernel, Kernel, Fits<>>(s); }
+
+    // The same, where the block runs Fast when every axis of F holds the whole block's grid index (Fast is
+    // the kernel without those axes' checks: CJ_ENTRY_FITS). Decided per block: it depends only on the block's
+    // coordinates and the parameters, so every thread of a block runs the same instantiation.
+    template <void (*Kernel)(P...), void (*Fast)(P...), class F> static void run_fits(cj_cpu_state* s) {
         (void)trap_hook_installed;
         if (__atomic_load_n(&control, __ATOMIC_RELAXED) != s->control)
             __atomic_store_n(&control, s->control, __ATOMIC_RELAXED);
@@ -204,11 +214,24 @@ template <class... P> struct Entry {
             end[k] = s->run_block ? s->ntid[k] : s->tid[k] + 1;
         }
         try {
-            run_box<Kernel>(unpack(s->params, Indices{}), from, end);
+            const Args args = unpack(s->params, Indices{});
+            if (fits(args, F{}))
+                run_box<Fast>(args, from, end);
+            else
+                run_box<Kernel>(args, from, end);
         } catch (const Abort&) {
             // The failure is recorded (fail) or the launch is aborting; the launcher raises the error.
         }
     }
+
+    // Every thread of this block indexes axis A of parameter L by a grid index along D in range: that index is
+    // ctaid[D] * ntid[D] + tid[D] with 0 <= tid[D] < ntid[D], so (ctaid[D] + 1) * ntid[D] <= shape[A] suffices.
+    template <class... Each> static bool fits(const Args& args, Fits<Each...>) { return (fits_one(args, Each{}) && ...); }
+    template <size_t L, int A, int D> static bool fits_one(const Args& args, Fit<L, A, D>) {
+        const cj_cpu_state* s = state;
+        return (int64_t(s->ctaid[D]) + 1) * int64_t(s->ntid[D]) <= slot<L>(args).shape[A];
+    }
+    template <size_t I, class T> static const T& slot(const Slot<I, T>& s) { return s.value; }
 
     template <size_t... I> static Args unpack(void** params, std::index_sequence<I...>) {
         return Args{{*static_cast<P*>(params[I])}...};

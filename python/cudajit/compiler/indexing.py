@@ -95,9 +95,26 @@ class IndexingMixin:
             site = self.program.error_site(IndexError, None, self.loc, node)
             wrap = sum(1 << d for d, i in enumerate(idx) if _may_be_negative(i))
             codes = ", ".join(i.code for i in idx)
-            return Value(t.dtype, f"{base.at(PRIMARY)}.checked<{wrap}>({site}, {codes})", lvalue=True)
+            fits = self.grid_axes(base, idx)
+            known = sum(1 << axis for _, axis, _ in fits)
+            if known:
+                code = f"{base.at(PRIMARY)}.checked_in<{wrap}, {known}u>(cj_fits, {site}, {codes})"
+            else:
+                code = f"{base.at(PRIMARY)}.checked<{wrap}>({site}, {codes})"
+            if fits and self.final:
+                self.fit_codes.append((code, fits))
+            return Value(t.dtype, code, lvalue=True)
         codes = [self.index_code(base, i, d) for d, i in enumerate(idx)]
         return Value(t.dtype, f"{base.at(PRIMARY)}({', '.join(codes)})", lvalue=True)
+
+    def grid_axes(self, base, idx):
+        """In a kernel: (parameter, axis, grid component) for each axis of parameter array ``base`` that ``idx``
+        indexes by ``cuda.grid``. On the CPU such a site skips those checks in the kernel's instantiation for the
+        blocks whose grid indices all lie inside them (``cj_fits``: thread.h, Entry::run_fits); the GPU keeps
+        them (config.h: ``cj_fits`` is false)."""
+        if not (self.is_kernel and base.param is not None):
+            return []
+        return [(base.param, axis, i.grid) for axis, i in enumerate(idx) if isinstance(i, Value) and i.grid is not None]
 
     def view(self, node, base, idx):
         """Basic slicing -> a view, with Numba's layout rules (a C array stays C while the indices keep it

@@ -66,7 +66,8 @@ def _grid_like(what, fn):
         n = args[0].const if isinstance(args[0], Value) else None
         if n not in (1, 2, 3):
             cx.error(node, f"cuda.{what}() takes the literal 1, 2 or 3", f"write cuda.{what}(1) or cuda.{what}(2)")
-        parts = [Value(T.int64, f"cj::{fn}_{a}()", nonneg=True) for a in "xyz"[:n]]
+        parts = [Value(T.int64, f"cj::{fn}_{a}()", nonneg=True, grid=d if what == "grid" else None)
+                 for d, a in enumerate("xyz"[:n])]
         return parts[0] if n == 1 else tuple_value(T.UniTuple(T.int64, n), parts)
     return impl
 

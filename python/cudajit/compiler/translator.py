@@ -17,6 +17,7 @@ from .typeconv import unify
 from .values import Value, cast, none_value, tuple_value, typed
 
 MAX_PASSES = 40
+_NOT_GRID = object()  # FunctionTranslator.def_grid: a definition that is not cuda.grid's
 
 
 class FunctionTranslator(LoopMixin, ExpressionMixin):
@@ -26,6 +27,14 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
         # Persistent across passes: definition types, webs (union-find), return type.
         self.def_types, self.def_nonneg, self.def_names, self.def_nodes, self.def_order = {}, {}, {}, {}, {}
         self.def_consts = {}         # definition -> the int or tuple of ints it assigned (``N = 32``), this pass
+        # definition -> the cuda.grid component it assigned (Value.grid), or _NOT_GRID once any pass assigned
+        # anything else there; sticky, so the passes settle (a use reads a definition not yet seen as not grid)
+        self.def_grid = {}
+        # (parameter, axis, grid component) of every checked element the kernel takes at a grid index, with the
+        # parameter unassigned: the CPU block loop proves them for a whole block (CJ_ENTRY_FITS). fit_codes:
+        # (code, its sites) as the final pass renders them, loop bodies more than once; fit_sites: those whose
+        # code is in the kernel's text (_finish).
+        self.fit_codes, self.fit_sites = [], set()
         self.parent = {}
         self.escapes, self.def_loop = set(), {}
         self.return_type = T.undefined
@@ -104,6 +113,7 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
             if final:
                 self._record("def", name, frozenset([key]), simple=False)
         self.undefined_uses = {}
+        self.fit_codes = []
         self.visit_block(self.parsed.tree.body, new_block=False)
         if final and self.undefined_uses:
             node, name = min(self.undefined_uses.values(), key=lambda u: (u[0].lineno, u[0].col_offset))
@@ -195,15 +205,21 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
         if t == T.none:                         # None on every path reaching here: a compile-time value
             return none_value()
         nonneg = all(self.def_nonneg.get(d, True) for d in defs)
+        grids = {self.def_grid.get(d, _NOT_GRID) for d in defs}
+        grid = next(iter(grids)) if len(grids) == 1 else None
+        grid = None if grid is _NOT_GRID else grid
+        only = next(iter(defs))
+        param = only[1] if len(defs) == 1 and isinstance(only, tuple) and only[0] == "param" else None
         # A use reached by one definition of a constant keeps it (Numba's constant propagation): a local
         # ``N = 32`` can size a shared or local array.
         const = self.def_consts.get(next(iter(defs)), Value.NOCONST) if len(defs) == 1 else Value.NOCONST
         if not self.final:
-            return Value(t, name, nonneg=nonneg, const=const)
+            return Value(t, name, nonneg=nonneg, const=const, grid=grid, param=param)
         self._record("use", name, defs)
         var = self.storage[next(iter(defs))]
-        v = Value(var.type, var.cname, nonneg=nonneg, const=const)
-        return cast(v, t) if var.type != t else v
+        if var.type != t:
+            return cast(Value(var.type, var.cname, nonneg=nonneg, const=const), t)
+        return Value(var.type, var.cname, nonneg=nonneg, const=const, grid=grid, param=param)
 
     def store_var(self, target, name, value, simple):
         """Assign ``value`` to variable ``name`` (``target``: the Name node that defines it). Returns the C++
@@ -218,6 +234,12 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
         if isinstance(value.type, T.DType) or isinstance(value.const, str):
             self.error(target, f"cannot assign a value of type {value.type} to variable '{name}'")
         self._set_def_type(key, value.type, value.nonneg)
+        grid = _NOT_GRID if value.grid is None else value.grid
+        if key not in self.def_grid:
+            self.def_grid[key] = grid
+        elif self.def_grid[key] is not _NOT_GRID and self.def_grid[key] != grid:
+            self.def_grid[key] = _NOT_GRID
+            self.changed = True
         if _is_shape_constant(value.const if value.is_const else None):
             self.def_consts[key] = value.const
         else:
@@ -458,7 +480,7 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
             for p in parts:
                 name = self.temp()
                 self.emit(f"const {p.type.cpp} {name} = {p.code};", stmt)
-                tmps.append(Value(p.type, name, nonneg=p.nonneg))
+                tmps.append(Value(p.type, name, nonneg=p.nonneg, grid=p.grid))   # a copy: p's value
             parts = tmps
         for elt, p in zip(elts, parts):
             self.assign(elt, p, stmt, simple=isinstance(elt, ast.Name))
@@ -669,6 +691,10 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
                 mx, mn = (lb, 0) if isinstance(lb, int) else (tuple(lb) + (0,))[:2]
                 bounds = f" CJ_LAUNCH_BOUNDS({mx}, {mn})"
             head = f"CJ_GLOBAL void{bounds} {self.cname}({', '.join(params_cpp)}) {{"
+            text = "\n".join(line[1] for line in body)
+            self.fit_sites = {f for code, fits in self.fit_codes if code in text for f in fits}
+            if self.fit_sites:
+                head = "CJ_FITS_TEMPLATE " + head
         else:
             head = f"{self.qualifier()} {self.return_type.cpp} {self.cname}({', '.join(params_cpp)}) {{"
         out = [(0, f"// {self.parsed.name} ({', '.join(map(str, self.argtypes))})"

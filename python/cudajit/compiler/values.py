@@ -13,15 +13,18 @@ class Value:
     'promote' when choosing an operator's signature. ``nonneg``: provably >= 0 (thread indices, shapes, loop
     counters from 0 up), so indexing needs no negative wraparound. ``elements``: the parts of a tuple value, so
     ``a.shape[0]`` and ``x, y = cuda.grid(2)`` stay readable. ``lvalue``: assignable (array elements).
+    ``grid``: the value is ``cuda.grid``'s component 0, 1 or 2 (x, y, z) of the running thread, else None.
+    ``param``: the value is the kernel's parameter of this name, unassigned on every path here, else None.
     """
-    __slots__ = ("type", "code", "prec", "const", "literal", "nonneg", "elements", "lvalue")
+    __slots__ = ("type", "code", "prec", "const", "literal", "nonneg", "elements", "lvalue", "grid", "param")
     NOCONST = object()
 
     def __init__(self, type_, code, prec=PRIMARY, const=NOCONST, literal=False, nonneg=False, elements=None,
-                 lvalue=False):
+                 lvalue=False, grid=None, param=None):
         self.type, self.code, self.prec = type_, code, prec
         self.const, self.literal, self.nonneg = const, literal, nonneg
         self.elements, self.lvalue = elements, lvalue
+        self.grid, self.param = grid, param
 
     @property
     def is_const(self):

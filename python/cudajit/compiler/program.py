@@ -395,11 +395,14 @@ def compile_kernel(pyfunc, argtypes, options=None):
     for f in prog.functions:
         body += f + [(0, "", None)]
     body += lines
-    leaves = [leaf for t in argtypes for leaf in param_leaves(t)]
+    leaves, first_leaf = [], {}          # the launch parameters, and each kernel parameter's first one
+    for name, t in zip(parsed.params, argtypes):
+        first_leaf[name] = len(leaves)
+        leaves += param_leaves(t)
     ptypes = ", ".join(t.cpp for t in leaves)
     tail = [(0, f"CJ_ENTRY({entry}, {ptypes})" if leaves else f"CJ_ENTRY0({entry})", None)]
     if tr.fit_sites:
-        tail = _entry_fits(entry, ptypes, parsed.params, argtypes, tr.fit_sites)
+        tail = _entry_fits(entry, ptypes, first_leaf, tr.fit_sites)
     source = render(head + _linked_sources(prog) + body + tail)
     listing = "\n\n".join(reversed(prog.listings))
     local_bytes = sum(tr.local_bytes.values()) + sum(sum(r.translator.local_bytes.values())
@@ -409,15 +412,11 @@ def compile_kernel(pyfunc, argtypes, options=None):
                         prog.gpu_objects())
 
 
-def _entry_fits(entry, ptypes, names, argtypes, fit_sites):
+def _entry_fits(entry, ptypes, first_leaf, fit_sites):
     """The entry of a kernel whose body is a template on ``cj_fits`` (indexing.py, grid_axes): the launch
     parameter index of each (parameter, axis, grid component), as ``CJ_FIT`` (cpu_exec.h)."""
-    leaf_of, k = {}, 0
-    for name, t in zip(names, argtypes):
-        leaf_of[name] = k
-        k += len(param_leaves(t))
     fits = ", ".join(f"CJ_FIT({leaf}, {axis}, {d})"
-                     for leaf, axis, d in sorted((leaf_of[p], axis, d) for p, axis, d in fit_sites))
+                     for leaf, axis, d in sorted((first_leaf[p], axis, d) for p, axis, d in fit_sites))
     return [(0, f"CJ_ENTRY_FITS({entry}, ({fits}), {ptypes})", None)]
 
 

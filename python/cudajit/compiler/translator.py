@@ -691,8 +691,9 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
                 mx, mn = (lb, 0) if isinstance(lb, int) else (tuple(lb) + (0,))[:2]
                 bounds = f" CJ_LAUNCH_BOUNDS({mx}, {mn})"
             head = f"CJ_GLOBAL void{bounds} {self.cname}({', '.join(params_cpp)}) {{"
-            text = "\n".join(line[1] for line in body)
-            self.fit_sites = {f for code, fits in self.fit_codes if code in text for f in fits}
+            if self.fit_codes:       # loop bodies render more than once: only sites in the final text count
+                text = "\n".join(line[1] for line in body)
+                self.fit_sites = {f for code, fits in self.fit_codes if code in text for f in fits}
             if self.fit_sites:
                 head = "CJ_FITS_TEMPLATE " + head
         else:

@@ -1,13 +1,15 @@
 // What the hardware and the driver allow, measured without Python, for bench_table.py's rows (built there with
 // `nvcc -O2 floor.cu -lcuda`; prints one JSON line). Launch rows as bench_common.per_launch measures them: 20000
 // launches of an empty kernel on the legacy default stream then a synchronisation, median of 5 rounds. saxpy as
-// the benchmark's kernel (one element per thread, 256 threads per block, 2^26 float32) and, for contrast, with two
-// elements per thread; CUDA events, median of 50.
+// the benchmark's kernel (one element per thread, 256 threads per block, 2^26 float32 of random data) and, for
+// contrast, with two elements per thread; CUDA events, median of 50: one launch between two events, and (the
+// "kernel" figure) each timed launch queued behind an identical one, as bench_common.event_ms(behind=True).
 #include <cuda.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <vector>
 
@@ -24,6 +26,18 @@ __global__ void saxpy2(float a, const float2* x, const float2* y, float2* out, l
     if (i < n2) {
         float2 u = x[i], v = y[i];
         out[i] = make_float2(a * u.x + v.x, a * u.y + v.y);
+    }
+}
+
+// Uniform [0, 1) floats from a hash of the index: real data to time on (zeros can run faster than real data).
+__global__ void fill_random(float* p, long long n, unsigned seed) {
+    long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < n) {
+        unsigned h = static_cast<unsigned>(i) * 2654435761u ^ seed;
+        h ^= h >> 16;
+        h *= 0x7feb352du;
+        h ^= h >> 15;
+        p[i] = static_cast<float>(h >> 8) * (1.0f / 16777216.0f);
     }
 }
 
@@ -45,7 +59,7 @@ static double per_launch_us(CUfunction f, void** args) {
 }
 
 template <class Launch>
-static double event_ms(Launch launch, int reps) {
+static double event_ms(Launch launch, int reps, bool behind = false) {
     cudaEvent_t s, e;
     cudaEventCreate(&s);
     cudaEventCreate(&e);
@@ -53,6 +67,7 @@ static double event_ms(Launch launch, int reps) {
     cudaDeviceSynchronize();
     std::vector<double> ts;
     for (int r = 0; r < reps; ++r) {
+        if (behind) launch();
         cudaEventRecord(s);
         launch();
         cudaEventRecord(e);
@@ -87,10 +102,12 @@ int main() {
     cudaMalloc(&x, n * 4);
     cudaMalloc(&y, n * 4);
     cudaMalloc(&o, n * 4);
-    cudaMemset(x, 0, n * 4);
-    cudaMemset(y, 0, n * 4);
+    fill_random<<<(n + 255) / 256, 256>>>(x, n, 1u);
+    fill_random<<<(n + 255) / 256, 256>>>(y, n, 2u);
     const double bytes = 3.0 * 4 * n;
-    double s1 = event_ms([&] { saxpy1<<<(n + 255) / 256, 256>>>(2.5f, x, y, o, n); }, 50);
+    auto one = [&] { saxpy1<<<(n + 255) / 256, 256>>>(2.5f, x, y, o, n); };
+    double s1 = event_ms(one, 50);
+    double s1_kernel = event_ms(one, 50, true);
     double s2 = event_ms([&] {
         saxpy2<<<(n / 2 + 255) / 256, 256>>>(2.5f, reinterpret_cast<float2*>(x), reinterpret_cast<float2*>(y),
                                               reinterpret_cast<float2*>(o), n / 2);
@@ -99,7 +116,20 @@ int main() {
         std::printf("{\"error\": \"%s\"}\n", cudaGetErrorString(cudaGetLastError()));
         return 1;
     }
+    one();                                          // the timed kernel's result, checked against the host's
+    std::vector<float> hx(n), hy(n), ho(n);
+    cudaMemcpy(hx.data(), x, n * 4, cudaMemcpyDeviceToHost);
+    cudaMemcpy(hy.data(), y, n * 4, cudaMemcpyDeviceToHost);
+    cudaMemcpy(ho.data(), o, n * 4, cudaMemcpyDeviceToHost);
+    for (long long i = 0; i < n; ++i) {
+        float want = 2.5f * hx[i] + hy[i];
+        if (std::fabs(ho[i] - want) > 1e-6f * (1.0f + std::fabs(want))) {
+            std::printf("{\"error\": \"saxpy wrong at %lld: %g, want %g\"}\n", i, ho[i], want);
+            return 1;
+        }
+    }
     std::printf("{\"launch0_us\": %.4f, \"launch3_us\": %.4f, \"gpu_empty_kernel_us\": %.4f, \"saxpy_GBps\": %.1f, "
-                "\"saxpy2_GBps\": %.1f}\n", launch0, launch3, gpu_each, bytes / s1 / 1e6, bytes / s2 / 1e6);
+                "\"saxpy_kernel_GBps\": %.1f, \"saxpy2_GBps\": %.1f}\n", launch0, launch3, gpu_each, bytes / s1 / 1e6,
+                bytes / s1_kernel / 1e6, bytes / s2 / 1e6);
     return 0;
 }

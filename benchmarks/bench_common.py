@@ -60,3 +60,36 @@ def event_ms(make_event, elapsed_ms, sync, fn, reps=10, behind=False):
         e.synchronize()
         ts.append(elapsed_ms(s, e))
     return med(ts)
+
+
+def queued_us(make_event, elapsed_ms, sync, busy, fn, n=500, reps=7):
+    """(host µs per call of ``fn``, GPU µs per kernel it launches), medians of ``reps``: ``n`` calls issued while
+    ``busy`` (one long kernel) keeps the GPU occupied, so the host's time is its own (the GPU never waits for it,
+    and ``n`` stays under the driver's queue, which would block the host), and the GPU's time between an event
+    after ``busy`` and one after the last call is its own (every launch was queued before it started). None for
+    a round whose calls outlasted ``busy``: the GPU waited for the host there."""
+    s, e = make_event(), make_event()
+    fn()
+    busy()
+    sync()
+    s.record()
+    busy()
+    e.record()
+    e.synchronize()
+    busy_s = elapsed_ms(s, e) / 1e3
+    hosts, gpus = [], []
+    for _ in range(reps):
+        sync()
+        busy()
+        s.record()
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        host = time.perf_counter() - t0
+        e.record()
+        e.synchronize()
+        if host > 0.8 * busy_s:
+            return None, None
+        hosts.append(host / n * 1e6)
+        gpus.append(elapsed_ms(s, e) * 1e3 / n)
+    return med(hosts), med(gpus)

@@ -1,6 +1,8 @@
 // What the hardware and the driver allow, measured without Python, for bench_table.py's rows (built there with
 // `nvcc -O2 floor.cu -lcuda`; prints one JSON line). Launch rows as bench_common.per_launch measures them: 20000
-// launches of an empty kernel on the legacy default stream then a synchronisation, median of 5 rounds. saxpy as
+// launches of an empty kernel on the legacy default stream then a synchronisation, median of 5 rounds; and as
+// bench_common.queued_us measures them: the host's own time per cuLaunchKernel and the GPU's own time per empty
+// kernel, 500 launches queued behind a busy kernel (-1: the launches outlasted it). saxpy as
 // the benchmark's kernel (one element per thread, 256 threads per block, 2^26 float32 of random data) and, for
 // contrast, with two elements per thread; CUDA events, median of 50: one launch between two events, and (the
 // "kernel" figure) each timed launch queued behind an identical one, as bench_common.event_ms(behind=True).
@@ -11,9 +13,15 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 #include <vector>
 
 __global__ void empty0() {}
+__global__ void spin(double* out, long long n) {  // one thread busy for a while: launches issued meanwhile queue up
+    double acc = 0;
+    for (long long i = 0; i < n; ++i) acc = acc * 0.9999999 + 1.0;
+    out[0] = acc;
+}
 __global__ void empty3(float*, float*, float*) {}
 
 __global__ void saxpy1(float a, const float* x, const float* y, float* out, long long n) {
@@ -58,6 +66,40 @@ static double per_launch_us(CUfunction f, void** args) {
     return median(rounds);
 }
 
+// As bench_common.queued_us: {host us per launch, GPU us per kernel}, medians of 7 rounds of 500 launches issued
+// while a ~70 ms kernel keeps the GPU busy; {-1, -1} when the launches outlasted it (the GPU waited for the host).
+static std::pair<double, double> queued_us(CUfunction f, void** args, double* out) {
+    cudaEvent_t s, e;
+    cudaEventCreate(&s);
+    cudaEventCreate(&e);
+    const int n = 500;
+    const long long spin_n = 16000000;
+    cudaDeviceSynchronize();
+    cudaEventRecord(s);
+    spin<<<1, 1>>>(out, spin_n);
+    cudaEventRecord(e);
+    cudaEventSynchronize(e);
+    float busy_ms = 0;
+    cudaEventElapsedTime(&busy_ms, s, e);
+    std::vector<double> hosts, gpus;
+    for (int r = 0; r < 7; ++r) {
+        cudaDeviceSynchronize();
+        spin<<<1, 1>>>(out, spin_n);
+        cudaEventRecord(s);
+        auto t0 = std::chrono::steady_clock::now();
+        for (int k = 0; k < n; ++k) cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, nullptr, args, nullptr);
+        double host = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        cudaEventRecord(e);
+        cudaEventSynchronize(e);
+        if (host > 0.8e-3 * busy_ms) return {-1, -1};
+        float ms = 0;
+        cudaEventElapsedTime(&ms, s, e);
+        hosts.push_back(host / n * 1e6);
+        gpus.push_back(ms * 1e3 / n);
+    }
+    return {median(hosts), median(gpus)};
+}
+
 template <class Launch>
 static double event_ms(Launch launch, int reps, bool behind = false) {
     cudaEvent_t s, e;
@@ -93,9 +135,10 @@ int main() {
     cuLaunchKernel(f0, 1, 1, 1, 32, 1, 1, 0, nullptr, nullptr, nullptr);
     double launch0 = per_launch_us(f0, nullptr);
     double launch3 = per_launch_us(f3, args3);
-    double gpu_each = event_ms([&] {
-        for (int k = 0; k < 20000; ++k) cuLaunchKernel(f0, 1, 1, 1, 32, 1, 1, 0, nullptr, nullptr, nullptr);
-    }, 5) * 1e3 / 20000;
+    double* busy_out = nullptr;
+    cudaMalloc(&busy_out, 8);
+    auto q3 = queued_us(f3, args3, busy_out);
+    auto q0 = queued_us(f0, nullptr, busy_out);
 
     const long long n = 1LL << 26;
     float *x, *y, *o;
@@ -128,8 +171,9 @@ int main() {
             return 1;
         }
     }
-    std::printf("{\"launch0_us\": %.4f, \"launch3_us\": %.4f, \"gpu_empty_kernel_us\": %.4f, \"saxpy_GBps\": %.1f, "
-                "\"saxpy_kernel_GBps\": %.1f, \"saxpy2_GBps\": %.1f}\n", launch0, launch3, gpu_each, bytes / s1 / 1e6,
+    std::printf("{\"launch0_us\": %.4f, \"launch3_us\": %.4f, \"launch3_host_us\": %.4f, \"launch0_host_us\": %.4f, "
+                "\"gpu_empty_kernel_us\": %.4f, \"saxpy_GBps\": %.1f, \"saxpy_kernel_GBps\": %.1f, "
+                "\"saxpy2_GBps\": %.1f}\n", launch0, launch3, q3.first, q0.first, q0.second, bytes / s1 / 1e6,
                 bytes / s1_kernel / 1e6, bytes / s2 / 1e6);
     return 0;
 }

@@ -74,6 +74,15 @@ def empty0():
 
 # bench_table.py's rows: saxpy, and two small kernels for a sequence of launches (and its graph)
 @cuda.jit
+def spin(out, n):
+    # one thread busy for a while (n = 16 million: about 70 ms on an H100): launches issued meanwhile queue up
+    acc = 0.0
+    for i in range(n):
+        acc = acc * 0.9999999 + 1.0
+    out[0] = acc
+
+
+@cuda.jit
 def saxpy(a, x, y, out):
     i = cuda.grid(1)
     if i < out.size:

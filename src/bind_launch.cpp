@@ -12,6 +12,21 @@
 namespace py = pybind11;
 
 namespace cj {
+// Dispatcher.configure's result: a Launcher object made with py::cast (its vectorcall slot set after), named
+// Launcher in signatures.
+struct LauncherObject : py::object {
+    using py::object::object;
+};
+}  // namespace cj
+
+namespace pybind11::detail {
+template <>
+struct handle_type_name<cj::LauncherObject> {
+    static constexpr auto name = const_name("Launcher");
+};
+}  // namespace pybind11::detail
+
+namespace cj {
 
 void register_launch_types(py::module_& m);
 void register_scalar_type(py::handle type, const std::string& typestr, uint32_t tag);
@@ -27,8 +42,16 @@ struct Launcher {
                         // (and copy NumPy arguments) on a destroyed stream, as numba-cuda's launcher holds it too
 };
 
+PyTypeObject* g_launcher_type = nullptr;
+Py_ssize_t g_vectorcall_offset = 0;  // where a launcher instance holds its vectorcall function (see bind_launch)
+
 // The Launcher a Python Launcher object holds; nullptr before its construction ends (the GC may look earlier).
 Launcher* launcher_of(PyObject* self) {
+    // An exact instance holds its C++ object's address in itself (as_array in launch.cpp reads arrays the same way):
+    // read it there, without the type caster's lookups; anything else takes the caster.
+    auto* inst = reinterpret_cast<py::detail::instance*>(self);
+    if (Py_TYPE(self) == g_launcher_type && inst->simple_layout)
+        return inst->simple_holder_constructed ? static_cast<Launcher*>(inst->simple_value_holder[0]) : nullptr;
     try {
         return &py::cast<Launcher&>(py::handle(self));
     } catch (...) {
@@ -49,25 +72,26 @@ void drop_internal_frames(py::error_already_set& e) {
     throw py::error_already_set();
 }
 
-// `launcher(*args)`: the launch. Numba's kernels take positional arguments only.
-PyObject* call_launcher(PyObject* self, PyObject* args, PyObject* kwargs) {
+// `launcher(*args)`: the launch, called through CPython's vectorcall (no tuple of the arguments is made). Numba's
+// kernels take positional arguments only.
+PyObject* launch_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
     Launcher* l = launcher_of(self);
     if (!l) {
         PyErr_SetString(PyExc_TypeError, "this launcher was not made by kernel[griddim, blockdim]");
         return nullptr;
     }
     try {
-        if (kwargs && PyDict_GET_SIZE(kwargs)) {
+        if (kwnames && PyTuple_GET_SIZE(kwnames)) {
             std::string names;
-            for (auto item : py::reinterpret_borrow<py::dict>(kwargs))
-                names += (names.empty() ? "'" : ", '") + std::string(py::str(item.first)) + "'";
+            for (py::handle name : py::reinterpret_borrow<py::tuple>(kwnames))
+                names += (names.empty() ? "'" : ", '") + std::string(py::str(name)) + "'";
             std::string kernel =
                 l->owner.is_none() ? "a kernel" : "kernel '" + std::string(py::str(l->owner.attr("__name__"))) + "'";
             throw py::type_error(kernel + " takes positional arguments only, not keyword arguments (" + names +
                                  " given): pass them in the order of its parameters");
         }
         try {
-            l->dispatcher->call(l->config, py::reinterpret_borrow<py::tuple>(args));
+            l->dispatcher->call(l->config, args, PyVectorcall_NARGS(nargsf));
         } catch (py::error_already_set& e) {
             drop_internal_frames(e);  // throws the same error without cudajit's frames, or returns
             throw;
@@ -79,6 +103,23 @@ PyObject* call_launcher(PyObject* self, PyObject* args, PyObject* kwargs) {
         return nullptr;
     }
     Py_RETURN_NONE;
+}
+
+// The same from a call that brings a tuple (PyObject_Call, a launcher whose vectorcall slot is not set).
+PyObject* call_launcher(PyObject* self, PyObject* args, PyObject* kwargs) {
+    py::object kwnames;
+    std::vector<PyObject*> all(&PyTuple_GET_ITEM(args, 0), &PyTuple_GET_ITEM(args, 0) + PyTuple_GET_SIZE(args));
+    if (kwargs && PyDict_GET_SIZE(kwargs)) {
+        kwnames = py::reinterpret_steal<py::object>(PyTuple_New(PyDict_GET_SIZE(kwargs)));
+        if (!kwnames) return nullptr;
+        Py_ssize_t pos = 0, i = 0;
+        PyObject *key, *value;
+        while (PyDict_Next(kwargs, &pos, &key, &value)) {
+            PyTuple_SET_ITEM(kwnames.ptr(), i++, Py_NewRef(key));
+            all.push_back(value);
+        }
+    }
+    return launch_vectorcall(self, all.data(), static_cast<size_t>(PyTuple_GET_SIZE(args)), kwnames.ptr());
 }
 
 // CUDADispatcher.__getitem__ (python/cudajit/cuda/dispatcher.py installs it): `kern[g, b]` with two ints whose
@@ -181,8 +222,14 @@ void bind_launch(py::module_& m) {
         .def("configure", [](std::shared_ptr<Dispatcher> d, py::handle grid, py::handle block, py::handle stream,
                              py::handle shmem) {
             py::object owner = d->owner();
-            return Launcher{std::move(d), parse_config(grid, block, stream, shmem), std::move(owner),
-                            py::reinterpret_borrow<py::object>(stream)};
+            LauncherObject launcher = py::reinterpret_steal<LauncherObject>(
+                py::cast(Launcher{std::move(d), parse_config(grid, block, stream, shmem), std::move(owner),
+                                  py::reinterpret_borrow<py::object>(stream)})
+                    .release());
+            if (Py_TYPE(launcher.ptr()) == g_launcher_type)  // the slot the type's setup added (below)
+                *reinterpret_cast<vectorcallfunc*>(reinterpret_cast<char*>(launcher.ptr()) + g_vectorcall_offset) =
+                    &launch_vectorcall;
+            return launcher;
         }, py::arg("griddim"), py::arg("blockdim"), py::arg("stream") = py::none(), py::arg("sharedmem") = 0)
         .def("clear", &Dispatcher::clear)
         .def("__len__", &Dispatcher::size);
@@ -207,10 +254,16 @@ void bind_launch(py::module_& m) {
             }
             return 0;
         };
-        // Calling a launcher launches. A plain CPython slot, not a pybind11 method: pybind11's call machinery (the
-        // __call__ lookup, overload resolution, argument casting) cost more than the rest of a launch on the host.
+        // Calling a launcher launches. CPython's vectorcall, not a pybind11 method: pybind11's call machinery (the
+        // __call__ lookup, overload resolution, argument casting) cost more than the rest of a launch on the host,
+        // and a vectorcall makes no tuple of the arguments. Its function is held in each instance, in a slot added
+        // after pybind11's layout (configure sets it); tp_call serves calls that bring a tuple.
+        g_vectorcall_offset = type->tp_basicsize;
+        type->tp_basicsize += static_cast<Py_ssize_t>(sizeof(vectorcallfunc));
+        type->tp_vectorcall_offset = g_vectorcall_offset;
+        type->tp_flags |= Py_TPFLAGS_HAVE_VECTORCALL;
         type->tp_call = &call_launcher;
-    }))
+    }), py::is_final())  // a subclass's instance could lay its own fields over the slot
         .def_property_readonly("griddim", [](const Launcher& l) {
             return py::make_tuple(l.config.grid[0], l.config.grid[1], l.config.grid[2]);
         })
@@ -219,6 +272,7 @@ void bind_launch(py::module_& m) {
         })
         .def_property_readonly("stream", [](const Launcher& l) { return l.config.stream; })
         .def_property_readonly("sharedmem", [](const Launcher& l) { return l.config.shared_mem; });
+    g_launcher_type = reinterpret_cast<PyTypeObject*>(m.attr("Launcher").ptr());
 }
 
 }  // namespace cj

@@ -118,19 +118,11 @@ bool Dispatcher::call_with_host_arrays(const LaunchConfig& cfg, py::tuple args) 
         Py_DECREF(old);
         cores.push_back(core);
     }
-    std::string key;
+    DispatchKey key;
     bool has_tuple = false;
-    if (!make_key(converted, &key, &has_tuple)) return false;
-    std::shared_ptr<Kernel> kernel;
-    if (last_kernel_ && key == last_key_) {
-        kernel = last_kernel_;
-    } else {
-        auto it = cache_.find(key);
-        if (it == cache_.end()) return false;
-        kernel = it->second;
-        last_key_ = key;
-        last_kernel_ = kernel;
-    }
+    if (!make_key(&PyTuple_GET_ITEM(converted.ptr(), 0), static_cast<size_t>(n), &key, &has_tuple)) return false;
+    std::shared_ptr<Kernel> kernel = cached(key);
+    if (!kernel) return false;
 
     auto block = std::make_shared<DeviceBuffer>(end, cfg.stream);
     std::vector<HostRange> in, back;
@@ -157,7 +149,7 @@ bool Dispatcher::call_with_host_arrays(const LaunchConfig& cfg, py::tuple args) 
     };
     // The kernel found above, not a second lookup: the copy released the GIL, and another thread may have changed
     // the backend or cleared the cache meanwhile (a miss then would hand the placeholders to Python's compile).
-    ArgNames names{&params_, args.ptr()};  // messages name the caller's arguments
+    ArgNames names{&params_, &PyTuple_GET_ITEM(args.ptr(), 0), static_cast<size_t>(n)};  // the caller's arguments
     try {
         kernel->launch(cfg, n ? &PyTuple_GET_ITEM(converted.ptr(), 0) : nullptr, static_cast<size_t>(n), &names);
     } catch (py::error_already_set&) {

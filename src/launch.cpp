@@ -45,8 +45,15 @@ uint64_t scalar_key_code(PyObject* o) {
     return 0;
 }
 
+PyTypeObject* g_array_subtype = nullptr;  // the last subclass of ArrayCore seen (DeviceNDArray), held
+
 ArrayCore* as_array(PyObject* o) {
-    if (!g_array_core_type || !PyObject_TypeCheck(o, g_array_core_type)) return nullptr;
+    PyTypeObject* t = Py_TYPE(o);
+    if (t != g_array_core_type && t != g_array_subtype) {
+        if (!g_array_core_type || !PyType_IsSubtype(t, g_array_core_type)) return nullptr;
+        Py_INCREF(t);  // held, so that no other type can come to live at its address
+        Py_XSETREF(g_array_subtype, t);
+    }
     // An instance of one pybind11 class (ArrayCore, or a Python subclass such as DeviceNDArray) holds its C++ object's
     // address in itself once constructed: read it there (a launch reads each array argument twice, and the type
     // caster's lookups cost about 0.1 us each); other layouts, or an instance never initialised, take the caster.
@@ -193,11 +200,10 @@ bool find_leaf(PyObject* o, size_t* flat, std::string* path) {
 // "argument 2 (factor)", "argument 1 (pair), element 0": as Python's prepare_args names arguments.
 std::string describe_argument(size_t flat, const ArgNames* names) {
     if (!names) return "argument " + std::to_string(flat);
-    PyObject* args = names->args;
-    for (Py_ssize_t top = 0; top < PyTuple_GET_SIZE(args); ++top) {
+    for (size_t top = 0; top < names->nargs; ++top) {
         std::string path;
-        if (!find_leaf(PyTuple_GET_ITEM(args, top), &flat, &path)) continue;
-        std::string name = static_cast<size_t>(top) < names->params->size() ? " (" + (*names->params)[top] + ")" : "";
+        if (!find_leaf(names->args[top], &flat, &path)) continue;
+        std::string name = top < names->params->size() ? " (" + (*names->params)[top] + ")" : "";
         return "argument " + std::to_string(top) + name + path;
     }
     return "argument " + std::to_string(flat);
@@ -227,9 +233,9 @@ size_t pack_argument(unsigned char* p, const ParamSlot& s, PyObject* arg, Backen
     }
     size_t used = put<uint64_t>(p, a->ptr);
     if (s.kind == ParamSlot::Array) {
-        std::memcpy(p + 8, a->shape, 8 * s.ndim);
-        std::memcpy(p + 8 + 8 * s.ndim, a->strides, 8 * s.ndim);
-        used += 16 * s.ndim;
+        // Element by element, not memcpy of a variable size (a library call): most arrays have one dimension.
+        for (int d = 0; d < s.ndim; ++d) used += put(p + used, a->shape[d]);
+        for (int d = 0; d < s.ndim; ++d) used += put(p + used, a->strides[d]);
     }
     return used;
 }
@@ -420,6 +426,9 @@ void Kernel::check_cooperative(const LaunchConfig& cfg) const {
 }
 
 void Kernel::check_config(const LaunchConfig& cfg) const {
+    if (checked_ && std::equal(cfg.grid, cfg.grid + 3, checked_grid_) &&
+        std::equal(cfg.block, cfg.block + 3, checked_block_) && cfg.shared_mem == checked_shared_)
+        return;  // the configuration the last launch checked (a loop of launches)
     const DeviceLimits& L = cpu_ ? kCpuLimits : device_limits();
     static const char* axis = "xyz";
     unsigned long long threads = 1;
@@ -441,6 +450,10 @@ void Kernel::check_config(const LaunchConfig& cfg) const {
         throw LaunchError("kernel '" + display_ + "': " + std::to_string(shared_total) +
                           " bytes of shared memory per block exceed the device's limit of " +
                           std::to_string(L.max_shared_optin));
+    std::copy(cfg.grid, cfg.grid + 3, checked_grid_);
+    std::copy(cfg.block, cfg.block + 3, checked_block_);
+    checked_shared_ = cfg.shared_mem;
+    checked_ = true;
 }
 
 // What a launch into a capture (cuda.graph) adds to its recording: the arguments the graph keeps alive; on the GPU
@@ -586,7 +599,7 @@ namespace {
 
 // The type code of one argument; a tuple contributes its length and then its elements' codes, a tuple subclass
 // (a namedtuple) also its class, which the kernel's type names (p.x). Returns false for anything Python must convert first (NumPy arrays, foreign CUDA arrays, ...).
-bool append_key(PyObject* o, std::string* key, bool* has_tuple) {
+bool append_key(PyObject* o, DispatchKey* key, bool* has_tuple) {
     PyTypeObject* t = Py_TYPE(o);
     uint64_t code;
     if (t == &PyFloat_Type) code = uint64_t{4} << 56;
@@ -599,7 +612,7 @@ bool append_key(PyObject* o, std::string* key, bool* has_tuple) {
             // A record or datetime array: Python numbers its dtype; none (cuda.random's states) converts first.
             py::object number = py::getattr(o, "_cudajit_dtype_key", py::none());
             if (number.is_none()) return false;
-            key->append(reinterpret_cast<const char*>(&code), 8);
+            key->append(code);
             code = number.cast<uint64_t>();
         }
     }
@@ -608,15 +621,15 @@ bool append_key(PyObject* o, std::string* key, bool* has_tuple) {
         *has_tuple = true;
         size_t n = PyTuple_GET_SIZE(o);
         code = (uint64_t{t == &PyTuple_Type ? 7u : 8u} << 56) | n;
-        key->append(reinterpret_cast<const char*>(&code), 8);
-        if (t != &PyTuple_Type) key->append(reinterpret_cast<const char*>(&t), sizeof t);
+        key->append(code);
+        if (t != &PyTuple_Type) key->append(t);
         for (size_t i = 0; i < n; ++i)
             if (!append_key(PyTuple_GET_ITEM(o, i), key, has_tuple)) return false;
         return true;
     } else {
         return false;
     }
-    key->append(reinterpret_cast<const char*>(&code), 8);
+    key->append(code);
     return true;
 }
 
@@ -624,7 +637,7 @@ bool append_key(PyObject* o, std::string* key, bool* has_tuple) {
 
 bool takes_as_is(PyObject* o) {
     if (PyTuple_Check(o)) return false;
-    std::string key;
+    DispatchKey key;
     bool has_tuple = false;
     return append_key(o, &key, &has_tuple);
 }
@@ -633,7 +646,7 @@ namespace {
 
 // `prepare` names what it cannot convert; this is the backstop for a converter that let one through.
 [[noreturn]] void throw_unconvertible(py::tuple args) {
-    std::string key;
+    DispatchKey key;
     bool has_tuple = false;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(args.ptr()); ++i) {
         PyObject* a = PyTuple_GET_ITEM(args.ptr(), i);
@@ -642,6 +655,22 @@ namespace {
                                  " cannot be passed to a kernel (pass arrays, NumPy arrays or scalars)");
     }
     throw py::type_error("kernel arguments could not be converted");
+}
+
+// The arguments as a tuple, for Python (compile, prepare).
+py::tuple tuple_of(PyObject* const* args, size_t nargs) {
+    py::tuple t(nargs);
+    for (size_t i = 0; i < nargs; ++i) PyTuple_SET_ITEM(t.ptr(), static_cast<Py_ssize_t>(i), Py_NewRef(args[i]));
+    return t;
+}
+
+// Whether the dispatcher keys every argument as it is (prepare's result must be so).
+bool takes_all_as_is(py::tuple args) {
+    DispatchKey key;
+    bool has_tuple = false;
+    for (py::handle a : args)
+        if (!append_key(a.ptr(), &key, &has_tuple)) return false;
+    return true;
 }
 
 // A tuple argument is passed as its elements, one kernel parameter each (docs/INTERNALS.md).
@@ -655,79 +684,85 @@ void flatten(PyObject* o, std::vector<PyObject*>* out) {
 
 }  // namespace
 
-bool Dispatcher::make_key(py::tuple args, std::string* key, bool* has_tuple) const {
-    size_t n = PyTuple_GET_SIZE(args.ptr());
-    key->clear();
-    key->reserve(1 + 8 * n);
-    key->push_back(static_cast<char>(current_backend()));
+bool Dispatcher::make_key(PyObject* const* args, size_t nargs, DispatchKey* key, bool* has_tuple) const {
+    const char backend = static_cast<char>(current_backend());
+    key->append(backend);
     if (current_backend() == Backend::Gpu) {
         // A module is loaded in one device's context: each device has its own kernels.
         int32_t device = ctx::current_device();
-        key->append(reinterpret_cast<const char*>(&device), sizeof device);
+        key->append(device);
     }
     *has_tuple = false;
-    for (size_t i = 0; i < n; ++i)
-        if (!append_key(PyTuple_GET_ITEM(args.ptr(), i), key, has_tuple)) return false;
+    for (size_t i = 0; i < nargs; ++i)
+        if (!append_key(args[i], key, has_tuple)) return false;
     return true;
 }
 
-void Dispatcher::call(const LaunchConfig& cfg, py::tuple args) {
-    std::string key;
+std::shared_ptr<Kernel> Dispatcher::cached(const DispatchKey& key) {
+    if (last_kernel_ && key.view() == last_key_) return last_kernel_;
+    auto it = cache_.find(std::string(key.view()));
+    if (it == cache_.end()) return nullptr;
+    last_key_ = it->first;
+    last_kernel_ = it->second;
+    return last_kernel_;
+}
+
+void Dispatcher::call(const LaunchConfig& cfg, PyObject* const* args, size_t nargs) {
+    DispatchKey key;
     bool has_tuple;
-    if (!make_key(args, &key, &has_tuple)) {
-        // NumPy arrays (copied in and back on the launch's stream, as Numba does) and foreign CUDA arrays. During a
-        // stream capture the copies cannot be recorded: prepare then refuses NumPy arrays, naming the argument.
-        bool capturing = graph::is_capturing(cfg.stream, -1);
-        if (!capturing && call_with_host_arrays(cfg, args)) return;
-        py::tuple prepared = capturing ? prepare_(args, cfg.stream, py::arg("capture") = true)
-                                       : prepare_(args, cfg.stream);
-        py::tuple converted = prepared[0];
-        if (!make_key(converted, &key, &has_tuple)) throw_unconvertible(converted);
-        py::object write_back = prepared[1];
-        try {
-            call(cfg, converted);
-        } catch (py::error_already_set&) {
-            // A kernel that raised (debug=True) still hands back what it wrote, unlike Numba.
-            if (!write_back.is_none()) write_back();  // error_already_set holds the exception meanwhile
-            throw;
-        }
-        if (!write_back.is_none()) write_back();
+    if (!make_key(args, nargs, &key, &has_tuple)) {
+        convert_and_call(cfg, tuple_of(args, nargs));
         return;
     }
-    std::shared_ptr<Kernel> k;
-    if (last_kernel_ && key == last_key_) {
-        k = last_kernel_;
-    } else {
-        auto it = cache_.find(key);
-        if (it != cache_.end()) {
-            k = it->second;
-        } else {
-            py::object compiled;
-            if (owner_) {
-                py::object owner = owner_();
-                if (owner.is_none()) {
-                    PyErr_SetString(PyExc_ReferenceError, "the kernel's dispatcher has been freed");
-                    throw py::error_already_set();
-                }
-                compiled = compile_(owner, args);
-            } else {
-                compiled = compile_(args);
+    std::shared_ptr<Kernel> k = cached(key);
+    if (!k) {
+        py::tuple call_args = tuple_of(args, nargs);
+        py::object compiled;
+        if (owner_) {
+            py::object owner = owner_();
+            if (owner.is_none()) {
+                PyErr_SetString(PyExc_ReferenceError, "the kernel's dispatcher has been freed");
+                throw py::error_already_set();
             }
-            k = compiled.cast<std::shared_ptr<Kernel>>();
-            cache_.emplace(key, k);
+            compiled = compile_(owner, call_args);
+        } else {
+            compiled = compile_(call_args);
         }
-        last_key_ = key;
+        k = compiled.cast<std::shared_ptr<Kernel>>();
+        std::string stored(key.view());
+        cache_.emplace(stored, k);
+        last_key_ = std::move(stored);
         last_kernel_ = k;
     }
-    ArgNames names{&params_, args.ptr()};
+    ArgNames names{&params_, args, nargs};
     if (has_tuple) {
         std::vector<PyObject*> flat;
-        flatten(args.ptr(), &flat);
+        for (size_t i = 0; i < nargs; ++i) flatten(args[i], &flat);
         k->launch(cfg, flat.data(), flat.size(), &names);
         return;
     }
-    size_t n = PyTuple_GET_SIZE(args.ptr());
-    k->launch(cfg, n ? &PyTuple_GET_ITEM(args.ptr(), 0) : nullptr, n, &names);
+    k->launch(cfg, args, nargs, &names);
+}
+
+void Dispatcher::convert_and_call(const LaunchConfig& cfg, py::tuple args) {
+    // NumPy arrays (copied in and back on the launch's stream, as Numba does) and foreign CUDA arrays. During a
+    // stream capture the copies cannot be recorded: prepare then refuses NumPy arrays, naming the argument.
+    bool capturing = graph::is_capturing(cfg.stream, -1);
+    if (!capturing && call_with_host_arrays(cfg, args)) return;
+    py::tuple prepared = capturing ? prepare_(args, cfg.stream, py::arg("capture") = true)
+                                   : prepare_(args, cfg.stream);
+    py::tuple converted = prepared[0];
+    if (!takes_all_as_is(converted)) throw_unconvertible(converted);
+    py::object write_back = prepared[1];
+    try {
+        size_t n = PyTuple_GET_SIZE(converted.ptr());
+        call(cfg, n ? &PyTuple_GET_ITEM(converted.ptr(), 0) : nullptr, n);
+    } catch (py::error_already_set&) {
+        // A kernel that raised (debug=True) still hands back what it wrote, unlike Numba.
+        if (!write_back.is_none()) write_back();  // error_already_set holds the exception meanwhile
+        throw;
+    }
+    if (!write_back.is_none()) write_back();
 }
 
 namespace {

@@ -5,8 +5,10 @@
 
 #include "cuda_api.h"
 
+#include <cstring>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -48,7 +50,32 @@ struct ParamSlot {
 // tuples were flattened (argument i of Kernel::launch is a leaf of them). Read only when an argument is refused.
 struct ArgNames {
     const std::vector<std::string>* params;
-    PyObject* args;
+    PyObject* const* args;  // the call's arguments, nargs of them
+    size_t nargs;
+};
+
+// A dispatch key (Dispatcher): the backend, the device and 8 bytes or more per argument. Built on the stack, so that
+// a launch of up to 11 plain arguments allocates nothing; a longer key moves to the heap.
+class DispatchKey {
+ public:
+    template <class T>
+    void append(const T& value) {  // a fixed size: the copy compiles to one store
+        if (!spilled_ && size_ + sizeof value <= sizeof inline_) {
+            std::memcpy(inline_ + size_, &value, sizeof value);
+            size_ += sizeof value;
+            return;
+        }
+        if (!spilled_) heap_.assign(inline_, size_);
+        spilled_ = true;
+        heap_.append(reinterpret_cast<const char*>(&value), sizeof value);
+    }
+    std::string_view view() const { return spilled_ ? std::string_view(heap_) : std::string_view(inline_, size_); }
+
+ private:
+    char inline_[96];
+    size_t size_ = 0;
+    bool spilled_ = false;
+    std::string heap_;
 };
 
 struct LaunchConfig {
@@ -105,6 +132,10 @@ class Kernel : public std::enable_shared_from_this<Kernel> {
     bool cooperative_ = false;
     int static_shared_ = 0;
     mutable size_t dynamic_limit_set_ = 48 * 1024;
+    // The last configuration check_config passed (the limits it checks against never change for a kernel).
+    mutable bool checked_ = false;
+    mutable unsigned checked_grid_[3] = {0, 0, 0}, checked_block_[3] = {0, 0, 0};
+    mutable size_t checked_shared_ = 0;
     std::shared_ptr<cpu::CpuKernel> cpu_;
     pybind11::object error_handler_;
     mutable CUdeviceptr error_record_gpu_ = 0;
@@ -123,14 +154,19 @@ class Dispatcher {
     // method would be a cycle never collected (every dispatcher immortal).
     // params: the kernel's parameter names, for messages only.
     Dispatcher(pybind11::object compile, pybind11::object prepare, std::vector<std::string> params = {});
-    void call(const LaunchConfig& cfg, pybind11::tuple args);
+    // Launches with the nargs arguments at args (a vectorcall's, not a tuple: a launch like the last one makes none).
+    void call(const LaunchConfig& cfg, PyObject* const* args, size_t nargs);
     // The Python owner (None if compile was not a bound method); a configured launch holds it.
     pybind11::object owner() const { return owner_ ? owner_() : pybind11::none(); }
     void clear() { cache_.clear(); last_kernel_ = nullptr; last_key_.clear(); }
     size_t size() const { return cache_.size(); }
 
  private:
-    bool make_key(pybind11::tuple args, std::string* key, bool* has_tuple) const;
+    bool make_key(PyObject* const* args, size_t nargs, DispatchKey* key, bool* has_tuple) const;
+    // The kernel compiled for `key`: the last one launched, or one in the cache (nullptr if none).
+    std::shared_ptr<Kernel> cached(const DispatchKey& key);
+    // Arguments Python must convert first (prepare): NumPy arrays, foreign CUDA arrays, ...
+    void convert_and_call(const LaunchConfig& cfg, pybind11::tuple args);
     // host_args.cpp: a launch whose NumPy arguments are all plain (contiguous, a kernel dtype, each passed once),
     // copied in and back without Python; false, having done nothing, for any other (Python's prepare converts).
     bool call_with_host_arrays(const LaunchConfig& cfg, pybind11::tuple args);

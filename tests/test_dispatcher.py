@@ -58,6 +58,14 @@ def reverse_blocks(out, x):
         out[i] = buf[cuda.blockDim.x - 1 - t]
 
 
+@cuda.jit
+def sum12(out, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11):
+    # thirteen arrays: a dispatch key longer than the core's stack buffer for one (launch.h, DispatchKey)
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a0[i] + a1[i] + a2[i] + a3[i] + a4[i] + a5[i] + a6[i] + a7[i] + a8[i] + a9[i] + a10[i] + a11[i]
+
+
 @cuda.jit("void(float32[:], int32)")
 def fill(a, v):
     i = cuda.grid(1)
@@ -553,6 +561,44 @@ def test_call_without_launch_configuration(backend, rng):
     for bad in ((1,), (1, 2, 3, 4, 5)):
         with pytest.raises(ValueError):
             axpy[bad]
+
+
+def test_a_launcher_called_with_a_tuple_or_keywords(backend, rng):
+    """A launcher is called through CPython's vectorcall; a call that brings a tuple (the type's __call__) launches
+    the same, and keyword arguments are refused either way, by name."""
+    n = 37
+    x, out0 = cuda.to_device(randn(rng, n)), randn(rng, n)
+    a = float(rng.uniform(1, 2))
+    launcher = axpy[1, 64]
+    out = cuda.to_device(out0)
+    type(launcher).__call__(launcher, out, a, x)
+    np.testing.assert_allclose(out.copy_to_host(), a * x.copy_to_host() + out0, rtol=1e-12)
+    args = (out, a, x)
+    launcher(*args)
+    np.testing.assert_allclose(out.copy_to_host(), 2 * a * x.copy_to_host() + out0, rtol=1e-12)
+    for call in (lambda: launcher(out, a, x=x), lambda: type(launcher).__call__(launcher, out, a, x=x)):
+        with pytest.raises(TypeError, match=r"kernel 'axpy' takes positional arguments only.*\('x' given\)"):
+            call()
+    with pytest.raises(TypeError):
+        type("Sub", (type(launcher),), {})       # final: a subclass's fields could cover the vectorcall slot
+
+
+def test_many_arguments_alternating_types(backend, rng, compiles):
+    """Thirteen arrays make a dispatch key longer than the core's stack buffer: each dtype still finds its own
+    kernel, launch after launch, alternating."""
+    k = cuda.jit(sum12.py_func)
+    n = 45
+    for rnd in range(3):
+        for dt in (np.float32, np.float64):
+            xs = [rng.standard_normal(n).astype(dt) for _ in range(12)]
+            out = cuda.device_array(n, dt)
+            k[1, 64](out, *[cuda.to_device(x) for x in xs])
+            want = xs[0]
+            for x in xs[1:]:
+                want = want + x                  # the kernel's order, in the kernel's dtype
+            np.testing.assert_array_equal(out.copy_to_host(), want)
+    assert [s[0] for s in k.signatures] == [float32[::1], float64[::1]]
+    assert len(compiles) == 2
 
 
 def test_wrong_number_of_arguments(backend, rng):

@@ -195,6 +195,7 @@ class Reduce:
     def __init__(self, functor):
         self._functor = functor
         self._kernels = {}
+        self._launchers = {}      # launchers for the legacy stream (see _launcher)
 
     def __reduce__(self):
         return Reduce, (self._functor,)     # compiled again where it is unpickled (Dask's worker processes)
@@ -205,6 +206,22 @@ class Reduce:
         if kernel is None:
             kernel = self._kernels[key] = _make_kernel(self._functor, dtype)
         return kernel
+
+    def _launcher(self, dev, dtype, n_blocks, stream, handle):
+        """``kernel[blocks, threads, stream, ring bytes]`` for pass 1's shape. Those for the legacy stream are kept
+        (another stream's are not: a launcher holds its stream, and a stream's scratch goes with the stream)."""
+        backend = _backend.name()
+        key = (backend, -1 if backend != "gpu" else _core.current_device(), dtype, n_blocks,
+               dev.strides[0] == dtype.itemsize and dev._ptr % 16 == 0)
+        launcher = self._launchers.get(key) if handle == 0 else None
+        if launcher is None:
+            threads, ring_bytes = _pass1_shape(dev) if n_blocks else (_BLOCK, 0)
+            launcher = self._kernel(dtype)[max(n_blocks, 1), threads, stream, ring_bytes]
+            if handle == 0:
+                if len(self._launchers) >= 256:
+                    self._launchers.clear()
+                self._launchers[key] = launcher
+        return launcher
 
     def __call__(self, arr, size=None, res=None, init=0, stream=0):
         """Reduce ``arr[:size]``; the result is returned, or written to device array ``res[0]``.
@@ -219,19 +236,17 @@ class Reduce:
         dtype = dev.dtype
         if res is not None:
             res = _result_array(res, dtype)
-        init_value = np.array(init, dtype=dtype)[()]
+        init_value = _init_value(init, dtype)
         if n == 0:
             if res is not None:
                 res[0] = init_value
                 return None
             return init_value
-        kernel = self._kernel(dtype)
         n_full = n // _BLOCK * _BLOCK
         n_blocks = min(n_full // _BLOCK, _MAX_BLOCKS)
-        threads, ring_bytes = _pass1_shape(dev) if n_blocks else (_BLOCK, 0)
         key, scratch = _scratch(dev, dtype, stream)
         try:
-            kernel[max(n_blocks, 1), threads, stream, ring_bytes](
+            self._launcher(dev, dtype, n_blocks, stream, scratch.handle)(
                 dev, scratch.partials, n_full, n - n_full, init_value, scratch.done,
                 scratch.result if res is None else res)
             if res is not None:
@@ -344,6 +359,19 @@ def _device_input(arr, stream):
     if dev.dtype.kind not in "biufc":
         raise TypeError(f"reduce: arr has dtype {dev.dtype}; only bool, integer, float and complex arrays reduce")
     return dev
+
+
+_ZEROS = {}    # dtype -> its zero, init's default
+
+
+def _init_value(init, dtype):
+    """``init`` as a scalar of the reduced dtype (NumPy's conversion, and its errors)."""
+    if type(init) is int and init == 0:
+        zero = _ZEROS.get(dtype)
+        if zero is None:
+            zero = _ZEROS[dtype] = np.array(0, dtype=dtype)[()]
+        return zero
+    return np.array(init, dtype=dtype)[()]
 
 
 def _count(size):

@@ -29,21 +29,22 @@ class ParsedFunction:
     def __init__(self, pyfunc):
         self.pyfunc = pyfunc
         self.name = pyfunc.__name__
-        try:
-            lines, first = inspect.getsourcelines(pyfunc) if _sources.readable(pyfunc) \
-                else _sources.source_lines(pyfunc)
-        except (OSError, TypeError) as exc:
-            raise UnsupportedError(f"cannot read the source of {pyfunc.__qualname__}: {exc}; cudajit compiles "
-                                   f"kernels from their source: define it in a .py file, a notebook cell, "
-                                   f"exec() of a string or python -c") from None
-        src = textwrap.dedent("".join(lines))
+        readable = _sources.readable(pyfunc)
+        quick = _sources.def_lines(pyfunc) if readable else None     # no tokenize (see def_lines)
+        if quick is not None:
+            self.tree = _parse_def(quick[0], pyfunc)
+            if self.tree is not None:
+                lines, first = quick
+        if quick is None or self.tree is None:
+            try:
+                lines, first = inspect.getsourcelines(pyfunc) if readable else _sources.source_lines(pyfunc)
+            except (OSError, TypeError) as exc:
+                raise UnsupportedError(f"cannot read the source of {pyfunc.__qualname__}: {exc}; cudajit compiles "
+                                       f"kernels from their source: define it in a .py file, a notebook cell, "
+                                       f"exec() of a string or python -c") from None
+            self.tree = _parse_def(lines, pyfunc)
         filename = inspect.getsourcefile(pyfunc) or pyfunc.__code__.co_filename
-        self.loc = SourceLocation(filename, first, src.splitlines())
-        try:
-            tree = ast.parse(src)
-        except SyntaxError:
-            tree = None
-        self.tree = _find_def(tree, pyfunc) if tree is not None else None
+        self.loc = SourceLocation(filename, first, textwrap.dedent("".join(lines)).splitlines())
         if self.tree is None:
             raise UnsupportedError(f"{filename}:{first}: cannot find the source of {self.name} "
                                    f"(kernels must be a `def` or a lambda on its own line)")
@@ -98,6 +99,15 @@ def reverse_map(registry_names):
                 continue
             out.setdefault(id(obj), name)
     return out
+
+
+def _parse_def(lines, pyfunc):
+    """The ``def`` of ``pyfunc`` parsed from its source lines, or None."""
+    try:
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except SyntaxError:
+        return None
+    return _find_def(tree, pyfunc)
 
 
 def _find_def(tree, pyfunc):

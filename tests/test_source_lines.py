@@ -5,7 +5,6 @@ import ast
 import importlib.util
 import inspect
 import sys
-import textwrap
 
 import numpy as np
 import pytest
@@ -105,11 +104,7 @@ def _function(mod, name):
 
 
 def _def_dump(lines, fn):
-    try:
-        tree = ast.parse(textwrap.dedent("".join(lines)))
-    except SyntaxError:
-        return None
-    node = frontend._find_def(tree, fn)
+    node = frontend._parse_def(lines, fn)
     return None if node is None else ast.dump(node)
 
 
@@ -129,7 +124,7 @@ def test_the_definition_found_is_inspects(module, name):
         with pytest.raises(UnsupportedError, match="lambda on its own line"):
             frontend.ParsedFunction(fn)
     else:                                                 # whichever way, the compiler gets inspect's definition
-        node = frontend._find_def(ast.parse(textwrap.dedent("".join(inspect.getsourcelines(fn)[0]))), fn)
+        node = frontend._parse_def(inspect.getsourcelines(fn)[0], fn)
         frontend.desugar(node)
         assert ast.dump(frontend.ParsedFunction(fn).tree) == ast.dump(node)
 

@@ -644,8 +644,9 @@ bool takes_as_is(PyObject* o) {
 
 namespace {
 
-// `prepare` names what it cannot convert; this is the backstop for a converter that let one through.
-[[noreturn]] void throw_unconvertible(py::tuple args) {
+// `prepare` names what it cannot convert; this is the backstop for a converter that let one through: TypeError
+// naming the first argument the dispatcher cannot key.
+void check_convertible(py::tuple args) {
     DispatchKey key;
     bool has_tuple = false;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(args.ptr()); ++i) {
@@ -654,7 +655,6 @@ namespace {
             throw py::type_error("kernel argument " + std::to_string(i) + " of type " + Py_TYPE(a)->tp_name +
                                  " cannot be passed to a kernel (pass arrays, NumPy arrays or scalars)");
     }
-    throw py::type_error("kernel arguments could not be converted");
 }
 
 // The arguments as a tuple, for Python (compile, prepare).
@@ -662,15 +662,6 @@ py::tuple tuple_of(PyObject* const* args, size_t nargs) {
     py::tuple t(nargs);
     for (size_t i = 0; i < nargs; ++i) PyTuple_SET_ITEM(t.ptr(), static_cast<Py_ssize_t>(i), Py_NewRef(args[i]));
     return t;
-}
-
-// Whether the dispatcher keys every argument as it is (prepare's result must be so).
-bool takes_all_as_is(py::tuple args) {
-    DispatchKey key;
-    bool has_tuple = false;
-    for (py::handle a : args)
-        if (!append_key(a.ptr(), &key, &has_tuple)) return false;
-    return true;
 }
 
 // A tuple argument is passed as its elements, one kernel parameter each (docs/INTERNALS.md).
@@ -752,7 +743,7 @@ void Dispatcher::convert_and_call(const LaunchConfig& cfg, py::tuple args) {
     py::tuple prepared = capturing ? prepare_(args, cfg.stream, py::arg("capture") = true)
                                    : prepare_(args, cfg.stream);
     py::tuple converted = prepared[0];
-    if (!takes_all_as_is(converted)) throw_unconvertible(converted);
+    check_convertible(converted);
     py::object write_back = prepared[1];
     try {
         size_t n = PyTuple_GET_SIZE(converted.ptr());

@@ -601,6 +601,20 @@ def test_many_arguments_alternating_types(backend, rng, compiles):
     assert len(compiles) == 2
 
 
+def test_a_converter_that_lets_an_argument_through_is_caught(backend, rng):
+    """The core's backstop behind Python's prepare_args: a converted argument the dispatcher still cannot key is
+    a TypeError naming its position and type, before anything compiles or launches."""
+    compiled = []
+
+    def prepare(args, stream, capture=False):
+        return (args[0], object()), None         # the second argument left unconverted
+
+    core = _core.Dispatcher(lambda args: compiled.append(args), prepare, ["x", "y"])
+    with pytest.raises(TypeError, match="kernel argument 1 of type object cannot be passed to a kernel"):
+        core.configure(1, 1)(cuda.device_array(3), rng.random(3))   # a NumPy array: prepare runs
+    assert compiled == []
+
+
 def test_wrong_number_of_arguments(backend, rng):
     x = randn(rng, 4)
     with pytest.raises(TypeError, match=r"'axpy' takes 3 arguments"):

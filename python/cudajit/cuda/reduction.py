@@ -332,11 +332,11 @@ def _pass1_shape(dev):
         return _BLOCK, 0
     if dev._ptr % 16:
         return _BLOCK, 0
-    from .devices import get_current_device
-    gpu = get_current_device()
-    key = (gpu.id, itemsize)
+    key = (_core.current_device(), itemsize)
     shape = _RING_SHAPES.get(key)
     if shape is None:
+        from .devices import get_current_device
+        gpu = get_current_device()
         ring = _ring_bytes(itemsize)
         fits = tuple(gpu.compute_capability) >= (9, 0) and gpu.MAX_SHARED_MEMORY_PER_BLOCK_OPTIN >= ring + 4096
         shape = _RING_SHAPES[key] = (_BLOCK + _WARP * _PRODUCERS, ring) if fits else (_BLOCK, 0)

@@ -357,3 +357,16 @@ def function_values(a, b, out, counts):
         out[i, 7] = fv_cast(np.uint8, b[i] * 120.0)   # in range: out of range, C and LLVM leave it undefined
         fv_update(cuda.atomic.add, counts, i % 4, 1)
         fv_update(cuda.atomic.max, counts, 4, i)
+
+
+@cuda.jit
+def cache_hints(m, x, outi, outf):
+    # numba.cuda's ld*/st* hints: tuple and negative indices, and a float64 value stored into an int32 array
+    i = cuda.grid(1)
+    if i < m.shape[0]:
+        outi[i, 0] = cuda.ldca(m, (i, -1))
+        outi[i, 1] = cuda.ldcg(m, (i, 0))
+        cuda.stcs(outi, (i, 2), cuda.ldcs(x, i) * 3.7)
+        cuda.stwb(outf, (i, 0), cuda.ldlu(m, (i, 1)) + cuda.ldcv(x, -1 - i))
+        cuda.stwt(outf, (i, 1), cuda.ldcs(x, i))
+        cuda.stcg(outf, (i, 2), np.int64(i) * 2)

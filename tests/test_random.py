@@ -147,3 +147,51 @@ def test_normals_follow_box_muller_on_float32_uniforms(backend):
 def test_random_functions_are_kernel_only():
     with pytest.raises(RuntimeError, match="inside a @cuda.jit kernel"):
         xoroshiro128p_uniform_float32(None, 0)
+
+
+@cuda.jit
+def jump_and_units(states, u, jumped):
+    # each generator jumps 2**64 steps (onto the next one's start), then converts raw numbers as Numba does
+    i = cuda.grid(1)
+    if i < u.shape[0]:
+        cuda.random.xoroshiro128p_jump(states, i)
+        jumped[i, 0] = xoroshiro128p_next(states, i)
+        x = xoroshiro128p_next(states, i)
+        u[i, 0] = cuda.random.uint64_to_unit_float64(x)
+        u[i, 1] = cuda.random.uint64_to_unit_float32(x)
+        u[i, 2] = cuda.random.uint64_to_unit_float64(i * 2**40 + 12345)
+
+
+def test_jump_and_unit_conversions_in_kernels(backend):
+    n = 9
+    states = create_xoroshiro128p_states(n, seed=99)
+    u, jumped = np.zeros((n, 3)), np.zeros((n, 1), np.uint64)
+    jump_and_units[1, 32](states, u, jumped)
+    models = _model_states(n + 1, 99)
+    for i in range(n):
+        m = models[i + 1]                                  # generator i jumped is where generator i + 1 starts
+        assert int(jumped[i, 0]) == m.next()
+        x = m.next()
+        assert u[i, 0] == (x >> 11) * (1.0 / 2**53)
+        assert u[i, 1] == np.float32((x >> 11) * (1.0 / 2**53))
+        assert u[i, 2] == ((i * 2**40 + 12345) >> 11) * (1.0 / 2**53)
+
+
+def test_host_forms_of_numbas_jit_functions():
+    # numba.cuda.random's @jit functions run on the host too: the CPU initialiser, jump, the conversions
+    from cudajit.cuda.random import (init_xoroshiro128p_states_cpu, uint64_to_unit_float32, uint64_to_unit_float64,
+                                     xoroshiro128p_jump)
+    host = np.empty(4, xoroshiro128p_dtype)
+    init_xoroshiro128p_states_cpu(host, 31337, 5)
+    assert (host == create_xoroshiro128p_states(4, 31337, 5).copy_to_host()).all()
+    models = _model_states(5, 31337, start=5)
+    xoroshiro128p_jump(host, 3)
+    assert (int(host[3]["s0"]), int(host[3]["s1"])) == (models[4].s0, models[4].s1)
+    xoroshiro128p_jump(host, -4)                           # a negative index, as NumPy's
+    assert (int(host[0]["s0"]), int(host[0]["s1"])) == (models[1].s0, models[1].s1)
+    for x in (0, 1, 2**11, 2**63, 2**64 - 1, 0x0123456789ABCDEF):
+        assert uint64_to_unit_float64(x) == (x >> 11) * (1.0 / 2**53)
+        assert uint64_to_unit_float32(x) == float(np.float32((x >> 11) * (1.0 / 2**53)))
+    assert uint64_to_unit_float32(2**64 - 1) == 1.0        # float32 rounds the largest up to 1, as Numba's
+    with pytest.raises(TypeError, match="1-d NumPy array of cudajit.cuda.random.xoroshiro128p_dtype"):
+        init_xoroshiro128p_states_cpu(np.zeros(4, np.uint64), 1, 0)

@@ -321,3 +321,64 @@ def test_forall_checks_its_arguments(backend):
         inc.forall(-1)
     with pytest.raises(TypeError, match="tpb"):
         inc.forall(10, tpb=-4)
+
+
+def test_numba_cuda_030_host_names(backend):
+    # numba-cuda 0.30's cuda.runtime (NVRTC's version), the feature queries and require_context
+    from cudajit import _core
+    assert cuda.runtime.get_version() == tuple(_core.nvrtc_version()) and len(cuda.runtime.get_version()) == 2
+    assert cuda.runtime.is_supported_version() is (cuda.runtime.get_version()[0] in (12, 13))
+    assert cuda.is_float16_supported() is True
+    assert cuda.is_bfloat16_supported() is False and cuda.is_fp8_supported() is False   # no bf16/fp8 types yet
+
+    @cuda.require_context
+    def doubled(x, *, by=2):
+        """Its docstring."""
+        return x * by
+    assert doubled(21) == 42 and doubled(2, by=5) == 10
+    assert doubled.__name__ == "doubled" and doubled.__doc__ == "Its docstring."
+
+
+@cuda.jit
+def unrolled_sum(out):
+    # cuda.literal_unroll, numba-cuda 0.30's spelling, over a tuple of mixed types
+    acc = 0.0
+    for v in cuda.literal_unroll((1, 2.5, np.float32(0.25), True)):
+        acc += v
+    out[0] = acc
+
+
+def test_cuda_literal_unroll_is_numbas(backend):
+    from cudajit import literal_unroll
+    assert cuda.literal_unroll is literal_unroll
+    out = np.zeros(1)
+    unrolled_sum[1, 1](out)
+    assert out[0] == 1 + 2.5 + 0.25 + 1
+
+
+def test_device_array_squeeze_and_getitem_match_numpy(backend, rng):
+    a = rng.standard_normal((1, 5, 1, 3))
+    d = cuda.to_device(a)
+    for axis in (None, 0, 2, -2, (0, 2), (2, -4)):
+        got = d.squeeze(axis)
+        want = a.squeeze(axis)
+        assert got.shape == want.shape
+        np.testing.assert_array_equal(got.copy_to_host(), want)
+    view = d[:, 1:, :, ::2].squeeze()                      # strided: a view of the same memory, no copy
+    np.testing.assert_array_equal(view.copy_to_host(), a[:, 1:, :, ::2].squeeze())
+    view[0, 0] = 7.0
+    assert d.copy_to_host()[0, 1, 0, 0] == 7.0
+    with pytest.raises(ValueError, match="cannot squeeze out axis 1, whose length is 5"):
+        d.squeeze(1)
+    with pytest.raises(np.exceptions.AxisError):
+        d.squeeze(4)
+    with pytest.raises(TypeError, match="axis must be an int"):
+        d.squeeze(1.0)
+    s = cuda.stream()
+    assert d.squeeze(stream=s).stream is s
+    a[0, 1, 0, 0] = 7.0
+    assert d.getitem((0, 3, 0, 2), stream=s) == a[0, 3, 0, 2]
+    assert d.getitem((0, 4, 0, 1)) == a[0, 4, 0, 1]
+    part = d.getitem((0, slice(1, 4)), stream=s)
+    assert part.stream is s
+    np.testing.assert_array_equal(part.copy_to_host(), a[0, 1:4])

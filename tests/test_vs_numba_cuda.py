@@ -391,3 +391,16 @@ def test_function_values_match_numba_cuda(both, rng):
     np.testing.assert_array_equal(c_out, n_out)
     np.testing.assert_array_equal(c_counts, n_counts)
     np.testing.assert_array_equal(c_counts, [75, 75, 75, 75, n - 1])
+
+
+def test_cache_hints_match_numba_cuda(both, rng):
+    """cuda.ldca ... cuda.stwt: the values loaded and stored, their conversion to the array's dtype, the wrapped
+    negative index; and NumPy's answer, so that agreeing on a wrong answer fails too."""
+    n = 300
+    m = rng.integers(-2**20, 2**20, (n, 4)).astype(np.int32)
+    x = rng.uniform(-1e6, 1e6, n)
+    (c_i, c_f), (n_i, n_f) = _run_both(both, "cache_hints", (m, x), (np.zeros((n, 3), np.int32), np.zeros((n, 3))))
+    np.testing.assert_array_equal(c_i, n_i)
+    np.testing.assert_array_equal(c_f, n_f)
+    np.testing.assert_array_equal(c_i, np.stack([m[:, -1], m[:, 0], (x * 3.7).astype(np.int32)], axis=1))
+    np.testing.assert_array_equal(c_f, np.stack([m[:, 1] + x[::-1], x, 2.0 * np.arange(n)], axis=1))

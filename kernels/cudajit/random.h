@@ -18,6 +18,22 @@ CJ_INLINE uint64_t xoroshiro128p_next(uint64_t* s) {
     return result;
 }
 
+// Advances the state by 2**64 steps: the sum, over the jump polynomial's set bits, of the states passed on the way.
+CJ_INLINE void xoroshiro128p_jump(uint64_t* s) {
+    const uint64_t jump[2] = {0xBEAC0467EBA5FACBull, 0xD86B048B86AA9922ull};
+    uint64_t s0 = 0, s1 = 0;
+    for (int w = 0; w < 2; ++w)
+        for (unsigned b = 0; b < 64; ++b) {
+            if (jump[w] & (uint64_t(1) << b)) {
+                s0 ^= s[0];
+                s1 ^= s[1];
+            }
+            xoroshiro128p_next(s);
+        }
+    s[0] = s0;
+    s[1] = s1;
+}
+
 // [0, 1): the top 53 bits scaled, as Numba's uint64_to_unit_float64; the float32 one rounds that.
 CJ_INLINE double xoro_unit_double(uint64_t x) { return double(x >> 11) * (1.0 / double(uint64_t(1) << 53)); }
 CJ_INLINE float xoroshiro128p_uniform_float32(uint64_t* s) { return float(xoro_unit_double(xoroshiro128p_next(s))); }

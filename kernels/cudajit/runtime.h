@@ -7,6 +7,7 @@
 #include "datetime.h"
 #include "mathfuncs.h"
 #include "atomics.h"
+#include "cache_hints.h"
 #include "print.h"
 #include "thread.h"
 #include "array.h"

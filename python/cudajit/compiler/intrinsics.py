@@ -269,6 +269,67 @@ def _atomic_cas(cx, node, args, kwargs):
     return Value(dt, f"cj::atomic_cas({ptr}, {typed(cx.convert(node, old, dt), dt).code}, {typed(cx.convert(node, val, dt), dt).code})")
 
 
+# ---- cache hints (numba.cuda.ldca ... stwt; cache_hints.h) -------------------------------------------------
+# Numba's rules: an array of integers or reals (8 to 64 bits; bool and complex refused) with as many integer
+# indices as it has dimensions (negative ones wrap, as a[i]), or a CPointer with one; the loaded value has the
+# array's dtype, the stored one is converted to it. Indices are checked where a[i] is (boundscheck, the CPU).
+_CACHE_LOADS = {"ca": "cache at all levels", "cg": "cache in L2, not L1", "cs": "cache streaming, likely read once",
+                "lu": "last use: the line need not be kept", "cv": "do not cache: fetch again"}
+_CACHE_STORES = {"cg": "cache in L2, not L1", "cs": "cache streaming, likely written once",
+                 "wb": "write back at all coherent levels", "wt": "write through to system memory"}
+
+
+def _cache_hint_target(cx, node, name, ary, idx):
+    """The element ``ary[idx]`` that cuda.<name> loads or stores, after Numba's checks of its arguments."""
+    if not (isinstance(ary, Value) and isinstance(ary.type, (T.Array, T.CPointer))):
+        cx.error(node, f"cuda.{name} operates on arrays or pointers, not {getattr(ary, 'type', ary)}")
+    dt = ary.type.dtype
+    if not isinstance(dt, (T.Integer, T.Float)):
+        cx.error(node, f"cuda.{name} requires an array of integer or float type, not {dt}")
+    if not isinstance(idx, Value):
+        cx.error(node, f"cuda.{name}: the index must be an integer or a tuple of integers")
+    indices = cx.tuple_elements(node, idx) if isinstance(idx.type, T.BaseTuple) else [idx]
+    if not all(isinstance(i, Value) and T.is_int(i.type) for i in indices):
+        cx.error(node, f"cuda.{name}: {idx.type} is not a valid index (integers, one per dimension)")
+    if isinstance(ary.type, T.CPointer):
+        if len(indices) != 1:
+            cx.error(node, f"cuda.{name}: a pointer takes one integer index, got {len(indices)}")
+        return cx.pointer_element(node, ary, indices)
+    if len(indices) != ary.type.ndim:
+        cx.error(node, f"cuda.{name}: expected {ary.type.ndim} indices, got {len(indices)}")
+    return cx.element(node, ary, indices)
+
+
+def _cache_load(op):
+    def impl(cx, node, args, kwargs):
+        expect_args(cx, node, f"cuda.ld{op}", args, 2)
+        ref = _cache_hint_target(cx, node, f"ld{op}", *args)
+        return Value(ref.type, f"cj::ld_{op}(&{ref.code})")
+    intrinsic(f"cuda.ld{op}", params=["array", "i"],
+              doc=f"cuda.ld{op}(array, i): array[i] loaded with PTX's ld.global.{op} ({_CACHE_LOADS[op]}); i is an "
+                  f"int or a tuple. The CPU backend loads plainly.")(impl)
+
+
+def _cache_store(op):
+    def impl(cx, node, args, kwargs):
+        expect_args(cx, node, f"cuda.st{op}", args, 3)
+        ary, idx, val = args
+        ref = _cache_hint_target(cx, node, f"st{op}", ary, idx)
+        if isinstance(ary.type, T.Array):
+            cx.check_writable(node, node.args[0], ary)
+        dt = ref.type
+        return Value(T.none, f"cj::st_{op}(&{ref.code}, {typed(cx.convert(node, val, dt), dt).code})")
+    intrinsic(f"cuda.st{op}", params=["array", "i", "value"],
+              doc=f"cuda.st{op}(array, i, value): array[i] = value stored with PTX's st.global.{op} "
+                  f"({_CACHE_STORES[op]}); i is an int or a tuple. The CPU backend stores plainly.")(impl)
+
+
+for _op in _CACHE_LOADS:
+    _cache_load(_op)
+for _op in _CACHE_STORES:
+    _cache_store(_op)
+
+
 # ---- warp collectives (thread.h: CUDA's *_sync on the GPU; lanes exchanging at the barrier on the CPU) ------------
 # Numba's types: the votes return bool, ballot an int32, the shuffles the value's type among int32, int64, float32
 # and float64 (other numbers convert to one of these), match_any an int32, match_all (int32, bool).
@@ -400,17 +461,36 @@ def _xoroshiro(name, ret):
             cx.error(node, f"{name}(): the index must be an integer")
         state = cx.element(node, states, [index, Value(T.int64, "0", const=0, nonneg=True)])
         return Value(ret, f"cj::{name.rsplit('.', 1)[1]}(&{state.code})")
-    intrinsic(name, params=["states", "index"],
-              doc=f"{name}(states, index): the next {_RANDOM_DOCS[name.split('_')[1]]} "
-                  f"({ret}) from generator ``index`` of the states made by create_xoroshiro128p_states; "
-                  f"advances that generator.")(impl)
+    if ret == T.none:
+        doc = (f"{name}(states, index): advances generator ``index`` of the states made by "
+               f"create_xoroshiro128p_states by 2**64 steps, to where the next generator starts.")
+    else:
+        doc = (f"{name}(states, index): the next {_RANDOM_DOCS[name.split('_')[1]]} ({ret}) from generator "
+               f"``index`` of the states made by create_xoroshiro128p_states; advances that generator.")
+    intrinsic(name, params=["states", "index"], doc=doc)(impl)
 
 
 _RANDOM_DOCS = {"next": "raw 64-bit number", "uniform": "number uniform in [0, 1)",
                 "normal": "number from the standard normal distribution"}
 for _n, _t in (("next", T.uint64), ("uniform_float32", T.float32), ("uniform_float64", T.float64),
-               ("normal_float32", T.float32), ("normal_float64", T.float64)):
+               ("normal_float32", T.float32), ("normal_float64", T.float64), ("jump", T.none)):
     _xoroshiro(f"cuda.random.xoroshiro128p_{_n}", _t)
+
+
+def _unit_float(name, ret):
+    def impl(cx, node, args, kwargs):
+        expect_args(cx, node, f"cuda.random.{name}", args, 1)
+        x = args[0]
+        if not (isinstance(x, Value) and T.is_int(x.type)):
+            cx.error(node, f"cuda.random.{name}() takes an integer, not {getattr(x, 'type', x)}")
+        code = f"cj::xoro_unit_double(uint64_t({x.code}))"
+        return Value(ret, code if ret == T.float64 else f"float({code})")
+    intrinsic(f"cuda.random.{name}", params=["x"],
+              doc=f"cuda.random.{name}(x): the uint64 x as a {ret} in [0, 1) (its top 53 bits scaled, as Numba).")(impl)
+
+
+_unit_float("uint64_to_unit_float64", T.float64)
+_unit_float("uint64_to_unit_float32", T.float32)
 
 
 # ---- cuda.fp16 (half.h): numba-cuda's half-precision functions; arguments convert to float16 -----------------

@@ -39,7 +39,52 @@ def is_supported_version():
     return True
 
 
+class Runtime:
+    """``cuda.runtime`` as in numba-cuda, whose "runtime" is NVRTC: the toolkit version kernels compile with."""
+
+    def get_version(self):
+        """NVRTC's version, ``(major, minor)``; a CudaSupportError when no NVRTC is found."""
+        from .. import _core
+        return tuple(_core.nvrtc_version())
+
+    def is_supported_version(self):
+        """True for the toolkits cudajit supports: CUDA 12 and 13."""
+        return self.get_version()[0] in (12, 13)
+
+
+runtime = Runtime()
+
+
+def is_float16_supported():
+    """True: float16 arrays, arithmetic and ``cuda.fp16`` work on every device and on the CPU backend."""
+    return True
+
+
+def is_bfloat16_supported():
+    """False: cudajit has no bfloat16 type (numba-cuda's ``cuda.bf16``) yet."""
+    return False
+
+
+def is_fp8_supported():
+    """False: cudajit has no fp8 types (numba-cuda's ``cuda.fp8``) yet."""
+    return False
+
+
+def require_context(fn):
+    """Numba's decorator: ``fn`` runs with the current device's context made current first."""
+    import functools
+
+    @functools.wraps(fn)
+    def with_context(*args, **kwargs):
+        current_context()
+        return fn(*args, **kwargs)
+    return with_context
+
+
 def __getattr__(name):
+    if name == "literal_unroll":                   # numba.cuda.literal_unroll, the same object as cudajit's
+        from ..compiler.pyvalues import literal_unroll
+        return literal_unroll
     # Type objects (``from cudajit.cuda import float32``) and ``cuda.types`` load on first use.
     from ..compiler import types as _types
     if name == "types":

@@ -336,6 +336,17 @@ class DeviceNDArray(_core.ArrayCore):
                           f"{e}") from None
         target._write_host(np.ascontiguousarray(host), _stream_handle(target.stream))
 
+    def getitem(self, key, stream=0):
+        """``self[key]`` (Numba's method form): an element is read on ``stream`` and waited for; a view's copies
+        default to ``stream``."""
+        handle = _stream_handle(stream)
+        view = self._view(key)
+        if view.ndim == 0 and not _is_array_index(key):
+            host = view.copy_to_host(stream=stream)
+            _core.stream_synchronize(handle, self._device)
+            return host[()]
+        return view.bind(stream) if handle else view
+
     def setitem(self, key, value, stream=0):
         """``self[key] = value`` (Numba's method form, with a stream argument)."""
         self.__setitem__(key, value)
@@ -428,6 +439,28 @@ class DeviceNDArray(_core.ArrayCore):
         if not self._is_contiguous():
             raise NotImplementedError("ravel of a non-contiguous device array (it would need a copy)")
         return self.reshape(self.size, order=order if order != "A" else "A")
+
+    def squeeze(self, axis=None, stream=0):
+        """A view without the axes of length one, or without the ``axis`` given (an int or a tuple, negative ones
+        counting from the end), each of which must have length one, as ``ndarray.squeeze``; no copy is made."""
+        if axis is None:
+            drop = {d for d, n in enumerate(self.shape) if n == 1}
+        else:
+            drop = set()
+            for ax in axis if isinstance(axis, tuple) else (axis,):
+                if isinstance(ax, (bool, np.bool_)) or not isinstance(ax, (int, np.integer)):
+                    raise TypeError(f"squeeze: axis must be an int or a tuple of ints, not {type(ax).__name__}")
+                if not -self.ndim <= ax < self.ndim:
+                    raise np.exceptions.AxisError(int(ax), self.ndim)
+                d = int(ax) % self.ndim
+                if self.shape[d] != 1:
+                    raise ValueError(f"squeeze: cannot squeeze out axis {int(ax)}, whose length is {self.shape[d]}, "
+                                     f"not 1")
+                drop.add(d)
+        keep = [d for d in range(self.ndim) if d not in drop]
+        _stream_handle(stream)
+        return self._derived(self._ptr, [self.shape[d] for d in keep], [self.strides[d] for d in keep],
+                             stream=stream or None)
 
     def view(self, dtype):
         """The same memory seen with another dtype (the last axis rescales), as ``ndarray.view``."""

@@ -11,6 +11,57 @@ from .kernelapi import Intrinsic
 
 xoroshiro128p_dtype = np.dtype([("s0", np.uint64), ("s1", np.uint64)], align=True)
 
+_MASK = 2**64 - 1
+
+
+class _HostAndKernel(Intrinsic):
+    """A function kernels call as an intrinsic and host code as Python, as Numba's @jit ones in numba.cuda.random."""
+
+    def __init__(self, path, host):
+        super().__init__(path)
+        self._host = host
+
+    def __call__(self, *args, **kwargs):
+        return self._host(*args, **kwargs)
+
+
+def _unit_float64(x):
+    return float((int(x) & _MASK) >> 11) * (1.0 / 2**53)
+
+
+def _next(s):
+    s0, s1 = int(s["s0"]), int(s["s1"])
+    s1 ^= s0
+    s["s0"] = ((s0 << 55 | s0 >> 9) & _MASK) ^ s1 ^ (s1 << 14 & _MASK)
+    s["s1"] = (s1 << 36 | s1 >> 28) & _MASK
+
+
+def _jump(states, index):
+    """Numba's xoroshiro128p_jump on a host array of states: generator ``index`` advances 2**64 steps."""
+    _check_states(states, "xoroshiro128p_jump", np.ndarray)
+    s = states[index]
+    acc0 = acc1 = 0
+    for word in (0xBEAC0467EBA5FACB, 0xD86B048B86AA9922):
+        for b in range(64):
+            if word >> b & 1:
+                acc0 ^= int(s["s0"])
+                acc1 ^= int(s["s1"])
+            _next(s)
+    states[index] = (acc0, acc1)
+
+
+def _check_states(states, what, kind=None):
+    if (kind is not None and not isinstance(states, kind)) or np.dtype(states.dtype) != xoroshiro128p_dtype \
+            or len(states.shape) != 1:
+        where = "NumPy" if kind is np.ndarray else "device"
+        raise TypeError(f"{what}: states must be a 1-d {where} array of cudajit.cuda.random.xoroshiro128p_dtype, "
+                        f"not {type(states).__name__} of {getattr(states, 'dtype', None)}")
+
+
+uint64_to_unit_float64 = _HostAndKernel("random.uint64_to_unit_float64", _unit_float64)
+uint64_to_unit_float32 = _HostAndKernel("random.uint64_to_unit_float32",
+                                        lambda x: float(np.float32(_unit_float64(x))))
+xoroshiro128p_jump = _HostAndKernel("random.xoroshiro128p_jump", _jump)
 xoroshiro128p_next = Intrinsic("random.xoroshiro128p_next")
 xoroshiro128p_uniform_float32 = Intrinsic("random.xoroshiro128p_uniform_float32")
 xoroshiro128p_uniform_float64 = Intrinsic("random.xoroshiro128p_uniform_float64")
@@ -21,11 +72,16 @@ xoroshiro128p_normal_float64 = Intrinsic("random.xoroshiro128p_normal_float64")
 def init_xoroshiro128p_states(states, seed, subsequence_start=0, stream=0):
     """Fill ``states`` (a device array of ``xoroshiro128p_dtype``) for ``seed``; generator i starts
     (subsequence_start + i) * 2**64 steps into the sequence."""
-    if np.dtype(states.dtype) != xoroshiro128p_dtype or len(states.shape) != 1:
-        raise TypeError("states must be a 1-d device array of cudajit.cuda.random.xoroshiro128p_dtype")
+    _check_states(states, "init_xoroshiro128p_states")
     host = np.empty(states.shape, dtype=xoroshiro128p_dtype)
-    _core.xoroshiro128p_init(host, int(seed) % 2**64, int(subsequence_start))
+    init_xoroshiro128p_states_cpu(host, seed, subsequence_start)
     states.copy_to_device(host, stream=stream)
+
+
+def init_xoroshiro128p_states_cpu(states, seed, subsequence_start):
+    """Numba's host half of init_xoroshiro128p_states: fill the NumPy array ``states`` in place."""
+    _check_states(states, "init_xoroshiro128p_states_cpu", np.ndarray)
+    _core.xoroshiro128p_init(states, int(seed) % 2**64, int(subsequence_start))
 
 
 def create_xoroshiro128p_states(n, seed, subsequence_start=0, stream=0):

@@ -116,9 +116,13 @@ def test_dlpack_bool_is_one_byte(backend, rng):
     host[:] = rng.integers(0, 2, 17).astype(bool)
     if backend == "gpu":
         src = cuda.to_device(host)
-    view = cuda.from_dlpack(Producer(backend, src).capsule())
+    p = Producer(backend, src)      # held: a producer's tensor must outlive its capsule and the views made of it
+    view = cuda.from_dlpack(p.capsule())
     assert view.dtype == np.bool_
     np.testing.assert_array_equal(view.copy_to_host(), host)
+    del view                        # before p: the view's release calls p's deleter
+    gc.collect()
+    assert p.deleted == 1
 
 
 def _spoil_shape_null(p):
@@ -231,8 +235,10 @@ def test_memory_of_the_other_side_is_refused(backend, rng):
 
 def test_a_capsule_is_consumed_once(backend, rng):
     _, src = _source(backend, rng)
-    cap = Producer(backend, src).capsule()
+    p = Producer(backend, src)      # held: a temporary's tensor (and deleter) would be freed under the capsule
+    cap = p.capsule()
     cuda.from_dlpack(cap)
+    assert p.deleted == 1           # the view was dropped at once, and the deleter ran then
     with pytest.raises(TypeError, match="already consumed"):
         cuda.from_dlpack(cap)
     with pytest.raises(TypeError, match="not a int"):

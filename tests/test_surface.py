@@ -337,6 +337,13 @@ def test_numba_cuda_030_host_names(backend):
         return x * by
     assert doubled(21) == 42 and doubled(2, by=5) == 10
     assert doubled.__name__ == "doubled" and doubled.__doc__ == "Its docstring."
+    # what cudajit lacks says so, by name
+    with pytest.raises(NotImplementedError, match="open_ipc_array: CUDA IPC is not supported"):
+        cuda.open_ipc_array(b"handle", (4,), np.float32)
+    with pytest.raises(NotImplementedError, match=r"set_memory_manager\(RMMNumbaManager\): external memory"):
+        cuda.set_memory_manager(type("RMMNumbaManager", (), {}))
+    with pytest.raises(NotImplementedError, match="IPC handles are not supported"):
+        cuda.to_device(np.zeros(4)).get_ipc_handle()
 
 
 @cuda.jit
@@ -382,3 +389,32 @@ def test_device_array_squeeze_and_getitem_match_numpy(backend, rng):
     part = d.getitem((0, slice(1, 4)), stream=s)
     assert part.stream is s
     np.testing.assert_array_equal(part.copy_to_host(), a[0, 1:4])
+
+
+@cuda.jit
+def scaled_copy(a, out, k):
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i] = a[i] * k
+
+
+def test_dispatcher_and_overload_names_numba_programs_use(backend, rng):
+    a = rng.standard_normal(100)
+    out = np.zeros_like(a)
+    scaled_copy.configure(1, 128)(a, out, 3.0)              # Numba's older launch spelling
+    np.testing.assert_array_equal(out, a * 3.0)
+    s = cuda.stream()
+    d_out = cuda.device_array_like(a)
+    scaled_copy.configure((1,), (128,), s, 0)(cuda.to_device(a, stream=s), d_out, 0.5)
+    s.synchronize()
+    np.testing.assert_array_equal(d_out.copy_to_host(), a * 0.5)
+    assert scaled_copy.enable_caching() is None
+    (sig, overload), = scaled_copy.overloads.items()
+    assert overload.regs_per_thread == scaled_copy.get_regs_per_thread(sig)
+    assert overload.shared_mem_per_block == scaled_copy.get_shared_mem_per_block(sig) == 0
+    assert overload.local_mem_per_thread == scaled_copy.get_local_mem_per_thread(sig)
+    assert overload.const_mem_size == scaled_copy.get_const_mem_size(sig)
+    assert overload.max_threads_per_block == scaled_copy.get_max_threads_per_block(sig) >= 128
+    for name in ("inspect_llvm", "inspect_lto_ptx"):
+        with pytest.raises(NotImplementedError, match="no (LLVM IR|LTO-IR).*inspect_source"):
+            getattr(scaled_copy, name)()

@@ -81,6 +81,19 @@ def require_context(fn):
     return with_context
 
 
+def open_ipc_array(handle, shape, dtype, strides=None, offset=0):
+    """Numba's IPC consumer; not supported by cudajit yet (raises NotImplementedError)."""
+    raise NotImplementedError("cuda.open_ipc_array: CUDA IPC is not supported by cudajit yet (its device memory comes "
+                              "from a stream-ordered pool, which the legacy IPC handles cannot export)")
+
+
+def set_memory_manager(mm_plugin):
+    """Numba's External Memory Management plugin hook; not supported by cudajit (raises NotImplementedError)."""
+    raise NotImplementedError(f"cuda.set_memory_manager({getattr(mm_plugin, '__name__', mm_plugin)!s}): external "
+                              f"memory managers (numba.cuda's EMM plugins, such as RMM's) are not supported by cudajit; "
+                              f"its device arrays come from its own stream-ordered pool")
+
+
 def __getattr__(name):
     if name == "literal_unroll":                   # numba.cuda.literal_unroll, the same object as cudajit's
         from ..compiler.pyvalues import literal_unroll

@@ -72,6 +72,22 @@ class _Specialization:
         16384 threads in all."""
         return self.kernel.max_cooperative_grid_blocks(blockdim, dynsmemsize)
 
+    # ... and the compiled kernel's resources, as properties
+    regs_per_thread = property(lambda self: self.kernel.regs, doc="Registers per thread.")
+    shared_mem_per_block = property(lambda self: self.kernel.shared_bytes, doc="Static shared memory, bytes.")
+    local_mem_per_thread = property(lambda self: self.kernel.local_bytes, doc="Local memory per thread, bytes.")
+    const_mem_size = property(lambda self: self.kernel.const_bytes, doc="Constant memory, bytes.")
+    max_threads_per_block = property(lambda self: self.kernel.max_threads_per_block,
+                                     doc="The most threads a block of this kernel may have.")
+
+
+def _no_llvm(what, ir):
+    def refuse(self, *args, **kwargs):
+        raise NotImplementedError(f"{what}: cudajit compiles kernels as CUDA C++ with NVRTC, so there is no {ir}; "
+                                  f"inspect_source() gives the C++, inspect_asm() the PTX, inspect_sass() the SASS")
+    refuse.__doc__ = f"Numba's {what}; cudajit has no {ir} (raises NotImplementedError)."
+    return refuse
+
 
 class _JitFunction:
     """What kernels and device functions share: the Python function, its options, and the
@@ -122,6 +138,13 @@ class CUDADispatcher(_JitFunction):
                 self._launchers.clear()
             self._launchers[config] = launcher
         return launcher
+
+    def configure(self, griddim, blockdim, stream=0, sharedmem=0):
+        """``kernel[griddim, blockdim, stream, sharedmem]`` by Numba's older spelling."""
+        return self[griddim, blockdim, stream, sharedmem]
+
+    def enable_caching(self):
+        """Numba's ``cache=True`` after the fact: nothing to do, compiled code is always cached on disk."""
 
     def __call__(self, *args, **kwargs):
         raise LaunchError(f"kernel '{self.__name__}' was called without a launch configuration: "
@@ -262,6 +285,8 @@ class CUDADispatcher(_JitFunction):
         return next(iter(out.values())) if signature is not None else out
 
     inspect_ptx = inspect_asm     # the PTX, by the name older Numba code uses
+    inspect_llvm = _no_llvm("inspect_llvm", "LLVM IR")
+    inspect_lto_ptx = _no_llvm("inspect_lto_ptx", "LTO-IR")
 
     def inspect_sass(self, signature=None):
         """SASS for each specialization: the cubin NVRTC builds for the current device (sm_90 without a GPU),

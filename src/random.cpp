@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <stdexcept>
+#include <string>
 
 #include "bindings.h"
 #include "gil.h"
@@ -50,11 +51,15 @@ State splitmix(uint64_t seed) {
     return State{z, z};  // Numba seeds both words with the same value
 }
 
-void init_states(py::buffer states, uint64_t seed, uint64_t subsequence_start) {
-    py::buffer_info info = states.request(true);
+State* states_of(py::buffer_info& info) {
     if (info.itemsize != 16 || info.ndim != 1 || (info.strides[0] != 16))
         throw py::type_error("xoroshiro128p states must be a contiguous 1-d array of xoroshiro128p_dtype");
-    auto* out = static_cast<State*>(info.ptr);
+    return static_cast<State*>(info.ptr);
+}
+
+void init_states(py::buffer states, uint64_t seed, uint64_t subsequence_start) {
+    py::buffer_info info = states.request(true);
+    auto* out = states_of(info);
     py::ssize_t n = info.shape[0];
     if (n == 0) return;
     NoGil nogil;
@@ -67,11 +72,24 @@ void init_states(py::buffer states, uint64_t seed, uint64_t subsequence_start) {
     }
 }
 
+// Numba's host xoroshiro128p_jump: generator `index` (negative counts from the end) advances 2**64 steps.
+void jump_state(py::buffer states, py::ssize_t index) {
+    py::buffer_info info = states.request(true);
+    auto* s = states_of(info);
+    py::ssize_t n = info.shape[0];
+    if (index < -n || index >= n)
+        throw py::index_error("xoroshiro128p_jump: index " + std::to_string(index) + " is out of bounds for " +
+                              std::to_string(n) + " states");
+    jump(s[index < 0 ? index + n : index]);
+}
+
 }  // namespace
 
 void bind_random(py::module_& m) {
     m.def("xoroshiro128p_init", &init_states, py::arg("states"), py::arg("seed"), py::arg("subsequence_start") = 0,
           "Fill a host array of xoroshiro128p_dtype with Numba's generator states for `seed`.");
+    m.def("xoroshiro128p_jump", &jump_state, py::arg("states"), py::arg("index"),
+          "Advance generator `index` of a host array of xoroshiro128p_dtype by 2**64 steps.");
 }
 
 }  // namespace cj

@@ -195,3 +195,7 @@ def test_host_forms_of_numbas_jit_functions():
     assert uint64_to_unit_float32(2**64 - 1) == 1.0        # float32 rounds the largest up to 1, as Numba's
     with pytest.raises(TypeError, match="1-d NumPy array of cudajit.cuda.random.xoroshiro128p_dtype"):
         init_xoroshiro128p_states_cpu(np.zeros(4, np.uint64), 1, 0)
+    with pytest.raises(IndexError, match="index 4 is out of bounds for 4 states"):
+        xoroshiro128p_jump(host, 4)
+    with pytest.raises(TypeError, match="contiguous 1-d array"):
+        xoroshiro128p_jump(host[::2], 0)

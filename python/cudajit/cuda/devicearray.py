@@ -343,7 +343,8 @@ class DeviceNDArray(_core.ArrayCore):
         view = self._view(key)
         if view.ndim == 0 and not _is_array_index(key):
             host = view.copy_to_host(stream=stream)
-            _core.stream_synchronize(handle, self._device)
+            if handle:                                  # on stream 0 the copy was synchronous already
+                _core.stream_synchronize(handle, self._device)
             return host[()]
         return view.bind(stream) if handle else view
 

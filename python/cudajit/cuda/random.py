@@ -4,6 +4,8 @@
 states 2**64 steps apart), and the kernel functions give the same numbers. The states are a device array of
 ``xoroshiro128p_dtype`` (n records of two uint64 words); a kernel sees them as ``uint64[:, 2]``.
 """
+import operator
+
 import numpy as np
 
 from .. import _core
@@ -29,25 +31,10 @@ def _unit_float64(x):
     return float((int(x) & _MASK) >> 11) * (1.0 / 2**53)
 
 
-def _next(s):
-    s0, s1 = int(s["s0"]), int(s["s1"])
-    s1 ^= s0
-    s["s0"] = ((s0 << 55 | s0 >> 9) & _MASK) ^ s1 ^ (s1 << 14 & _MASK)
-    s["s1"] = (s1 << 36 | s1 >> 28) & _MASK
-
-
 def _jump(states, index):
     """Numba's xoroshiro128p_jump on a host array of states: generator ``index`` advances 2**64 steps."""
     _check_states(states, "xoroshiro128p_jump", np.ndarray)
-    s = states[index]
-    acc0 = acc1 = 0
-    for word in (0xBEAC0467EBA5FACB, 0xD86B048B86AA9922):
-        for b in range(64):
-            if word >> b & 1:
-                acc0 ^= int(s["s0"])
-                acc1 ^= int(s["s1"])
-            _next(s)
-    states[index] = (acc0, acc1)
+    _core.xoroshiro128p_jump(states, operator.index(index))
 
 
 def _check_states(states, what, kind=None):

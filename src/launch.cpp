@@ -244,12 +244,13 @@ struct DeviceLimits {
     int max_grid[3];
     int max_block[3];
     int max_shared_optin;
+    int sms, threads_per_sm;  // the GPU's multiprocessors and the threads each can hold
 };
 
 const DeviceLimits& device_limits() {
     static auto& cache = *new std::vector<DeviceLimits>;  // never destroyed (interpreter exit)
     int dev = ctx::current_device();
-    if (dev >= static_cast<int>(cache.size())) cache.resize(dev + 1, DeviceLimits{{0, 0, 0}, {0, 0, 0}, 0});
+    if (dev >= static_cast<int>(cache.size())) cache.resize(dev + 1, DeviceLimits{{0, 0, 0}, {0, 0, 0}, 0, 0, 0});
     DeviceLimits& L = cache[dev];
     if (L.max_grid[0] == 0) {
         CUdevice d = ctx::current_cu_device();
@@ -262,12 +263,23 @@ const DeviceLimits& device_limits() {
             CJ_CU(cuDeviceGetAttribute, &L.max_block[i], b[i], d);
         }
         CJ_CU(cuDeviceGetAttribute, &L.max_shared_optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, d);
+        CJ_CU(cuDeviceGetAttribute, &L.sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, d);
+        CJ_CU(cuDeviceGetAttribute, &L.threads_per_sm, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, d);
     }
     return L;
 }
 
 // CPU limits mirror a current NVIDIA GPU so that a configuration valid on one is valid on the other.
-const DeviceLimits kCpuLimits = {{2147483647, 65535, 65535}, {1024, 1024, 64}, 227 * 1024};
+const DeviceLimits kCpuLimits = {{2147483647, 65535, 65535}, {1024, 1024, 64}, 227 * 1024, 1, 1024};
+
+// The bytes [lo, hi) an array argument's elements occupy; false for an empty array.
+bool array_span(const ArrayCore* a, uintptr_t* lo, uintptr_t* hi) {
+    if (a->size == 0) return false;
+    auto [first, last] = a->extent();
+    *lo = a->ptr + first;
+    *hi = a->ptr + last;
+    return true;
+}
 
 }  // namespace
 
@@ -374,6 +386,10 @@ void Kernel::refresh() const {
     if (!module_ || epoch_ == block_cache::epoch()) return;
     module_->refresh();
     fn_ = module_->function(name_);
+    if (coarse_module_) {
+        coarse_module_->refresh();
+        coarse_fn_ = coarse_module_->function(coarse_name_);
+    }
     if (error_record_gpu_) {
         size_t bytes = 0;
         error_record_gpu_ = module_->global("cj_error_record", &bytes);
@@ -529,7 +545,15 @@ void Kernel::launch(const LaunchConfig& cfg, PyObject* const* args, size_t nargs
         }
         CJ_CU(cuMemsetD8Async, grid_barrier_, 0, 2 * sizeof(unsigned), reinterpret_cast<CUstream>(cfg.stream));
     }
-    if (cooperative_)
+    CUfunction coarse = nullptr;
+    if (!coarse_name_.empty() && takes_coarse(cfg, args, nargs)) coarse = coarse_function(cfg, rec != nullptr);
+    if (coarse) {
+        int32_t grid_x = static_cast<int32_t>(cfg.grid[0]);  // the user's grid: at most 2^31 - 1 blocks
+        ptrs[nargs] = &grid_x;
+        CJ_CU(cuLaunchKernel, coarse, (cfg.grid[0] - 1) / kCoarse + 1, 1, 1, cfg.block[0], 1, 1,
+              static_cast<unsigned>(cfg.shared_mem), reinterpret_cast<CUstream>(cfg.stream), ptrs, nullptr);
+        ++coarse_launches_;
+    } else if (cooperative_)
         CJ_CU(cuLaunchCooperativeKernel, fn_, cfg.grid[0], cfg.grid[1], cfg.grid[2], cfg.block[0], cfg.block[1],
               cfg.block[2], static_cast<unsigned>(cfg.shared_mem), reinterpret_cast<CUstream>(cfg.stream), ptrs);
     else
@@ -539,6 +563,64 @@ void Kernel::launch(const LaunchConfig& cfg, PyObject* const* args, size_t nargs
         captured.add_to(rec);  // only a launch the capture took keeps its arguments
     else if (error_record_gpu_)
         check_raised(cfg);
+}
+
+void Kernel::set_coarse(std::string name, std::vector<int> read_only, py::object compile) {
+    if (!module_) throw py::value_error("a coarsened entry is a GPU kernel's");
+    for (int i : read_only)
+        if (i < 0 || static_cast<size_t>(i) >= params_.size() || params_[i].kind != ParamSlot::Array)
+            throw py::value_error("coarsened kernel '" + display_ + "': parameter " + std::to_string(i) +
+                                  " is not an array parameter");
+    if (params_.size() + 1 > kMaxParamBytes / kSlot)
+        throw py::value_error("coarsened kernel '" + display_ + "': too many parameters");
+    coarse_name_ = std::move(name);
+    read_only_ = std::move(read_only);
+    coarse_compile_ = std::move(compile);
+}
+
+// The coarsened entry, compiled and loaded the first time (nullptr: not now). Not while a stream capture is under
+// way (loading a module there is not a stream operation a capture can take); a compile that fails is reported as
+// a warning and the kernel keeps its plain entry.
+CUfunction Kernel::coarse_function(const LaunchConfig& cfg, bool recording) const {
+    if (coarse_fn_) return coarse_fn_;
+    if (!coarse_compile_ || recording || graph::is_capturing(cfg.stream, device_)) return nullptr;
+    py::object compile = std::move(coarse_compile_);
+    coarse_compile_ = py::object();
+    try {
+        coarse_module_ = compile().cast<std::shared_ptr<GpuModule>>();
+        coarse_fn_ = coarse_module_->function(coarse_name_);
+    } catch (py::error_already_set& e) {
+        std::string what = "cudajit: kernel '" + display_ + "' keeps its plain entry: compiling its coarsened one "
+                           "failed (a cudajit bug; please report it): " + e.what();
+        if (PyErr_WarnEx(PyExc_RuntimeWarning, what.c_str(), 1) < 0) throw py::error_already_set();
+        coarse_module_.reset();
+        return nullptr;
+    }
+    return coarse_fn_;
+}
+
+// A 1-d launch of enough blocks to fill the GPU kCoarse times over four times (fewer would leave multiprocessors
+// idle for the tail), whose read-only arrays share no byte with another array argument (the non-coherent loads
+// would not see what the kernel writes there).
+bool Kernel::takes_coarse(const LaunchConfig& cfg, PyObject* const* args, size_t nargs) const {
+    if (cooperative_ || cfg.grid[1] != 1 || cfg.grid[2] != 1 || cfg.block[1] != 1 || cfg.block[2] != 1) return false;
+    const DeviceLimits& L = device_limits();
+    const unsigned long long resident =
+        1ull * L.sms * std::max(1u, static_cast<unsigned>(L.threads_per_sm) / std::max(1u, cfg.block[0]));
+    if (cfg.grid[0] < 4ull * kCoarse * resident) return false;
+    for (int r : read_only_) {
+        const ArrayCore* ro = as_array(args[r]);
+        if (ro->device < 0) return false;  // managed or mapped host memory: plain loads, as the user wrote them
+        uintptr_t rlo, rhi;
+        if (!array_span(ro, &rlo, &rhi)) continue;
+        for (size_t j = 0; j < nargs; ++j) {
+            if (static_cast<int>(j) == r || params_[j].kind != ParamSlot::Array) continue;
+            if (std::find(read_only_.begin(), read_only_.end(), static_cast<int>(j)) != read_only_.end()) continue;
+            uintptr_t lo, hi;
+            if (array_span(as_array(args[j]), &lo, &hi) && lo < rhi && rlo < hi) return false;
+        }
+    }
+    return true;
 }
 
 void Kernel::run_cpu(const LaunchConfig& cfg, void** ptrs) const {

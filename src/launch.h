@@ -112,6 +112,15 @@ class Kernel : public std::enable_shared_from_this<Kernel> {
     // multiprocessors on the GPU, cpu::max_cooperative_blocks on the CPU.
     int max_cooperative_grid_blocks(const unsigned block[3], size_t dynamic_shared) const;
     int max_threads() const { return max_threads_; }
+    // An elementwise kernel's coarsened entry (compiler/coarsen.py): `name` runs kCoarse of the grid's blocks per
+    // block and takes the grid's x extent as one more parameter; `read_only` lists the parameters (array slots) it
+    // loads through the non-coherent cache; `compile` returns the GpuModule that has it, called by the first launch
+    // that takes it (so a kernel's first compile costs no more). launch() takes it for a large 1-d launch whose
+    // read-only arrays overlap no other array argument.
+    void set_coarse(std::string name, std::vector<int> read_only, pybind11::object compile);
+    const std::string& coarse_name() const { return coarse_name_; }
+    unsigned long long coarse_launches() const { return coarse_launches_; }
+    static constexpr unsigned kCoarse = 4;
 
  private:
     void check_config(const LaunchConfig& cfg) const;
@@ -119,6 +128,8 @@ class Kernel : public std::enable_shared_from_this<Kernel> {
     void check_cooperative(const LaunchConfig& cfg) const;
     void check_raised(const LaunchConfig& cfg) const;
     void run_cpu(const LaunchConfig& cfg, void** ptrs) const;
+    bool takes_coarse(const LaunchConfig& cfg, PyObject* const* args, size_t nargs) const;
+    CUfunction coarse_function(const LaunchConfig& cfg, bool recording) const;
     CaptureEntry capture_entry(graph::Recording* rec, const LaunchConfig& cfg, PyObject* const* args, size_t nargs,
                                const unsigned char* buffer, size_t bytes, void* const* ptrs) const;
     std::string name_;
@@ -127,6 +138,12 @@ class Kernel : public std::enable_shared_from_this<Kernel> {
     std::shared_ptr<GpuModule> module_;
     int device_ = -1;  // the GPU its module is loaded on; -1 on the CPU
     mutable CUfunction fn_ = nullptr;
+    std::string coarse_name_;
+    std::vector<int> read_only_;            // coarse: parameter indices
+    mutable CUfunction coarse_fn_ = nullptr;
+    mutable pybind11::object coarse_compile_;                 // until the first launch that takes it
+    mutable std::shared_ptr<GpuModule> coarse_module_;
+    mutable unsigned long long coarse_launches_ = 0;
     mutable unsigned epoch_ = 0;  // the block_cache epoch fn_ and the globals belong to
     int max_threads_ = 1024;
     bool cooperative_ = false;

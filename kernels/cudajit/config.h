@@ -34,6 +34,8 @@ static constexpr bool cj_fits = false;
 // Two instantiations: cj_fits true skips the checks the block loop proved for a whole block (thread.h, run_fits).
 #define CJ_FITS_TEMPLATE template <bool cj_fits>
 #endif
+// A read-only parameter's loads (lang.h, ld_nc) are plain but in a coarsened body, a template on its own cj_nc.
+static constexpr bool cj_nc = false;
 
 // ---- fixed-width integers and their limits ----
 #if defined(__CUDACC_RTC__)

@@ -15,6 +15,19 @@ CJ_INLINE int64_t grid_z() { return int64_t(tid_z()) + int64_t(ctaid_z()) * int6
 CJ_INLINE int64_t gridsize_x() { return int64_t(ntid_x()) * int64_t(nctaid_x()); }
 CJ_INLINE int64_t gridsize_y() { return int64_t(ntid_y()) * int64_t(nctaid_y()); }
 CJ_INLINE int64_t gridsize_z() { return int64_t(ntid_z()) * int64_t(nctaid_z()); }
+// The same for the block a coarsened kernel's body runs as (compiler/coarsen.py): block index bx of a grid of nbx.
+CJ_INLINE int64_t grid_x_at(int32_t bx) { return int64_t(tid_x()) + int64_t(bx) * int64_t(ntid_x()); }
+CJ_INLINE int64_t gridsize_x_of(int32_t nbx) { return int64_t(ntid_x()) * int64_t(nbx); }
+
+// An element of a read-only kernel parameter (compiler/coarsen.py): loaded through the non-coherent cache (__ldg)
+// in a coarsened entry's body, where cj_nc is true, so the compiler may issue it ahead of the body's stores; a
+// plain load everywhere else (config.h's cj_nc is false). T: a scalar of 1, 2, 4 or 8 bytes.
+template <bool NC, class T> CJ_INLINE T ld_nc(const T& r) {
+#if defined(CJ_GPU)
+    if constexpr (NC) return bit_cast<T>(__ldg(reinterpret_cast<const uint_like_t<T>*>(&r)));
+#endif
+    return r;
+}
 
 // Elements of T that fit in the launch's dynamic shared memory (the shape Numba gives cuda.shared.array(0, T)).
 template <class T> CJ_INLINE int64_t dynamic_shared_count() {

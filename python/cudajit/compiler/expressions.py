@@ -195,6 +195,7 @@ class ExpressionMixin(IndexingMixin):
         path = f"{base.path}.{attr}"
         entry = I.lookup(path)
         if entry is not None and entry.kind == "attr":
+            self.intrinsics_used.add(entry.name)
             return entry.impl(self, node)
         obj = getattr(base.obj, attr, None) if base.obj is not None else None
         if entry is not None or I.is_namespace(path):
@@ -498,6 +499,7 @@ class ExpressionMixin(IndexingMixin):
                 self.unsupported(node, f"{func.path}() is not supported in CUDA kernels")
             self.error(node, f"'{func.path}' is not callable in a CUDA kernel")
         args = I.bind_args(self, node, entry, args, kwargs)
+        self.intrinsics_used.add(entry.name)
         if entry.barrier:
             self.uses_barriers = True
         return entry.impl(self, node, args, {})
@@ -506,6 +508,7 @@ class ExpressionMixin(IndexingMixin):
         v, name = func.obj, func.path.split(":", 1)[1]
         entry = I.lookup(f"{v.type.name}.{name}")
         if entry is not None and entry.kind == "method":     # g.sync() of a grid group: the registry's
+            self.intrinsics_used.add(entry.name)
             if entry.barrier:
                 self.uses_barriers = True
             return entry.impl(self, node, [v] + list(args), kwargs)

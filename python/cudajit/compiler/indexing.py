@@ -105,7 +105,11 @@ class IndexingMixin:
                 self.fit_codes.append((code, fits))
             return Value(t.dtype, code, lvalue=True)
         codes = [self.index_code(base, i, d) for d, i in enumerate(idx)]
-        return Value(t.dtype, f"{base.at(PRIMARY)}({', '.join(codes)})", lvalue=True)
+        code = f"{base.at(PRIMARY)}({', '.join(codes)})"
+        if self.is_kernel and base.param is not None and base.param in self.nc_params:
+            # a read-only parameter's element (coarsen.py): through __ldg in the coarsened entry's body
+            return Value(t.dtype, f"cj::ld_nc<cj_nc>({code})")
+        return Value(t.dtype, code, lvalue=True)
 
     def grid_axes(self, base, idx):
         """In a kernel: (parameter, axis, grid component) for each axis of parameter array ``base`` that ``idx``
@@ -119,6 +123,8 @@ class IndexingMixin:
     def view(self, node, base, idx):
         """Basic slicing -> a view, with Numba's layout rules (a C array stays C while the indices keep it
         contiguous)."""
+        if self.is_kernel and base.param is not None and base.param in self.nc_params:
+            self.nc_broken = True      # a view of it may be written: no coarsened entry (coarsen.blockers)
         t = base.type
         ndim = t.ndim - sum(1 for i in idx if isinstance(i, Value))
         kinds = ["int" if isinstance(i, Value) else ("slice3" if i[1][2] is not None else "slice2") for i in idx]

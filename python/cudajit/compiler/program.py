@@ -6,7 +6,7 @@ from typing import Optional, Union
 
 import numpy as np
 
-from . import types as T
+from . import coarsen, types as T
 from .frontend import ParsedFunction, reverse_map
 from . import intrinsics as I
 from .errors import typing_error
@@ -102,8 +102,11 @@ class _Pending:
 class KernelSource:
     """What ``compile_kernel`` returns: the whole compilation unit and what the launcher needs to know."""
     def __init__(self, source, entry, params, uses_barriers, uses_dynamic_shared, signature, listing,
-                 error_sites=(), cooperative=False, local_bytes=0, link_objects=()):
+                 error_sites=(), cooperative=False, local_bytes=0, link_objects=(), coarse=None):
         self.source, self.entry, self.params = source, entry, params
+        # GPU, an elementwise kernel (coarsen.py): (the coarsened entry, the launch parameter index of each
+        # read-only array, the unit that has it); None otherwise
+        self.coarse = coarse
         self.link_objects = link_objects          # GPU code (PTX, cubins, LTO-IR ...) nvJitLink links to the kernel
         self.cooperative = cooperative            # uses cuda.cg grid sync: launched cooperatively
         # Bytes of the local arrays of the kernel and every device function it calls: a bound on what one thread
@@ -377,6 +380,9 @@ def compile_kernel(pyfunc, argtypes, options=None):
     params = [spec for t, n in zip(argtypes, parsed.params) for spec in _param_specs(t, n, parsed)]
     tr, lines = prog.translate(pyfunc, argtypes, True, options)
     entry = tr.cname
+    coarse_lines = None
+    if options.target == "gpu" and not coarsen.blockers(tr, prog.specs, options, prog):
+        coarse_lines = coarsen.transform(lines, tr, entry)
     uses_barriers = tr.uses_barriers or any(r.uses_barriers for r in prog.specs.values())
     dyn = tr.uses_dynamic_shared or any(r.uses_dynamic_shared for r in prog.specs.values())
     filename = parsed.loc.filename
@@ -394,6 +400,7 @@ def compile_kernel(pyfunc, argtypes, options=None):
     body += _prototypes(prog)
     for f in prog.functions:
         body += f + [(0, "", None)]
+    kernel_at = len(body)
     body += lines
     leaves, first_leaf = [], {}          # the launch parameters, and each kernel parameter's first one
     for name, t in zip(parsed.params, argtypes):
@@ -404,12 +411,17 @@ def compile_kernel(pyfunc, argtypes, options=None):
     if tr.fit_sites:
         tail = _entry_fits(entry, ptypes, first_leaf, tr.fit_sites)
     source = render(head + _linked_sources(prog) + body + tail)
+    coarse = None
+    if coarse_lines is not None:
+        # a second unit, compiled when a launch first wants it (build.py): the first compile costs what it did
+        coarse_source = render(head + _linked_sources(prog) + body[:kernel_at] + coarse_lines + tail)
+        coarse = (f"{entry}_x{coarsen.COARSE}", sorted(first_leaf[p] for p in tr.nc_params), coarse_source)
     listing = "\n\n".join(reversed(prog.listings))
     local_bytes = sum(tr.local_bytes.values()) + sum(sum(r.translator.local_bytes.values())
                                                      for r in prog.specs.values() if isinstance(r, FunctionResult))
     return KernelSource(source, entry, params, uses_barriers, dyn, T.Signature(T.none, argtypes), listing,
                         prog.error_sites if options.reports_errors else (), prog.cooperative, local_bytes,
-                        prog.gpu_objects())
+                        prog.gpu_objects(), coarse)
 
 
 def _entry_fits(entry, ptypes, first_leaf, fit_sites):

@@ -7,7 +7,7 @@ writes the code. Expressions are in expressions.py.
 import ast
 import re
 
-from . import records, types as T
+from . import coarsen, records, types as T
 from .errors import CONSTRUCT_HINTS, describe_construct, typing_error, unsupported
 from .expressions import ExpressionMixin
 from .loops import LoopMixin
@@ -54,6 +54,14 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
         self.function_params = {name: t for name, t in zip(parsed.params, self.argtypes) if isinstance(t, T.FunctionValue)}
         self.typed_vars = {}                  # (lineno, name) -> type, for typed_listing
         self.unrolled = {}                    # (id(for node), length) -> its literal_unroll iterations (loops.py)
+        # Block coarsening (coarsen.py): the registry names this function used; in a GPU kernel, the read-only array
+        # parameters whose elements load through cj::ld_nc, and whether one of them was viewed after all.
+        self.intrinsics_used = set()
+        self.nc_params = set()
+        if is_kernel and options.target == "gpu" and not options.reports_errors:
+            self.nc_params = coarsen.read_only_params(parsed.tree, parsed.params, self.argtypes)
+        self.nc_broken = False
+        self.head_params, self.head_bounds = [], ""   # the kernel's C++ parameters and launch bounds (render)
 
     # ---- errors ------------------------------------------------------------------------------------------
     def error(self, node, what, hint=None):
@@ -691,6 +699,7 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
                 mx, mn = (lb, 0) if isinstance(lb, int) else (tuple(lb) + (0,))[:2]
                 bounds = f" CJ_LAUNCH_BOUNDS({mx}, {mn})"
             head = f"CJ_GLOBAL void{bounds} {self.cname}({', '.join(params_cpp)}) {{"
+            self.head_params, self.head_bounds = list(params_cpp), bounds
             if self.fit_codes:       # loop bodies render more than once: only sites in the final text count
                 text = "\n".join(line[1] for line in body)
                 self.fit_sites = {f for code, fits in self.fit_codes if code in text for f in fits}

@@ -89,7 +89,11 @@ def _build(ks, options):
         else:
             image = gpu_image(ks.source, options, cubin=True)
         module = _core.GpuModule(image)
-        return _cooperative(_core.Kernel(ks.entry, _params(ks), module, None, handler), ks)
+        kernel = _core.Kernel(ks.entry, _params(ks), module, None, handler)
+        if ks.coarse:                          # compiler/coarsen.py: the entry for large elementwise launches
+            name, read_only, source = ks.coarse
+            kernel.set_coarse(name, read_only, lambda: _core.GpuModule(gpu_image(source, options, cubin=True)))
+        return _cooperative(kernel, ks)
     ffi.refuse_on_cpu(ks.link_objects)
     if os.environ.get("CUDAJIT_CHECK_NVRTC") == "1":
         check_nvrtc(ks.source, options)

@@ -148,9 +148,16 @@ def transform(lines, tr, entry):
                           (0, f"// {COARSE} of the user's blocks per block (src/launch.cpp takes it for large 1-d "
                               f"launches); cj_g: the user's gridDim.x", None),
                           (0, f"CJ_GLOBAL void{bounds} {entry}_x{COARSE}({params}{sep}const int32_t cj_g) {{", None),
+                          (1, f"const int64_t cj_b0 = int64_t(blockIdx.x) * {COARSE};", None),
+                          # every block of the group in the grid (all but the last group): no test per block, so
+                          # that ptxas can issue the next blocks' loads early
+                          (1, f"if (cj_b0 + {COARSE} <= cj_g) {{", None),
                           (0, "#pragma unroll", None),
-                          (1, f"for (int32_t cj_c = 0; cj_c < {COARSE}; ++cj_c) {{", None),
-                          (2, f"const int64_t cj_b = int64_t(blockIdx.x) * {COARSE} + cj_c;", None),
-                          (2, f"if (cj_b < cj_g) {entry}_body<true>(int32_t(cj_b), cj_g{sep}{names});", None),
+                          (2, f"for (int32_t cj_c = 0; cj_c < {COARSE}; ++cj_c) "
+                              f"{entry}_body<true>(int32_t(cj_b0) + cj_c, cj_g{sep}{names});", None),
+                          (1, "} else {", None),
+                          (0, "#pragma unroll 1", None),
+                          (2, f"for (int64_t cj_b = cj_b0; cj_b < cj_g; ++cj_b) "
+                              f"{entry}_body<true>(int32_t(cj_b), cj_g{sep}{names});", None),
                           (1, "}", None),
                           (0, "}", None)])

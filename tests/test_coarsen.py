@@ -39,8 +39,9 @@ def entry_text(ptx, name):
 @cuda.jit
 def saxpy(a, x, y, out):
     i = cuda.grid(1)
-    if i < out.size:
-        out[i] = a * x[i] + y[i]
+    if i >= out.size:
+        return
+    out[i] = a * x[i] + y[i]
 
 
 @cuda.jit

@@ -599,11 +599,13 @@ CUfunction Kernel::coarse_function(const LaunchConfig& cfg, bool recording) cons
     return coarse_fn_;
 }
 
-// A 1-d launch of enough blocks to fill the GPU kCoarse times over four times (fewer would leave multiprocessors
-// idle for the tail), whose read-only arrays share no byte with another array argument (the non-coherent loads
-// would not see what the kernel writes there).
+// A 1-d launch without dynamic shared memory of enough blocks to fill the GPU kCoarse times over four times (fewer
+// would leave multiprocessors idle for the tail), whose read-only arrays share no byte with another array argument
+// (the non-coherent loads would not see what the kernel writes there).
 bool Kernel::takes_coarse(const LaunchConfig& cfg, PyObject* const* args, size_t nargs) const {
-    if (cooperative_ || cfg.grid[1] != 1 || cfg.grid[2] != 1 || cfg.block[1] != 1 || cfg.block[2] != 1) return false;
+    if (cooperative_ || cfg.grid[1] != 1 || cfg.grid[2] != 1 || cfg.block[1] != 1 || cfg.block[2] != 1 ||
+        cfg.shared_mem != 0)  // dynamic shared memory the kernel does not use: its limit is set on the plain entry
+        return false;
     const DeviceLimits& L = device_limits();
     const unsigned long long resident =
         1ull * L.sms * std::max(1u, static_cast<unsigned>(L.threads_per_sm) / std::max(1u, cfg.block[0]));

@@ -251,7 +251,7 @@ def test_aliasing_arguments_launch_the_users_grid(backend):
         assert coarse_launches(saxpy) == before
 
 
-def test_small_and_two_dimensional_grids_launch_as_given(backend):
+def test_small_two_dimensional_and_shared_memory_launches_as_given(backend):
     rng = np.random.default_rng(9)
     xh, yh = rng.random(N, dtype=np.float32), rng.random(N, dtype=np.float32)
     x, y = cuda.to_device(xh), cuda.to_device(yh)
@@ -261,6 +261,9 @@ def test_small_and_two_dimensional_grids_launch_as_given(backend):
     got = out.copy_to_host()
     half = blocks(N) // 2 * TPB
     np.testing.assert_allclose(got[:half], (np.float32(2) * xh + yh)[:half], rtol=1e-6)
+    shared = cuda.device_array(N, np.float32)
+    saxpy[blocks(N), TPB, 0, 64](np.float32(2), x, y, shared)     # dynamic shared memory it does not use
+    np.testing.assert_allclose(shared.copy_to_host(), np.float32(2) * xh + yh, rtol=1e-6)
     small = cuda.device_array(1000, np.float32)
     saxpy[4, 256](np.float32(2), x[:1000], y[:1000], small)
     np.testing.assert_allclose(small.copy_to_host(), (np.float32(2) * xh + yh)[:1000], rtol=1e-6)

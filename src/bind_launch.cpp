@@ -200,7 +200,6 @@ void bind_launch(py::module_& m) {
         .def("set_coarse", &Kernel::set_coarse, py::arg("name"), py::arg("read_only"), py::arg("compile"),
              "Give the kernel its coarsened entry (compiler/coarsen.py): its name, the read-only array parameters "
              "and a callable returning the GpuModule that has it (called by the first launch that takes it).")
-        .def_property_readonly("coarse_name", &Kernel::coarse_name)
         .def_property_readonly("coarse_launches", &Kernel::coarse_launches,
                                "How many launches took the coarsened entry.")
         .def("max_cooperative_grid_blocks", [](const Kernel& k, py::handle blockdim, py::handle dynsmemsize) {

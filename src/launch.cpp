@@ -573,6 +573,10 @@ void Kernel::set_coarse(std::string name, std::vector<int> read_only, py::object
                                   " is not an array parameter");
     if (params_.size() + 1 > kMaxParamBytes / kSlot)
         throw py::value_error("coarsened kernel '" + display_ + "': too many parameters");
+    ctx::DeviceScope scope(device_);
+    const DeviceLimits& L = device_limits();
+    coarse_sms_ = static_cast<unsigned>(L.sms);
+    coarse_threads_per_sm_ = static_cast<unsigned>(L.threads_per_sm);
     coarse_name_ = std::move(name);
     read_only_ = std::move(read_only);
     coarse_compile_ = std::move(compile);
@@ -606,9 +610,8 @@ bool Kernel::takes_coarse(const LaunchConfig& cfg, PyObject* const* args, size_t
     if (cooperative_ || cfg.grid[1] != 1 || cfg.grid[2] != 1 || cfg.block[1] != 1 || cfg.block[2] != 1 ||
         cfg.shared_mem != 0)  // dynamic shared memory the kernel does not use: its limit is set on the plain entry
         return false;
-    const DeviceLimits& L = device_limits();
-    const unsigned long long resident =
-        1ull * L.sms * std::max(1u, static_cast<unsigned>(L.threads_per_sm) / std::max(1u, cfg.block[0]));
+    const unsigned per_sm = std::max(1u, coarse_threads_per_sm_ / std::max(1u, cfg.block[0]));  // blocks at once
+    const unsigned long long resident = 1ull * coarse_sms_ * per_sm;
     if (cfg.grid[0] < 4ull * kCoarse * resident) return false;
     for (int r : read_only_) {
         const ArrayCore* ro = as_array(args[r]);

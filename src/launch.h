@@ -118,7 +118,6 @@ class Kernel : public std::enable_shared_from_this<Kernel> {
     // that takes it (so a kernel's first compile costs no more). launch() takes it for a large 1-d launch whose
     // read-only arrays overlap no other array argument.
     void set_coarse(std::string name, std::vector<int> read_only, pybind11::object compile);
-    const std::string& coarse_name() const { return coarse_name_; }
     unsigned long long coarse_launches() const { return coarse_launches_; }
     static constexpr unsigned kCoarse = 4;
 
@@ -143,6 +142,7 @@ class Kernel : public std::enable_shared_from_this<Kernel> {
     mutable CUfunction coarse_fn_ = nullptr;
     mutable pybind11::object coarse_compile_;                 // until the first launch that takes it
     mutable std::shared_ptr<GpuModule> coarse_module_;
+    unsigned coarse_sms_ = 0, coarse_threads_per_sm_ = 0;  // the device's, read once by set_coarse
     mutable unsigned long long coarse_launches_ = 0;
     mutable unsigned epoch_ = 0;  // the block_cache epoch fn_ and the globals belong to
     int max_threads_ = 1024;

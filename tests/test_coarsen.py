@@ -184,8 +184,7 @@ def blocks(n):
 
 
 def coarse_launches(dispatcher):
-    return sum(getattr(o.kernel, "coarse_launches", 0) if not o.kernel.is_cpu else 0
-               for o in dispatcher.overloads.values())
+    return sum(o.kernel.coarse_launches for o in dispatcher.overloads.values())
 
 
 @cuda.jit

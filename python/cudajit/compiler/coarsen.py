@@ -10,8 +10,8 @@ threads of different blocks, so this is one of the schedules the user's program 
 In that entry, elements of the read-only parameters (``read_only_params``: used only as ``a[i]`` loads and
 ``a.shape``) are loaded through the non-coherent path (``__ldg``); that lets the compiler issue the loads of the
 next logical blocks before the stores of this one, which is where the time goes. The launcher (src/launch.cpp)
-takes the entry only for a 1-d launch of at least ``coarse_min_blocks`` blocks whose read-only arrays overlap no
-other array argument (then nothing the kernel writes can be read through them); anything else launches the
+takes the entry only for a large 1-d launch (``Kernel::takes_coarse``) whose read-only arrays overlap no other
+array argument (then nothing the kernel writes can be read through them); anything else launches the
 user's grid as it is. Measured on an H100 (benchmarks/RESULTS.md): a one-element-per-thread saxpy over 2^26
 float32 went from 2,755 to about 3,040 GB/s of kernel time.
 """
@@ -49,7 +49,7 @@ def _allowed(name):
 
 
 def nc_dtype(t):
-    """Element types loaded through __ldg (kernels/cudajit/array.h, ld_nc): a scalar of 1, 2, 4 or 8 bytes."""
+    """Element types loaded through __ldg (kernels/cudajit/lang.h, ld_nc): a scalar of 1, 2, 4 or 8 bytes."""
     return isinstance(t, T.Array) and (T.is_int(t.dtype) or t.dtype in (T.boolean, T.float16, T.float32, T.float64))
 
 
@@ -68,8 +68,6 @@ def read_only_params(tree, params, argtypes):
         if isinstance(node, (ast.Global, ast.Nonlocal)):
             cands -= set(node.names)
         if not isinstance(node, ast.Name) or node.id not in cands:
-            continue
-        if node is getattr(tree, "args", None):
             continue
         up = parents.get(node)
         ok = False
@@ -101,8 +99,6 @@ def blockers(kernel_tr, specs, options, prog):
         out.append("cooperative")
     if prog.link_texts() or prog.externs or prog.gpu_objects():
         out.append("linked or foreign code")
-    if kernel_tr.uses_barriers or kernel_tr.uses_dynamic_shared:
-        out.append("barriers or dynamic shared memory")
     if kernel_tr.nc_broken:
         out.append("a read-only parameter is viewed")
     if any(isinstance(t, T.CPointer) for t in kernel_tr.argtypes):
@@ -115,7 +111,7 @@ def blockers(kernel_tr, specs, options, prog):
         if bad:
             out.append(f"{', '.join(bad)} in {tr.parsed.name}")
         if tr.uses_barriers or tr.uses_dynamic_shared:
-            out.append(f"barriers in {tr.parsed.name}")
+            out.append(f"barriers or dynamic shared memory in {tr.parsed.name}")
     return out
 
 

@@ -83,7 +83,15 @@ void bind_memory(py::module_& m) {
         .def(py::init<size_t, uintptr_t>(), py::arg("nbytes"), py::arg("stream") = 0)
         .def_property_readonly("ptr", &DeviceBuffer::ptr)
         .def_property_readonly("nbytes", &DeviceBuffer::nbytes)
-        .def_property_readonly("device", &DeviceBuffer::device, "The GPU it is on; -1 on the CPU backend.");
+        .def_property_readonly("device", &DeviceBuffer::device, "The GPU it is on; -1 on the CPU backend.")
+        .def_property_readonly("external", [](const DeviceBuffer& b) -> py::object {
+            if (!b.external()) return py::none();
+            return py::reinterpret_borrow<py::object>(static_cast<PyObject*>(b.external()));
+        }, "The EMM plugin's object that owns the memory (cuda.set_memory_manager); None for cudajit's own.");
+
+    m.def("host_device_pointer", &host_device_pointer, py::arg("host_ptr"),
+          "The device address of mapped page-locked host memory (cuMemHostGetDevicePointer); the same address on "
+          "the CPU backend.");
 
     py::class_<HostBuffer, std::shared_ptr<HostBuffer>>(m, "HostBuffer", py::buffer_protocol())
         .def(py::init([](size_t nbytes, const std::string& kind) {

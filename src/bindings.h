@@ -7,6 +7,7 @@
 namespace cj {
 void bind_driver(pybind11::module_& m);   // devices, contexts, streams, events, NVRTC, disk cache
 void bind_memory(pybind11::module_& m);   // buffers, ArrayCore, copies
+void bind_external_alloc(pybind11::module_& m);  // an EMM plugin's device allocator (cuda.set_memory_manager)
 void bind_launch(pybind11::module_& m);   // modules, kernels, launch plans, dispatcher
 void bind_cpu(pybind11::module_& m);      // host compiler, CPU kernels
 void bind_random(pybind11::module_& m);   // cuda.random's generator states

@@ -10,6 +10,7 @@
 #include "context.h"
 #include "driver.h"
 #include "errors.h"
+#include "external_alloc.h"
 #include "graph_capture.h"
 #include "staging.h"
 
@@ -57,12 +58,18 @@ void set_current_backend(Backend b) { g_backend = b; }
 
 DeviceBuffer::DeviceBuffer(size_t nbytes, uintptr_t stream) : nbytes_(nbytes), backend_(g_backend) {
     graph::check_allocation(stream);
+    if (backend_ == Backend::Gpu) {
+        ctx::ensure();
+        device_ = ctx::current_device();
+    }
+    if (nbytes && external_alloc::active()) {  // cuda.set_memory_manager: the plugin's memory, freed by the plugin
+        ptr_ = external_alloc::allocate(nbytes, device_, &external_);
+        return;
+    }
     if (backend_ == Backend::Cpu) {
         ptr_ = reinterpret_cast<uintptr_t>(host_alloc(nbytes));
         return;
     }
-    ctx::ensure();
-    device_ = ctx::current_device();
     epoch_ = block_cache::epoch();
     size_t bytes = block_cache::allocation_size(nbytes);
     ptr_ = block_cache::take(device_, bytes, stream);
@@ -77,6 +84,10 @@ DeviceBuffer::DeviceBuffer(size_t nbytes, uintptr_t stream) : nbytes_(nbytes), b
 }
 
 DeviceBuffer::~DeviceBuffer() {
+    if (external_) {
+        external_alloc::release(external_);
+        return;
+    }
     if (!ptr_) return;
     if (backend_ == Backend::Cpu) {
         std::free(reinterpret_cast<void*>(ptr_));
@@ -99,6 +110,14 @@ DeviceBuffer::~DeviceBuffer() {
         a.cuMemFreeAsync(static_cast<CUdeviceptr>(ptr_), nullptr);
     } catch (...) {
     }
+}
+
+uintptr_t host_device_pointer(uintptr_t host_ptr) {
+    if (g_backend == Backend::Cpu) return host_ptr;
+    ctx::ensure();
+    CUdeviceptr p = 0;
+    CJ_CU(cuMemHostGetDevicePointer, &p, reinterpret_cast<void*>(host_ptr), 0);
+    return static_cast<uintptr_t>(p);
 }
 
 HostBuffer::HostBuffer(size_t nbytes, HostKind kind) : nbytes_(nbytes), kind_(kind), backend_(g_backend) {

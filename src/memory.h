@@ -31,6 +31,7 @@ class DeviceBuffer {
     size_t nbytes() const { return nbytes_; }
     Backend backend() const { return backend_; }
     int device() const { return device_; }  // the GPU's ordinal; -1 on the CPU backend
+    void* external() const { return external_; }  // the EMM plugin's object (a PyObject*), or null
 
  private:
     uintptr_t ptr_ = 0;
@@ -38,11 +39,16 @@ class DeviceBuffer {
     Backend backend_;
     int device_ = -1;
     unsigned epoch_ = 0;  // block_cache::epoch() at allocation
+    void* external_ = nullptr;  // an EMM plugin's allocation (external_alloc.h): the object that owns the memory
 };
 
 using HostRange = staging::Range;  // {device address, host address, bytes}
 
 enum class HostKind : uint8_t { Pinned, Mapped, Managed };
+
+// The device address of mapped page-locked host memory (cuMemHostGetDevicePointer; CudaAPIError for memory that
+// is not mapped); the host address itself on the CPU backend.
+uintptr_t host_device_pointer(uintptr_t host_ptr);
 
 // Page-locked host memory (pinned), the same mapped into the device's address space (mapped:
 // kernels read and write it directly), or managed memory. CPU backend: plain aligned memory.

@@ -44,6 +44,7 @@ PYBIND11_MODULE(_core, m) {
     m.doc() = "cudajit C++ core: driver, NVRTC, memory, launch, CPU backend";
     cj::bind_driver(m);
     cj::bind_memory(m);
+    cj::bind_external_alloc(m);
     cj::bind_launch(m);
     cj::bind_cpu(m);
     cj::bind_random(m);

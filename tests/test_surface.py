@@ -340,8 +340,8 @@ def test_numba_cuda_030_host_names(backend):
     # what cudajit lacks says so, by name
     with pytest.raises(NotImplementedError, match="open_ipc_array: CUDA IPC is not supported"):
         cuda.open_ipc_array(b"handle", (4,), np.float32)
-    with pytest.raises(NotImplementedError, match=r"set_memory_manager\(RMMNumbaManager\): external memory"):
-        cuda.set_memory_manager(type("RMMNumbaManager", (), {}))
+    with pytest.raises(TypeError, match=r"set_memory_manager\(NotAPlugin\): not an EMM plugin class"):
+        cuda.set_memory_manager(type("NotAPlugin", (), {}))
     with pytest.raises(NotImplementedError, match="IPC handles are not supported"):
         cuda.to_device(np.zeros(4)).get_ipc_handle()
 

@@ -67,6 +67,8 @@ def _set(backend):
         _check_cpu_env()
     _core.set_backend(0 if backend == "gpu" else 1)  # allocations and launches follow it
     _current = backend
+    from .cuda import emm
+    emm.set_from_environment()  # NUMBA_CUDA_MEMORY_MANAGER, before the first allocation
 
 
 def reason():

@@ -11,6 +11,8 @@ from .devicearray import DeviceNDArray
 from .devices import (close, current_context, detect, get_current_device, gpus, list_devices, select_device,
                       synchronize)
 from .dispatcher import jit
+from .emm import (BaseCUDAMemoryManager, GetIpcHandleMixin, HostOnlyCUDAMemoryManager, MappedMemory, MemoryInfo,
+                  MemoryPointer, PinnedMemory, set_memory_manager)
 from .ffi import LTOIR, Archive, Cubin, CUSource, Fatbin, Object, PTXSource, declare_device
 from .graphs import Graph, graph
 from .interop import as_cuda_array, from_cuda_array_interface, from_dlpack, is_cuda_array
@@ -86,12 +88,6 @@ def open_ipc_array(handle, shape, dtype, strides=None, offset=0):
     raise NotImplementedError("cuda.open_ipc_array: CUDA IPC is not supported by cudajit yet (its device memory comes "
                               "from a stream-ordered pool, which the legacy IPC handles cannot export)")
 
-
-def set_memory_manager(mm_plugin):
-    """Numba's External Memory Management plugin hook; not supported by cudajit (raises NotImplementedError)."""
-    raise NotImplementedError(f"cuda.set_memory_manager({getattr(mm_plugin, '__name__', mm_plugin)!s}): external "
-                              f"memory managers (numba.cuda's EMM plugins, such as RMM's) are not supported by cudajit; "
-                              f"its device arrays come from its own stream-ordered pool")
 
 
 def __getattr__(name):

@@ -6,6 +6,7 @@ import contextlib
 import numpy as np
 
 from .. import _core
+from . import emm
 from .devicearray import (DeviceNDArray, _backend_id, _c_strides, _check_dtype, _f_strides, _init_new,
                           _normalize_shape, _normalize_strides, _span_bytes, _stream_handle)
 
@@ -108,7 +109,9 @@ def _host_array(nbytes_kind, shape, dtype, strides, order):
     if nbytes >= 1 << 63:
         raise ValueError(f"a host array of shape {shape} and dtype {dtype} needs {nbytes} bytes, more than memory has")
     _backend_id()  # decides the backend before allocating
-    buf = _core.HostBuffer(nbytes, nbytes_kind)
+    buf = emm.host_allocation(nbytes, nbytes_kind == "mapped") if nbytes_kind != "managed" else None
+    if buf is None:
+        buf = _core.HostBuffer(nbytes, nbytes_kind)
     return np.ndarray(shape, dtype=dtype, buffer=buf, strides=strides), buf
 
 
@@ -190,9 +193,11 @@ def _register(arrays, mapped):
             raise TypeError(f"{'mapped' if mapped else 'pinned'}(): argument {i} must be a NumPy array, "
                             f"not {type(a).__name__}")
     regs = []
+    mgr = emm.manager()
     try:
         for a in arrays:
-            regs.append(_core.HostRegistration(*_span(a), mapped))
+            regs.append(_core.HostRegistration(*_span(a), mapped) if mgr is None else
+                        emm.Registration(mgr, a, *_span(a), mapped))
     except BaseException:
         for r in regs:
             r.release()
@@ -239,5 +244,11 @@ def mapped(*arrays, stream=0, portable=False, wc=False):
 def defer_cleanup():
     """numba.cuda's ``with cuda.defer_cleanup():``. Numba queues frees and runs them later so that a free does not
     synchronize inside the block; cudajit's frees never synchronize (device memory goes back with cuMemFreeAsync
-    when its last reference goes), so the block runs as it would without it. Nested blocks are fine."""
-    yield
+    when its last reference goes), so the block runs as it would without it. Nested blocks are fine. With an EMM
+    plugin set (``cuda.set_memory_manager``), the block runs inside the plugin's ``defer_cleanup()``."""
+    mgr = emm.manager()
+    if mgr is None:
+        yield
+        return
+    with mgr.defer_cleanup():
+        yield

@@ -185,8 +185,10 @@ class DeviceNDArray(_core.ArrayCore):
 
     @property
     def gpu_data(self):
-        """The allocation this array views (Numba's ``gpu_data``); several views may share one."""
-        return self._owner
+        """The allocation this array views (Numba's ``gpu_data``; an EMM plugin's MemoryPointer where a plugin
+        allocated it); several views may share one."""
+        owner = self._owner
+        return getattr(owner, "external", None) or owner
 
     @property
     def alloc_size(self):

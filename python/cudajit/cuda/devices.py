@@ -18,6 +18,7 @@ from cudajit import _backend, _core
 from cudajit.errors import CudaSupportError
 
 MemoryInfo = collections.namedtuple("MemoryInfo", ["free", "total"])
+MemoryInfo.__doc__ = "Bytes of memory (free, total): what ``Context.get_memory_info()`` returns (numba.cuda's)."
 _entered = threading.local()   # .stack: the devices current before each `with cuda.gpus[i]:` of this thread
 
 
@@ -200,8 +201,18 @@ class Context:
         self.device = device
         self.id = device.id
 
+    @property
+    def memory_manager(self):
+        """The EMM plugin's instance for this device (``cuda.set_memory_manager``); None for cudajit's own pool."""
+        from . import emm
+        return emm.manager(self.id)
+
     def get_memory_info(self):
-        """(free, total) bytes of the device; of host memory under the CPU backend."""
+        """(free, total) bytes of the device; of host memory under the CPU backend. With an EMM plugin set, what
+        its ``get_memory_info()`` says."""
+        mgr = self.memory_manager
+        if mgr is not None:
+            return mgr.get_memory_info()
         if _on_cpu():
             return _host_memory()
         with self.device:
@@ -215,6 +226,10 @@ class Context:
             synchronize()
 
     def reset(self):
+        """The EMM plugin's ``reset()`` (when one is set), then the device's."""
+        mgr = self.memory_manager
+        if mgr is not None:
+            mgr.reset()
         self.device.reset()
 
     def __repr__(self):

@@ -377,6 +377,18 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
     def stmt_Pass(self, node):
         pass
 
+    def stmt_Global(self, node):
+        """``global x`` / ``nonlocal x`` only to read ``x`` changes nothing: a kernel reads the value frozen at compile
+        time, as any global (Numba sees no such statement in the bytecode); assigning it is refused, as Numba does."""
+        kind = "global" if isinstance(node, ast.Global) else "nonlocal"
+        for name in node.names:
+            if name in self.locals:
+                self.unsupported(node, f"assigning the {kind} variable '{name}' is not supported in CUDA kernels",
+                                 "globals and closure variables are frozen when the kernel compiles; pass an "
+                                 "array argument to return a value")
+
+    stmt_Nonlocal = stmt_Global
+
     def stmt_Expr(self, node):
         if isinstance(node.value, ast.Constant):         # docstrings and bare constants do nothing
             return

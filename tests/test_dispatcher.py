@@ -329,6 +329,14 @@ def test_kernel_signature_must_return_void():
         cuda.jit("int32(float32[:])")(fill.py_func)
 
 
+@pytest.mark.parametrize("keyword", ["argtypes", "restype", "bind"])
+def test_removed_signature_keywords_say_what_replaces_them(keyword):
+    """numba-cuda's DeprecationError for the first API's keywords (``cuda.jit(argtypes=(float32[:],))``)."""
+    from cudajit.core.errors import DeprecationError
+    with pytest.raises(DeprecationError, match=f"`{keyword}`.*first positional argument"):
+        cuda.jit(**{keyword: (float32[:],)})(fill.py_func)
+
+
 # ---- options ---------------------------------------------------------------------------------------
 
 def _run_opt(k, rng, block=64, n=100):

@@ -128,6 +128,40 @@ def test_type_value_decides_the_return_type():
     assert "double cj_dev_cast_0(int64_t" in ks.source and "uint32_t cj_dev_cast_0_1(int64_t" in ks.source
 
 
+
+def test_local_variables_hold_types_and_functions(backend):
+    """``dt = a.dtype; dt.type(0.5)`` (the array's scalar type, Numba's NumberClass) and ``f = math.sqrt``: a
+    local holding a type or function is compile-time, so the arithmetic keeps the array's precision."""
+    @cuda.jit
+    def k(a, out):
+        dt = a.dtype
+        half = dt.type(0.5)
+        root = math.sqrt
+        i = cuda.grid(1)
+        if i < a.size:
+            out[i] = root(a[i]) * half + apply1(root, a[i])
+
+    a = _rng().uniform(0, 10, 300)
+    for dtype in (np.float32, np.float64):
+        x = a.astype(dtype)
+        out = np.zeros_like(x)
+        k[3, 128](x, out)
+        ref = np.sqrt(x) * dtype(0.5) + np.sqrt(x)
+        assert ref.dtype == dtype
+        np.testing.assert_allclose(out, ref, rtol=1e-6 if dtype == np.float32 else 1e-13)
+
+
+def test_local_type_on_two_paths_must_agree(backend):
+    @cuda.jit
+    def k(a, flag):
+        t = float32
+        if flag:
+            t = int32
+        a[0] = t(a[0])
+
+    with pytest.raises(TypingError, match="variable 't'"):
+        k[1, 1](np.ones(1), 1)
+
 OP = operator.mul
 CONVERT = float32
 

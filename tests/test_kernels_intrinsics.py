@@ -173,6 +173,40 @@ def test_closure_variables(backend):
     np.testing.assert_array_equal(out, a * 5 + np.array([0.0, 10.0, 20.0] * 2))
 
 
+SCALE = 3.0
+
+
+def make_declaring_kernel(offset):
+    @cuda.jit
+    def k(a, out):
+        global SCALE          # only read: the statements change nothing, as in Numba
+        nonlocal offset
+        i = cuda.grid(1)
+        if i < a.size:
+            out[i] = a[i] * SCALE + offset
+    return k
+
+
+def test_global_and_nonlocal_statements_that_only_read(backend):
+    a = np.random.default_rng(7).standard_normal(50)
+    out = np.zeros(50)
+    make_declaring_kernel(4)[1, 64](a, out)
+    np.testing.assert_allclose(out, a * 3.0 + 4, rtol=1e-15)
+
+
+def test_assigning_a_nonlocal_is_refused(backend):
+    offset = 1
+
+    @cuda.jit
+    def k(out):
+        nonlocal offset
+        offset = 2
+        out[0] = offset
+
+    with pytest.raises(cudajit.errors.UnsupportedError, match="(?s)nonlocal variable 'offset'.*frozen"):
+        k[1, 1](np.zeros(1))
+
+
 @cuda.jit
 def count_positive(a, out):
     tid = cuda.threadIdx.x

@@ -8,9 +8,10 @@ import io
 import threading
 import time
 
+import numpy as np
 import pytest
 
-from cudajit import _backend, _core
+from cudajit import _backend, _core, cuda
 from cudajit.cuda import devices, streams
 from cudajit.errors import CudaAPIError, CudaSupportError
 
@@ -164,6 +165,21 @@ def test_cpu_context_memory_info(cpu):
     assert 0 < info.free <= info.total
     assert info == (info.free, info.total)
     ctx.synchronize()
+
+
+def test_cpu_context_has_no_pending_deallocations(cpu):
+    """``cuda.current_context().deallocations.clear()`` (numba-cuda's flush of deferred frees): memory goes back
+    when its last reference goes, so there is nothing to flush and arrays still alive are untouched."""
+    ctx = devices.current_context()
+    data = np.random.default_rng(0).random(1000)
+    kept, dropped = cuda.to_device(data), cuda.to_device(data)
+    del dropped
+    ctx.deallocations.clear()
+    assert len(ctx.deallocations) == 0 and not ctx.deallocations.is_disabled
+    with ctx.deallocations.disable():
+        x = cuda.to_device(data[::-1].copy())
+    np.testing.assert_array_equal(kept.copy_to_host(), data)
+    np.testing.assert_array_equal(x.copy_to_host(), data[::-1])
 
 
 def test_cpu_detect_says_cpu(cpu):

@@ -77,6 +77,10 @@ class NumbaNotImplementedError(UnsupportedError, NotImplementedError):
     """Numba: a feature that is not implemented."""
 
 
+class DeprecationError(CudaJitError):
+    """Numba: a feature that was removed (``cuda.jit(argtypes=...)``); the message says what replaces it."""
+
+
 LoweringError = CompileError          # Numba's error of code generation: NVRTC or the host compiler here
 NvrtcError = CompileError             # numba.cuda.cudadrv.error.NvrtcError
 

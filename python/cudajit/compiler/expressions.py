@@ -208,7 +208,7 @@ class ExpressionMixin(IndexingMixin):
         if base.path == "np" and callable(obj) and not isinstance(obj, type):
             self.unsupported(node, f"{path}() is not supported in CUDA kernels",
                              "numba-cuda supports NumPy ufuncs such as np.sin, np.add, np.maximum (no array creation)")
-        if base.path == "type" and attr in ("dtype",):
+        if base.path == "type" and attr in ("dtype", "type"):    # np.float32.dtype, a.dtype.type: the type itself
             return base
         if obj is None and not hasattr(base.obj, attr):
             self.error(node, f"'{base.path}' has no attribute '{attr}'")

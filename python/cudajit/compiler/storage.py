@@ -59,7 +59,7 @@ def assign_storage(tr):
                 ts = sorted({str(tr.def_types[k]) for k in keys})
                 tr.error(tr.def_nodes[k1], f"cannot unify {' and '.join(ts)} for variable '{name}'",
                          "give the variable one type on every path (e.g. convert with float(...) or int(...))")
-            if t in (T.undefined, T.none):     # None is known at compile time: no C++ variable
+            if t == T.undefined or T.is_compile_time(t):     # None, a type, a function: no C++ variable
                 continue
             # Webs of one name that never meet still get one Numba type (its typing unifies every definition of a
             # variable): an int and then a tuple is an error, an int and then a float is not.

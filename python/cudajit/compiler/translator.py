@@ -14,7 +14,7 @@ from .loops import LoopMixin
 from .operators import PY_OPS
 from .storage import Site, assign_storage, place_declarations, cpp_identifier
 from .typeconv import unify
-from .values import Value, cast, none_value, tuple_value, typed
+from .values import Symbol, Value, cast, none_value, tuple_value, typed
 
 MAX_PASSES = 40
 _NOT_GRID = object()  # FunctionTranslator.def_grid: a definition that is not cuda.grid's
@@ -212,6 +212,8 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
                 self.unify_error(node, name, [self.def_types[k] for k in defs if k in self.def_types])
         if t == T.none:                         # None on every path reaching here: a compile-time value
             return none_value()
+        if isinstance(t, T.FunctionValue):      # a type or function held by a local (``dtype = a.dtype``)
+            return Symbol(t.path, t.obj)
         nonneg = all(self.def_nonneg.get(d, True) for d in defs)
         grids = {self.def_grid.get(d, _NOT_GRID) for d in defs}
         grid = next(iter(grids)) if len(grids) == 1 else None
@@ -258,7 +260,7 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
             self.typed_vars[(target.lineno, name)] = self.def_types.get(key, value.type)
         if not self.final:
             return ""
-        if value.type == T.none:               # x = None: known at compile time, no C++ variable (a call still runs)
+        if T.is_compile_time(value.type):     # x = None, f = math.sqrt: no C++ variable (a call still runs)
             return f"{value.code};" if value.code else ""
         var = self.storage.get(key)
         if var is None:
@@ -375,6 +377,18 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
     def stmt_Pass(self, node):
         pass
 
+    def stmt_Global(self, node):
+        """``global x`` / ``nonlocal x`` only to read ``x`` changes nothing: a kernel reads the value frozen at compile
+        time, as any global (Numba sees no such statement in the bytecode); assigning it is refused, as Numba does."""
+        kind = "global" if isinstance(node, ast.Global) else "nonlocal"
+        for name in node.names:
+            if name in self.locals:
+                self.unsupported(node, f"assigning the {kind} variable '{name}' is not supported in CUDA kernels",
+                                 "globals and closure variables are frozen when the kernel compiles; pass an "
+                                 "array argument to return a value")
+
+    stmt_Nonlocal = stmt_Global
+
     def stmt_Expr(self, node):
         if isinstance(node.value, ast.Constant):         # docstrings and bare constants do nothing
             return
@@ -384,6 +398,8 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
 
     def stmt_Assign(self, node):
         value = self.visit_expr(node.value, target_hint=node.targets[0])
+        if isinstance(value, Symbol) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            value = self.argument_value(node.value, value)     # a type or function: a compile-time local
         value = self.as_value(node.value, value)
         for target in node.targets:
             self.assign(target, value, node, simple=len(node.targets) == 1)

@@ -194,12 +194,33 @@ class _DeviceList:
 gpus = _DeviceList()
 
 
+class _PendingDeallocations:
+    """numba-cuda's ``Context.deallocations``, its queue of frees not yet done. cudajit frees device memory when
+    its last reference goes (cuMemFreeAsync, no synchronization), so nothing is ever pending: ``clear()`` has
+    nothing to flush and ``disable()`` is ``cuda.defer_cleanup()``."""
+
+    def clear(self):
+        """Flush the pending frees: there are none."""
+
+    def disable(self):
+        from .arrays import defer_cleanup
+        return defer_cleanup()
+
+    @property
+    def is_disabled(self):
+        return False
+
+    def __len__(self):
+        return 0
+
+
 class Context:
     """The current device's primary context (Numba: ``numba.cuda.cudadrv.driver.Context``)."""
 
     def __init__(self, device):
         self.device = device
         self.id = device.id
+        self.deallocations = _PendingDeallocations()
 
     @property
     def memory_manager(self):

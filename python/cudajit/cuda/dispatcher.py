@@ -14,7 +14,7 @@ import threading
 import warnings
 
 from .. import _backend, _core, _sources
-from ..errors import LaunchError, TypingError, hide_internal_frames
+from ..errors import DeprecationError, LaunchError, TypingError, hide_internal_frames
 from . import build
 from .args import kernel_view, prepare_args
 
@@ -453,6 +453,10 @@ def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=T
         max_registers=_max_registers(max_registers), inline=inline in (True, "always") or bool(forceinline),
         launch_bounds=_launch_bounds(launch_bounds), link=check_link(link, "cuda.jit(link=...)"),
         boundscheck=(None if boundscheck is None else bool(boundscheck)) if forced is None else forced)
+    removed = sorted(set(kws) & {"argtypes", "restype", "bind"})
+    if removed:      # numba-cuda's DeprecationError for the keywords of its first API
+        raise DeprecationError(f"Deprecated keyword argument `{removed[0]}`. Signatures should be passed as the "
+                               f"first positional argument.")
     unknown = set(kws) - {"nopython", "extensions"}
     if unknown:
         raise TypeError(f"cuda.jit got unexpected options: {', '.join(sorted(unknown))}")

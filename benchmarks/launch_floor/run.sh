@@ -10,3 +10,9 @@ nvcc -O2 -arch=sm_90 $d/launch.cu -lcuda -o /tmp/launchprobe && /tmp/launchprobe
 nvcc -cubin -arch=sm_90 $d/empty.cu -o /tmp/empty.cubin
 g++ -O2 -shared -fPIC $d/loop.cpp -I/usr/local/cuda/include -L/usr/local/cuda/lib64/stubs -lcuda -o /tmp/libloop.so
 python3 $d/inproc.py
+g++ -O2 -shared -fPIC $d/loop_processes.cpp -I/usr/local/cuda/include -L/usr/local/cuda/lib64/stubs -lcuda -o /tmp/libloop2.so
+g++ -O2 -DMAIN $d/loop_processes.cpp -I/usr/local/cuda/include -L/usr/local/cuda/lib64/stubs -lcuda -o /tmp/loop2
+for pass in 1 2; do
+  /tmp/loop2 /tmp/empty.cubin
+  for mode in bare numpy cudajit; do python3 $d/processes.py $mode; done
+done

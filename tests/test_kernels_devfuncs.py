@@ -320,3 +320,4 @@ def test_cudajit_njit_is_a_device_function_and_python_on_the_host(backend, rng):
     with pytest.warns(NumbaPerformanceWarning, match="'norm2' runs as plain Python"):
         assert norm2(3.0, 4.0) == 25.0
     assert rotate.py_func(1.0, 0.0, 0.0) == (1.0, 0.0) and rotate.__name__ == "rotate"
+    assert list(cudajit.prange(2, 9, 3)) == [2, 5, 8]             # Numba: outside parallel code, prange is range

@@ -3,7 +3,8 @@
 cudajit compiles for CUDA only. A function decorated with ``@jit``/``@njit`` (any of Numba's forms: bare, with
 signatures, with options) is what numba-cuda makes of a ``@numba.jit`` function that a kernel calls: a device
 function compiled from its Python. Called on the host it runs as plain Python, with a one-time
-``NumbaPerformanceWarning`` saying so, so that a tutorial's CPU helper still gives its answer.
+``NumbaPerformanceWarning`` saying so, so that a tutorial's CPU helper still gives its answer. ``prange`` is
+``range``.
 """
 import functools
 import warnings
@@ -39,3 +40,6 @@ def jit(signature_or_function=None, **options):
 
 
 njit = jit
+
+# Numba: "In non-parallel contexts, prange is identical to range"; nothing here runs a loop in parallel.
+prange = range

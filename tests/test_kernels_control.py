@@ -254,3 +254,25 @@ def test_for_over_array_and_tuple(backend):
     out = np.zeros(2)
     iterate_array[1, 1](a, out)
     np.testing.assert_array_equal(out, [45.0, 123])
+
+
+def test_prange_is_range_in_kernels(backend, rng):
+    """Numba's prange outside parallel code is range: numba-cuda compiles it so in kernels, by either spelling."""
+    import cudajit
+    from cudajit import prange
+
+    @cuda.jit
+    def row_sums(a, out):
+        i = cuda.grid(1)
+        if i < a.shape[0]:
+            acc = 0.0
+            for j in prange(a.shape[1]):
+                acc += a[i, j]
+            for j in cudajit.prange(1, a.shape[1], 2):
+                acc += a[i, j]
+            out[i] = acc
+
+    a = rng.random((50, 9))
+    out = np.zeros(50)
+    row_sums.forall(50)(a, out)
+    np.testing.assert_allclose(out, a.sum(axis=1) + a[:, 1::2].sum(axis=1), rtol=1e-12)

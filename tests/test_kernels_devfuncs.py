@@ -289,3 +289,35 @@ def test_a_numba_jit_function_is_a_device_function(backend, rng):
     res = np.zeros(64)
     f.forall(64)(res, xs, ys, zs)
     np.testing.assert_allclose(res, [business_logic.py_func(*t) for t in zip(xs, ys, zs)], rtol=1e-15)
+
+
+def test_cudajit_njit_is_a_device_function_and_python_on_the_host(backend, rng):
+    """`from numba import njit` -> `from cudajit import njit`: numba-cuda compiles a @njit function a kernel calls
+    for the device; cudajit does, and on the host runs its Python (cudajit has no CPU compiler), with a warning."""
+    import cudajit
+    from cudajit.errors import NumbaPerformanceWarning
+
+    @cudajit.njit(cache=True)
+    def rotate(x, y, angle):
+        return x * math.cos(angle) - y * math.sin(angle), x * math.sin(angle) + y * math.cos(angle)
+
+    @cudajit.jit
+    def norm2(x, y):
+        return x * x + y * y
+
+    @cuda.jit
+    def f(xs, ys, angles, out):
+        i = cuda.grid(1)
+        if i < xs.size:
+            x, y = rotate(xs[i], ys[i], angles[i])
+            out[i] = norm2(x, y) + x
+
+    xs, ys, angles = (rng.standard_normal(100) for _ in range(3))
+    out = np.zeros(100)
+    f.forall(100)(xs, ys, angles, out)
+    rx = xs * np.cos(angles) - ys * np.sin(angles)
+    np.testing.assert_allclose(out, xs ** 2 + ys ** 2 + rx, rtol=1e-12)
+    with pytest.warns(NumbaPerformanceWarning, match="'norm2' runs as plain Python"):
+        assert norm2(3.0, 4.0) == 25.0
+    assert rotate.py_func(1.0, 0.0, 0.0) == (1.0, 0.0) and rotate.__name__ == "rotate"
+    assert list(cudajit.prange(2, 9, 3)) == [2, 5, 8]             # Numba: outside parallel code, prange is range

@@ -143,6 +143,9 @@ def test_cpu_pseudo_device(cpu):
     assert dev.WARP_SIZE == 32 and dev.MAX_THREADS_PER_BLOCK == 1024
     assert dev.get_attribute(_core.DEVICE_ATTRIBUTES["WARP_SIZE"]) == 32
     assert dev.COMPUTE_CAPABILITY_MAJOR == 9
+    for name, code in _core.DEVICE_ATTRIBUTES.items():     # every name the GPU answers, the CPU answers too
+        assert isinstance(getattr(dev, name), int) and dev.get_attribute(code) == getattr(dev, name), name
+    assert dev.CLOCK_RATE > 0 and dev.L2_CACHE_SIZE > 0
     with pytest.raises(AttributeError):
         dev.NOT_AN_ATTRIBUTE
     assert devices.get_current_device() == dev == devices.gpus.current

@@ -132,3 +132,23 @@ def test_guvectorize_matmul_broadcast_loop(backend, rng):
 def test_vectorize_rejects_other_targets():
     with pytest.raises(ValueError, match="target='cuda' only"):
         cuda.vectorize(["float32(float32)"], target="cpu")
+
+
+@cuda.guvectorize(["void(float32[:], float32[:])"], "(n)->()")
+def row_norm32(v, out):
+    acc = 0.0
+    for x in v:
+        acc += x * x
+    out[0] = math.sqrt(acc)
+
+
+def test_guvectorize_casts_wider_host_inputs(backend, rng):
+    """numba-cuda picks the first signature whose dtypes cast safely to the inputs' and narrows host data to it."""
+    x = rng.random((7, 3))                                         # float64 data, a float32-only gufunc
+    got = row_norm32(x)
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, np.linalg.norm(x.astype(np.float32), axis=1), rtol=1e-6)
+    with pytest.raises(TypeError, match=r"row_norm32\(\): no signature for input dtypes \(float16\)"):
+        row_norm32(x.astype(np.float16))                            # float32 does not cast safely to float16
+    with pytest.raises(TypeError, match="argument 1 is a device array of float64"):
+        row_norm32(cuda.to_device(x))

@@ -23,6 +23,9 @@ def __getattr__(name):
     if name in ("vectorize", "guvectorize"):          # numba.vectorize(..., target="cuda") and friends
         from .cuda import vectorizers
         return getattr(vectorizers, name)
+    if name in ("jit", "njit", "prange"):               # numba.jit / njit: device functions (hostjit.py)
+        from . import hostjit
+        return getattr(hostjit, name)
     if name == "literal_unroll":                       # numba.literal_unroll
         from .compiler.pyvalues import literal_unroll
         return literal_unroll

@@ -150,7 +150,7 @@ class ExpressionMixin(IndexingMixin):
         rname = self.program.reverse_names.get(id(obj))
         if rname:
             return Symbol(rname, obj)
-        if obj in (int, float, bool, complex) or (isinstance(obj, pytypes.BuiltinFunctionType)
+        if obj in (int, float, bool, complex, range) or (isinstance(obj, pytypes.BuiltinFunctionType)
                                                   and getattr(builtins, obj.__name__, None) is obj):
             if obj.__name__ in _BUILTIN_NAMES:
                 return Symbol(obj.__name__, obj)

@@ -39,6 +39,9 @@ class LoopMixin:
                 and "range" not in self.locals:
             self.for_range(node, it)
         elif isinstance(it, ast.Call) and isinstance(it.func, (ast.Name, ast.Attribute)) \
+                and _is_symbol(self.visit_expr(it.func), "range"):
+            self.for_range(node, it)                # range by another name: Numba's prange outside parallel code
+        elif isinstance(it, ast.Call) and isinstance(it.func, (ast.Name, ast.Attribute)) \
                 and _is_symbol(self.visit_expr(it.func), "literal_unroll"):
             self.for_unrolled(node, it)
         else:

@@ -70,6 +70,21 @@ _CPU_ATTRIBUTES = {
     "ASYNC_ENGINE_COUNT": 0,
     "COOPERATIVE_LAUNCH": 0,
     "SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO": 2,
+    # An H100's numbers, so that a course's "print the device's clock and memory" runs unchanged.
+    "CLOCK_RATE": 1980000,                 # kHz
+    "MEMORY_CLOCK_RATE": 2619000,          # kHz
+    "GLOBAL_MEMORY_BUS_WIDTH": 5120,       # bits
+    "L2_CACHE_SIZE": 50 * 1024 * 1024,
+    "MAX_PITCH": 2**31 - 1,
+    "COMPUTE_MODE": 0,
+    "COMPUTE_PREEMPTION_SUPPORTED": 1,
+    "CONCURRENT_MANAGED_ACCESS": 1,
+    "PAGEABLE_MEMORY_ACCESS": 1,
+    "MEMORY_POOLS_SUPPORTED": 1,
+    "STREAM_PRIORITIES_SUPPORTED": 1,
+    "CLUSTER_LAUNCH": 0,
+    "MULTI_GPU_BOARD": 0,
+    "TCC_DRIVER": 0,
 }
 
 

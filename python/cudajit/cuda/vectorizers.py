@@ -4,8 +4,9 @@ The scalar (or core) function becomes a device function; a generated kernel call
 index for a gufunc). The kernels are ordinary cudajit kernels, so they run on the CPU backend too. Their source
 is registered with ``linecache`` so the front end reads it as any other kernel's.
 
-numba-cuda's call rules: array inputs must match a signature's dtypes exactly (casting 'no'), Python scalars
-are matched by their NumPy dtype, then coerced; inputs broadcast as NumPy's; the result stays on the device when
+numba-cuda's call rules: ufunc array inputs must match a signature's dtypes exactly (casting 'no'), Python
+scalars are matched by their NumPy dtype, then coerced; a gufunc takes the first signature whose dtypes cast
+safely to the inputs' and casts host inputs to it (float64 data runs a float32 signature); inputs broadcast as NumPy's; the result stays on the device when
 any input (or ``out``) is a device array, else it is copied back; ``stream=`` runs copies and the launch on that
 stream. ``ufunc.reduce`` folds a 1-d array as numba-cuda does: an odd length first reduces all but the last
 element, an even length adds the halves elementwise (``f(left, right)`` into ``left``) and recurses.
@@ -205,11 +206,17 @@ class CUDAGUFunc:
         outs = list(args[self.nin:]) or (list(out) if isinstance(out, (tuple, list)) else [out] * self.nout)
         ins = [a if is_cuda_array(a) else np.asarray(a) for a in args[:self.nin]]
         dtypes = tuple(np.dtype(a.dtype) for a in ins)
+        # numba-cuda's choice: the exact dtypes, else the first signature whose types cast safely *to* the
+        # inputs' (so float64 data meets a float32 signature and is narrowed); host inputs are then cast.
         key = dtypes if dtypes in self._kernels else next(
-            (k for k in self._kernels if all(np.can_cast(a, b) for a, b in zip(dtypes, k))), None)
+            (k for k in self._kernels if all(np.can_cast(s, a) for a, s in zip(dtypes, k))), None)
         if key is None:
             _select(self._kernels, dtypes, set(), f"{self.__name__}()")
         outtypes, kernel = self._kernels[key]
+        for k, (a, dt) in enumerate(zip(ins, key)):
+            if is_cuda_array(a) and a.dtype != dt:
+                raise TypeError(f"{self.__name__}(): argument {k + 1} is a device array of {a.dtype}; the "
+                                f"signature takes {dt}, and device arrays are not cast (copy it as {dt})")
         ins = [a if is_cuda_array(a) or a.dtype == k else a.astype(k) for a, k in zip(ins, key)]
         sizes, loop = {}, []
         for k, (a, core) in enumerate(zip(ins, self.inputs)):

@@ -114,7 +114,7 @@ def test_numpy_arguments_are_staged_in_plugin_memory(plugin):
     x, y = rng.random(500).astype(np.float32), rng.random(500).astype(np.float32)
     out = np.zeros_like(x)
     _axpy[2, 256](np.float32(-1.5), x, y, out)
-    np.testing.assert_allclose(out, np.float32(-1.5) * x + y, rtol=1e-6)
+    np.testing.assert_allclose(out, np.float32(-1.5) * x + y, rtol=1e-6, atol=1e-7)   # the GPU fuses a multiply-add
     assert plugin.sizes and sum(plugin.sizes) >= 3 * x.nbytes
     gc.collect()
     assert plugin.memory.live == {}

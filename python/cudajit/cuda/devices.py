@@ -37,6 +37,34 @@ class DeviceName(bytes):
 
 
 # The CPU pseudo-device answers with an sm_90 GPU's limits (what the CPU launcher accepts too).
+def _host_clock_khz():
+    """The host CPU's clock in kHz (/proc/cpuinfo's first "cpu MHz"); 1 GHz where it does not say."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("cpu MHz"):
+                    return int(float(line.split(":")[1]) * 1000)
+    except (OSError, ValueError, IndexError):
+        pass
+    return 1000000
+
+
+def _host_l2_bytes():
+    """The host's L2 cache in bytes (sysconf, else sysfs); 1 MiB where neither says."""
+    try:
+        n = os.sysconf("SC_LEVEL2_CACHE_SIZE")
+        if n > 0:
+            return n
+    except (ValueError, OSError):
+        pass
+    try:
+        with open("/sys/devices/system/cpu/cpu0/cache/index2/size") as f:
+            text = f.read().strip().upper()
+        return int(text.rstrip("KM")) << {"K": 10, "M": 20}.get(text[-1:], 0)
+    except (OSError, ValueError):
+        return 1 << 20
+
+
 _CPU_ATTRIBUTES = {
     "MAX_THREADS_PER_BLOCK": 1024,
     "MAX_BLOCK_DIM_X": 1024,
@@ -70,11 +98,12 @@ _CPU_ATTRIBUTES = {
     "ASYNC_ENGINE_COUNT": 0,
     "COOPERATIVE_LAUNCH": 0,
     "SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO": 2,
-    # An H100's numbers, so that a course's "print the device's clock and memory" runs unchanged.
-    "CLOCK_RATE": 1980000,                 # kHz
+    # The host's own clock and L2 where the OS says (a course's "print the device's clock" runs unchanged); the
+    # memory's clock and bus width have no host equivalent, so those are the sm_90 device the backend models.
+    "CLOCK_RATE": _host_clock_khz(),
     "MEMORY_CLOCK_RATE": 2619000,          # kHz
     "GLOBAL_MEMORY_BUS_WIDTH": 5120,       # bits
-    "L2_CACHE_SIZE": 50 * 1024 * 1024,
+    "L2_CACHE_SIZE": _host_l2_bytes(),
     "MAX_PITCH": 2**31 - 1,
     "COMPUTE_MODE": 0,
     "COMPUTE_PREEMPTION_SUPPORTED": 1,

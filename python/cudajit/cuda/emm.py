@@ -17,6 +17,7 @@ The hook itself is in the C++ core (src/external_alloc.*): while a plugin is set
 import contextlib
 import ctypes
 import importlib
+import weakref
 from abc import ABCMeta, abstractmethod
 
 import numpy as np
@@ -34,13 +35,10 @@ _env_checked = False
 def _address(pointer):
     """An int from what numba's EMM classes take as a pointer: an int, a ctypes pointer or integer (``.value``),
     or cuda-python's ``CUdeviceptr`` (``int()``)."""
-    if pointer is None:
-        return 0
     if isinstance(pointer, int):
         return pointer
-    value = getattr(pointer, "value", None)
-    if isinstance(value, int) or value is None and isinstance(pointer, ctypes._SimpleCData):
-        return value or 0
+    if pointer is None or isinstance(pointer, ctypes._SimpleCData):  # c_void_p(None).value is None
+        return getattr(pointer, "value", None) or 0
     try:
         return int(pointer)
     except (TypeError, ValueError):
@@ -56,7 +54,6 @@ class MemoryPointer:
     __cuda_memory__ = True
 
     def __init__(self, context, pointer, size, owner=None, finalizer=None):
-        import weakref
         self.context = context
         self.device_pointer = pointer
         self.size = size

@@ -1,0 +1,259 @@
+"""Run numba-cuda's own test files against cudajit: ``numba`` and the ``numba.cuda.*`` modules its tests import
+resolve to cudajit's, and ``numba.cuda.testing`` / ``numba.cuda.tests.support`` to small stand-ins written here.
+
+Imported before the tests (``run.py`` does it), so ``from numba import cuda`` in a numba-cuda test file gives
+``cudajit.cuda``. Only names the test files use are provided; a test needing numba's internals (its IR, typing
+templates, LLVM) fails at import or in the test, and ``run.py`` reports it as such.
+"""
+import contextlib
+import io
+import sys
+import types as _pytypes
+import unittest
+
+import numpy as np
+
+import cudajit
+from cudajit import config as _config, errors as _errors
+from cudajit import cuda as _cuda
+
+
+def _module(name, **attrs):
+    mod = _pytypes.ModuleType(name)
+    mod.__dict__.update(attrs)
+    sys.modules[name] = mod
+    return mod
+
+
+class _Forward(_pytypes.ModuleType):
+    """A module whose missing attributes are looked up on ``target`` (numba → cudajit)."""
+
+    def __init__(self, name, target, **attrs):
+        super().__init__(name)
+        self.__dict__.update(attrs)
+        self._target = target
+
+    def __getattr__(self, attr):
+        return getattr(self._target, attr)
+
+
+def _forward(name, target, **attrs):
+    mod = _Forward(name, target, **attrs)
+    sys.modules[name] = mod
+    return mod
+
+
+# --- numba.cuda.testing -------------------------------------------------------------------------------------------
+
+def _exact_kind(x):
+    if isinstance(x, (bool, np.bool_)):
+        return "bool"
+    if isinstance(x, (int, np.integer)):
+        return "int"
+    if isinstance(x, (float, np.floating)):
+        return "float"
+    if isinstance(x, (complex, np.complexfloating)):
+        return "complex"
+    return type(x).__name__
+
+
+class TestCase(unittest.TestCase):
+    """What numba-cuda's tests call on ``self``: assertPreciseEqual (values equal, to ``prec`` for reals) and the
+    stdout/stderr captures."""
+
+    FLOAT16_RTOL = np.finfo(np.float16).eps
+
+    def assertPreciseEqual(self, first, second, prec="exact", ulps=1, msg=None, ignore_sign_on_zero=False,
+                           abs_tol=None):
+        if isinstance(first, np.ndarray) or isinstance(second, np.ndarray):
+            a, b = np.asarray(first), np.asarray(second)
+            self.assertEqual(a.shape, b.shape, msg)
+            if a.dtype.kind in "fc" or b.dtype.kind in "fc":
+                for x, y in zip(a.ravel().tolist(), b.ravel().tolist()):
+                    self.assertPreciseEqual(x, y, prec, ulps, msg, ignore_sign_on_zero, abs_tol)
+            else:
+                np.testing.assert_array_equal(a, b, err_msg=msg or "")
+            return
+        if isinstance(first, (tuple, list)) and isinstance(second, (tuple, list)):
+            self.assertEqual(len(first), len(second), msg)
+            for x, y in zip(first, second):
+                self.assertPreciseEqual(x, y, prec, ulps, msg, ignore_sign_on_zero, abs_tol)
+            return
+        kinds = {_exact_kind(first), _exact_kind(second)}
+        if kinds <= {"float", "complex", "int", "bool"} and kinds & {"float", "complex"}:
+            for x, y in ((complex(first).real, complex(second).real), (complex(first).imag, complex(second).imag)):
+                if np.isnan(x) or np.isnan(y):
+                    self.assertTrue(np.isnan(x) and np.isnan(y), msg or f"{first!r} != {second!r}")
+                    continue
+                if x == y:
+                    if not ignore_sign_on_zero and x == 0 and prec == "exact":
+                        self.assertEqual(np.signbit(x), np.signbit(y), msg or f"{first!r} != {second!r} (sign of 0)")
+                    continue
+                if prec == "exact":
+                    self.fail(msg or f"{first!r} != {second!r}")
+                eps = np.finfo(np.float32 if prec == "single" else np.float64).eps
+                tol = max(abs(x), abs(y)) * eps * ulps * 2
+                if abs_tol is not None:
+                    tol = max(tol, abs_tol)
+                self.assertLessEqual(abs(x - y), tol, msg or f"{first!r} != {second!r} ({prec}, {ulps} ulps)")
+            return
+        self.assertEqual(first, second, msg)
+
+    def reset_module_warnings(self, module):
+        module = sys.modules[module] if isinstance(module, str) else module
+        module.__dict__.pop("__warningregistry__", None)
+
+    def assertRefCount(self, *objs):
+        return contextlib.nullcontext()
+
+
+class CheckWarningsMixin:
+    @contextlib.contextmanager
+    def check_warnings(self, messages, category=RuntimeWarning):
+        import warnings
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            yield
+        found = [w for w in caught for m in messages if m in str(w.message)]
+        self.assertEqual(len(found), len(messages), [str(w.message) for w in caught])
+        for w in found:
+            self.assertEqual(w.category, category)
+
+
+class CUDATestCase(TestCase):
+    def setUp(self):
+        self._saved = (_config.CUDA_LOW_OCCUPANCY_WARNINGS, _config.CUDA_WARN_ON_IMPLICIT_COPY)
+        _config.CUDA_LOW_OCCUPANCY_WARNINGS = 0
+        _config.CUDA_WARN_ON_IMPLICIT_COPY = 0
+
+    def tearDown(self):
+        _config.CUDA_LOW_OCCUPANCY_WARNINGS, _config.CUDA_WARN_ON_IMPLICIT_COPY = self._saved
+
+    def assertFileCheckAsm(self, *a, **k):
+        self.skipTest("FileCheck of numba's assembly")
+
+    assertFileCheckLLVM = assertFileCheckMatches = assertFileCheckAsm
+
+
+def _no_skip(reason=None):
+    return lambda fn: fn
+
+
+def _skip(reason="numba-cuda's simulator only"):
+    return unittest.skip(reason)
+
+
+def _cc(major, minor):
+    cc = _cuda.get_current_device().compute_capability
+    return cc >= (major, minor)
+
+
+class ForeignArray:
+    """An array seen only through __cuda_array_interface__ (numba-cuda's helper, written afresh)."""
+
+    def __init__(self, arr):
+        self._arr = arr
+        self.__cuda_array_interface__ = arr.__cuda_array_interface__
+
+
+@contextlib.contextmanager
+def _captured(stream):
+    old = getattr(sys, stream)
+    buf = io.StringIO()
+    setattr(sys, stream, buf)
+    try:
+        yield buf
+    finally:
+        setattr(sys, stream, old)
+
+
+def captured_stdout():
+    return _captured("stdout")
+
+
+def captured_stderr():
+    return _captured("stderr")
+
+
+@contextlib.contextmanager
+def override_config(name, value):
+    old = getattr(_config, name)
+    setattr(_config, name, value)
+    try:
+        yield
+    finally:
+        setattr(_config, name, old)
+
+
+# numba-cuda's knobs its tests read or set that cudajit's config does not define (stand-ins for the run only)
+_CONFIG_DEFAULTS = dict(ENABLE_CUDASIM=0, CUDA_LOW_OCCUPANCY_WARNINGS=0, CUDA_WARN_ON_IMPLICIT_COPY=0,
+                        DISABLE_PERFORMANCE_WARNINGS=0, CUDA_ENABLE_NRT=0, CUDA_DEBUG_POLY=0,
+                        CUDA_DEBUG_POLY_USE_TYPED_CONST=0)
+
+
+def install():
+    for name, value in _CONFIG_DEFAULTS.items():
+        if not hasattr(_config, name):
+            setattr(_config, name, value)
+    from cudajit.compiler import types as ctypes_
+    numba = _forward("numba", cudajit, cuda=_cuda, __version__="0.62.0")
+    sys.modules["numba.cuda"] = _cuda
+    _forward("numba.types", ctypes_)
+    _forward("numba.cuda.types", ctypes_)
+    numba.types = sys.modules["numba.types"]
+    core = _module("numba.core", types=ctypes_, errors=_errors, config=_config)
+    numba.core = core
+    sys.modules["numba.core.types"] = ctypes_
+    sys.modules["numba.core.errors"] = _errors
+    sys.modules["numba.core.config"] = _config
+    _module("numba.cuda.core", config=_config, errors=_errors)
+    sys.modules["numba.cuda.core.config"] = _config
+    sys.modules["numba.cuda.core.errors"] = _errors
+    sys.modules["numba.cuda.config"] = _config
+    skips = {n: _no_skip for n in ("skip_on_cudasim", "skip_if_external_memmgr", "skip_under_cuda_memcheck",
+                                   "skip_on_arm", "skip_on_wsl2", "skip_if_nvjitlink_missing",
+                                   "skip_on_nvjitlink_13_1_sm_120")}
+    ccs = {f"skip_unless_cc_{m}{n}": unittest.skipUnless(_cc(m, n), f"cc {m}.{n}")
+           for m, n in ((5, 0), (5, 3), (6, 0), (7, 5), (9, 0))}
+    testing = _module(
+        "numba.cuda.testing", unittest=unittest, CUDATestCase=CUDATestCase, TestCase=TestCase,
+        ForeignArray=ForeignArray, skip_unless_cudasim=_skip, skip_unless_conda_cudatoolkit=_skip,
+        skip_without_nvdisasm=_skip, skip_with_nvdisasm=_no_skip,
+        skip_on_standalone_numba_cuda=unittest.skip("needs numba itself"),
+        skip_if_cuda_includes_missing=lambda fn: fn, skip_if_curand_kernel_missing=lambda fn: fn,
+        skip_if_cudadevrt_missing=lambda fn: fn, xfail_unless_cudasim=unittest.expectedFailure,
+        cc_X_or_above=_cc, captured_stdout=captured_stdout, captured_stderr=captured_stderr,
+        **skips, **ccs)
+    from cudajit.compiler.typeof import typeof
+    support = _module("numba.cuda.np.numpy_support", from_dtype=ctypes_.from_dtype,
+                      as_dtype=getattr(ctypes_, "as_dtype", None), numpy_version=tuple(map(int, np.__version__.split(".")[:2])))
+    _module("numba.cuda.np", numpy_support=support)
+    sys.modules["numba.np"] = sys.modules["numba.cuda.np"]
+    sys.modules["numba.np.numpy_support"] = support
+    _module("numba.cuda.typing.typeof", typeof=typeof)
+    import os
+    import pathlib
+    numba.typeof = typeof
+    _forward("numba.cuda.compiler", _cuda)
+    _module("numba.cuda.utils", PYVERSION=sys.version_info[:2])
+    # numba-cuda's usecase modules (``from numba.cuda.tests.cudapy import cache_usecases``): run.py copies them
+    # beside the test files, into NC_SUITE_DIR
+    _module("numba.cuda.tests", __path__=[])
+    _module("numba.cuda.tests.cudapy", __path__=[os.environ.get("NC_SUITE_DIR", ".")])
+    testing.test_data_dir = pathlib.Path(os.environ.get("NC_TESTS_DATA", "."))
+    testing.MemoryLeakMixin = type("MemoryLeakMixin", (), {})
+    _module("numba.cuda.tests.support", TestCase=TestCase, override_config=override_config,
+            MemoryLeakMixin=testing.MemoryLeakMixin, CheckWarningsMixin=CheckWarningsMixin,
+            linux_only=unittest.skipUnless(sys.platform.startswith("linux"), "linux only"),
+            captured_stdout=captured_stdout, captured_stderr=captured_stderr,
+            skip_unless_cffi=unittest.skipUnless(_has("cffi"), "cffi"))
+    _cuda.HAS_NUMBA = False
+    return testing
+
+
+def _has(mod):
+    try:
+        __import__(mod)
+        return True
+    except ImportError:
+        return False

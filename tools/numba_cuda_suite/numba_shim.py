@@ -43,6 +43,33 @@ def _forward(name, target, **attrs):
     return mod
 
 
+class _AliasFinder:
+    """``import numba.cuda.X`` gives cudajit.cuda.X itself (not a second copy of its file under another name, whose
+    classes would differ from cudajit's)."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        import importlib
+        import importlib.util
+        if not fullname.startswith("numba.cuda.") or fullname in sys.modules:
+            return None
+        try:
+            module = importlib.import_module("cudajit.cuda." + fullname[len("numba.cuda."):])
+        except ImportError:
+            return None
+        return importlib.util.spec_from_loader(fullname, _AliasLoader(module))
+
+
+class _AliasLoader:
+    def __init__(self, module):
+        self.module = module
+
+    def create_module(self, spec):
+        return self.module
+
+    def exec_module(self, module):
+        pass
+
+
 # --- numba.cuda.testing -------------------------------------------------------------------------------------------
 
 def _exact_kind(x):
@@ -192,6 +219,7 @@ _CONFIG_DEFAULTS = dict(ENABLE_CUDASIM=0, CUDA_LOW_OCCUPANCY_WARNINGS=0, CUDA_WA
 
 
 def install():
+    sys.meta_path.insert(0, _AliasFinder())
     for name, value in _CONFIG_DEFAULTS.items():
         if not hasattr(_config, name):
             setattr(_config, name, value)
@@ -219,7 +247,7 @@ def install():
         "numba.cuda.testing", unittest=unittest, CUDATestCase=CUDATestCase, TestCase=TestCase,
         ForeignArray=ForeignArray, skip_unless_cudasim=_skip, skip_unless_conda_cudatoolkit=_skip,
         skip_without_nvdisasm=_skip, skip_with_nvdisasm=_no_skip,
-        skip_on_standalone_numba_cuda=unittest.skip("needs numba itself"),
+        skip_on_standalone_numba_cuda=_no_skip(),
         skip_if_cuda_includes_missing=lambda fn: fn, skip_if_curand_kernel_missing=lambda fn: fn,
         skip_if_cudadevrt_missing=lambda fn: fn, xfail_unless_cudasim=unittest.expectedFailure,
         cc_X_or_above=_cc, captured_stdout=captured_stdout, captured_stderr=captured_stderr,
@@ -247,7 +275,7 @@ def install():
             linux_only=unittest.skipUnless(sys.platform.startswith("linux"), "linux only"),
             captured_stdout=captured_stdout, captured_stderr=captured_stderr,
             skip_unless_cffi=unittest.skipUnless(_has("cffi"), "cffi"))
-    _cuda.HAS_NUMBA = False
+    _cuda.HAS_NUMBA = True   # numba.njit is cudajit.njit (plain Python on the host)
     return testing
 
 

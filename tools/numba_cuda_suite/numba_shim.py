@@ -210,6 +210,9 @@ def install():
     sys.modules["numba.cuda.core.config"] = _config
     sys.modules["numba.cuda.core.errors"] = _errors
     sys.modules["numba.cuda.config"] = _config
+    for name, mod in list(sys.modules.items()):      # the same module objects, not second copies
+        if name.startswith("cudajit.cuda.cudadrv"):
+            sys.modules["numba" + name[len("cudajit"):]] = mod
     skips = {n: _no_skip for n in ("skip_on_cudasim", "skip_if_external_memmgr", "skip_under_cuda_memcheck",
                                    "skip_on_arm", "skip_on_wsl2", "skip_if_nvjitlink_missing",
                                    "skip_on_nvjitlink_13_1_sm_120")}

@@ -48,6 +48,11 @@ def _launch(kernel, n, stream, args):
         kernel[(n + _BLOCK - 1) // _BLOCK, _BLOCK, stream](*args)
 
 
+def _operand(a):
+    """A device array for anything exposing the CUDA Array Interface (CuPy, PyTorch, ...), else a NumPy array."""
+    return as_cuda_array(a) if is_cuda_array(a) else np.asarray(a)
+
+
 def _on_device(a, shape, stream):
     """``a`` (host or device) broadcast to ``shape``, as a C-contiguous device array."""
     if is_cuda_array(a):
@@ -109,7 +114,7 @@ class CUDAUFunc:
         if len(args) != self.nin:
             raise TypeError(f"{self.__name__}() takes {self.nin} arguments, {len(args)} given")
         scalars = {i for i, a in enumerate(args) if isinstance(a, (int, float, complex, np.number))}
-        arrays = [a if is_cuda_array(a) else np.asarray(a) for a in args]
+        arrays = [_operand(a) for a in args]
         key, (resty, kernel) = self._resolve(tuple(np.dtype(a.dtype) for a in arrays), scalars)
         arrays = [np.asarray(a, dtype=key[i]) if i in scalars else a for i, a in enumerate(arrays)]
         shape = np.broadcast_shapes(*(tuple(a.shape) for a in arrays))
@@ -204,7 +209,8 @@ class CUDAGUFunc:
             raise TypeError(f"{self.__name__}() takes {self.nin} inputs (and optionally {self.nout} outputs), "
                             f"{len(args)} given")
         outs = list(args[self.nin:]) or (list(out) if isinstance(out, (tuple, list)) else [out] * self.nout)
-        ins = [a if is_cuda_array(a) else np.asarray(a) for a in args[:self.nin]]
+        ins = [_operand(a) for a in args[:self.nin]]
+        outs = [None if o is None else _operand(o) if is_cuda_array(o) else o for o in outs]
         dtypes = tuple(np.dtype(a.dtype) for a in ins)
         # numba-cuda's choice: the exact dtypes, else the first signature whose types cast safely *to* the
         # inputs' (so float64 data meets a float32 signature and is narrowed); host inputs are then cast.

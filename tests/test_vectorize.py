@@ -180,3 +180,20 @@ def test_gufuncs_take_cuda_array_interface_operands(backend, rng):
     got = axpy_rows(Foreign(cuda.to_device(x)), 3.0)
     assert isinstance(got, cuda.DeviceNDArray)
     np.testing.assert_allclose(got.copy_to_host(), x * 3.0 + np.arange(7), rtol=1e-14)
+
+
+def test_vectorize_signature_of_argument_types_only(backend, rng):
+    """Numba's ``vectorize([(t1, t2)])``: the result type is inferred (a timedelta from two datetimes here)."""
+    day = cuda.from_dtype(np.dtype("datetime64[D]"))
+
+    @cuda.vectorize([(day, day), (cuda.float32, cuda.int32)])
+    def diff(a, b):
+        return b - a
+
+    start = np.datetime64("2005-02-01") + rng.integers(0, 400, 64).astype("timedelta64[D]")
+    end = start + rng.integers(0, 10000, 64).astype("timedelta64[D]")
+    got = diff(start, end)
+    assert got.dtype == np.dtype("timedelta64[D]")
+    np.testing.assert_array_equal(got, end - start)
+    x, n = rng.standard_normal(20).astype(np.float32), rng.integers(-50, 50, 20).astype(np.int32)
+    np.testing.assert_allclose(diff(x, n), n - x.astype(np.float64), rtol=1e-7)

@@ -95,7 +95,10 @@ class CUDAUFunc:
         for sig in sigs:
             s = parse_signature(sig)
             key = tuple(a.dtype for a in s.args)
-            self._kernels[key] = (s.return_type.dtype, self._kernel(len(s.args), _device_function(pyfunc, s)))
+            if s.return_type is None:       # argument types alone (Numba's ``[(t1, t2)]``): the result is inferred
+                self._kernels[key] = self._inferred(s.args)
+            else:
+                self._kernels[key] = (s.return_type.dtype, self._kernel(len(s.args), _device_function(pyfunc, s)))
         self.nin = len(next(iter(self._kernels))) if sigs else pyfunc.__code__.co_argcount
 
     def _kernel(self, nin, core):
@@ -103,10 +106,14 @@ class CUDAUFunc:
         return _compile(f"cj_vectorized_{self.__name__}", params,
                         f"out[i] = core({', '.join(f'a{k}[i]' for k in range(nin))})", core)
 
+    def _inferred(self, argtypes):
+        """(result dtype, kernel) for argument types whose result type is typing's."""
+        ret = compile_device(self.py_func, tuple(argtypes)).return_type
+        return ret.dtype, self._kernel(len(argtypes), self._core)
+
     def _resolve(self, dtypes, scalars):
         if not self._eager and dtypes not in self._kernels:
-            ret = compile_device(self.py_func, tuple(T.from_dtype(d) for d in dtypes)).return_type
-            self._kernels[dtypes] = (ret.dtype, self._kernel(len(dtypes), self._core))
+            self._kernels[dtypes] = self._inferred([T.from_dtype(d) for d in dtypes])
         key = _select(self._kernels, dtypes, scalars, f"{self.__name__}()")
         return key, self._kernels[key]
 

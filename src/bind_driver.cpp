@@ -172,8 +172,9 @@ void bind_streams(py::module_& m) {
 
     py::class_<Stream>(m, "Stream")
         .def(py::init<unsigned, int>(), py::arg("flags") = 0, py::arg("priority") = 0)
-        .def_static("external", &Stream::external, py::arg("handle"),
-                    "Wraps a stream owned elsewhere (CuPy, PyTorch); never destroys it.")
+        .def_static("external", &Stream::external, py::arg("handle"), py::arg("device") = -1,
+                    "Wraps a stream owned elsewhere (CuPy, PyTorch); never destroys it. Its calls run in device's "
+                    "context (-1: the current one).")
         .def_static("legacy_default", [] { return Stream::external(0); },
                     "Handle 0: the legacy default stream.")
         .def_static("per_thread_default", [] { return Stream::external(Stream::kPerThread); })
@@ -181,7 +182,7 @@ void bind_streams(py::module_& m) {
         .def_readonly_static("PER_THREAD", &Stream::kPerThread)
         .def_property_readonly("handle", [](const Stream& s) { return as_int(s.handle()); })
         .def_property_readonly("owned", &Stream::owned)
-        .def_property_readonly("device", &Stream::device, "The device it belongs to; -1 for external streams.")
+        .def_property_readonly("device", &Stream::device, "The device it belongs to; -1 for an external stream given none.")
         .def("synchronize", &Stream::synchronize, py::call_guard<NoGil>())
         .def("query", &Stream::query)
         .def("wait_event", &Stream::wait_event, py::arg("event"))

@@ -134,8 +134,8 @@ Stream::Stream(unsigned flags, int priority) : handle_(nullptr), owned_(true), d
     CJ_CU(cuStreamCreateWithPriority, &handle_, flags, priority);
 }
 
-Stream Stream::external(uintptr_t handle) {
-    return Stream(reinterpret_cast<CUstream>(handle), false);
+Stream Stream::external(uintptr_t handle, int device) {
+    return Stream(reinterpret_cast<CUstream>(handle), false, device);
 }
 
 Stream::~Stream() {

@@ -53,7 +53,8 @@ public:
     static constexpr uintptr_t kPerThread = 0x2;  // CU_STREAM_PER_THREAD
 
     Stream(unsigned flags, int priority);
-    static Stream external(uintptr_t handle);
+    // device: the one whose context its calls run in (a special handle, 1 or 2, means that device's); -1 current
+    static Stream external(uintptr_t handle, int device = -1);
     ~Stream();  // never throws
     Stream(Stream&& o) noexcept : handle_(o.handle_), owned_(o.owned_), device_(o.device_) { o.owned_ = false; }
     Stream(const Stream&) = delete;
@@ -69,7 +70,7 @@ public:
     void launch_host_func(void (*fn)(void*), void* data) const;
 
 private:
-    Stream(CUstream h, bool owned) : handle_(h), owned_(owned), device_(-1) {}
+    Stream(CUstream h, bool owned, int device) : handle_(h), owned_(owned), device_(device) {}
     CUstream handle_;
     bool owned_;
     int device_;

@@ -176,3 +176,27 @@ def test_generated_units_without_linked_sources_compile_minimal(backend):
     out = np.zeros(100, np.int64)
     cuda.jit(plain)[1, 128](x, out)
     np.testing.assert_array_equal(out, x * 2 + np.int64(9223372036854775807) // (x + 1))
+
+
+_SCALE_BY_2 = cuda.CUSource('extern "C" __device__ int scale2(int* out, int a) { *out = a * 2; return 0; }')
+_SCALE_BY_3 = cuda.CUSource('extern "C" __device__ int scale3(int* out, int a) { *out = a * 3; return 0; }')
+_SCALE_BY_4 = cuda.CUSource('extern "C" __device__ int scale2(int* out, int a);\n'
+                            'extern "C" __device__ int scale4(int* out, int a) { int t; scale2(&t, a); *out = 2 * t; return 0; }')
+
+
+@pytest.mark.parametrize("container", [list, tuple, set])
+def test_several_unnamed_sources_are_all_linked(backend, rng, container):
+    """In-memory sources share a default name; each is still compiled in, whatever holds them."""
+    scale3 = cuda.declare_device("scale3", "int32(int32)", link=_SCALE_BY_3)
+    scale4 = cuda.declare_device("scale4", "int32(int32)", link=container([_SCALE_BY_2, _SCALE_BY_4]))
+
+    @cuda.jit
+    def kernel(r, x):
+        i = cuda.grid(1)
+        if i < r.size:
+            r[i] = scale3(x[i]) + scale4(x[i])
+
+    x = rng.integers(-1000, 1000, 40).astype(np.int32)
+    r = np.zeros_like(x)
+    kernel[1, 64](r, x)
+    np.testing.assert_array_equal(r, x * 7)

@@ -334,3 +334,58 @@ def test_unmapped_host_memory_is_refused_on_the_cpu(backend):
         pytest.skip("on the GPU, memory the driver did not allocate has no known extent")
     with pytest.raises(ValueError, match="not memory of this process"):
         cuda.as_cuda_array(CAI(_cai(ptr=2 ** 50, shape=(8,))))
+
+
+# --- the producer's stream (CAI v3): the view's default stream, waited for unless told not to -------------------
+
+
+@pytest.fixture
+def stream_waits(monkeypatch):
+    """The handles of the streams a Stream.synchronize() waited for, in order."""
+    from cudajit.cuda.streams import Stream
+    waited = []
+    real = Stream.synchronize
+    monkeypatch.setattr(Stream, "synchronize", lambda self: (waited.append(self.handle), real(self)))
+    return waited
+
+
+def test_the_producers_stream_becomes_the_views_and_is_waited_for(backend, rng, stream_waits):
+    host = rng.standard_normal(10)
+    s = cuda.stream()
+    producer = cuda.to_device(host, stream=s)
+    view = cuda.as_cuda_array(CAI(dict(producer.__cuda_array_interface__)))
+    assert view.stream.external and view.stream.handle == s.handle
+    assert stream_waits == [s.handle]
+    np.testing.assert_array_equal(view.copy_to_host(), host)
+
+
+def test_no_stream_means_no_wait(backend, rng, stream_waits):
+    view = cuda.as_cuda_array(CAI(dict(cuda.to_device(rng.standard_normal(4)).__cuda_array_interface__)))
+    assert stream_waits == [] and view.stream == 0
+
+
+@pytest.mark.parametrize("how", ["sync=False", "config"])
+def test_waiting_can_be_turned_off(backend, rng, stream_waits, monkeypatch, how):
+    from cudajit import config
+    s = cuda.stream()
+    desc = dict(cuda.to_device(rng.standard_normal(4), stream=s).__cuda_array_interface__)
+    if how == "config":
+        monkeypatch.setattr(config, "CUDA_ARRAY_INTERFACE_SYNC", 0)
+    view = cuda.as_cuda_array(CAI(desc), sync=how == "config")
+    assert stream_waits == [] and view.stream.handle == s.handle
+
+
+def test_kernel_arguments_wait_for_each_producers_stream(backend, rng, stream_waits):
+    @cuda.jit
+    def add(x, y, out):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = x[i] + y[i]
+
+    x, y = rng.standard_normal(50), rng.standard_normal(50)
+    s1, s2 = cuda.stream(), cuda.stream()
+    producers = [cuda.to_device(x, stream=s1), cuda.to_device(y, stream=s2)]
+    out = cuda.device_array(50)
+    add[1, 64](*(CAI(dict(p.__cuda_array_interface__)) for p in producers), out)
+    assert stream_waits == [s1.handle, s2.handle]
+    np.testing.assert_array_equal(out.copy_to_host(), x + y)

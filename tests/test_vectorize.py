@@ -152,3 +152,48 @@ def test_guvectorize_casts_wider_host_inputs(backend, rng):
         row_norm32(x.astype(np.float16))                            # float32 does not cast safely to float16
     with pytest.raises(TypeError, match="argument 1 is a device array of float64"):
         row_norm32(cuda.to_device(x))
+
+
+class Foreign:
+    """Another library's device array: seen only through __cuda_array_interface__."""
+
+    def __init__(self, dev):
+        self._dev = dev
+        self.__cuda_array_interface__ = dev.__cuda_array_interface__
+
+
+def test_ufuncs_take_cuda_array_interface_operands(backend, rng):
+    x, y = rng.random(200).astype(np.float32), rng.random(200).astype(np.float32)
+    got = calls_device_function(Foreign(cuda.to_device(x)), y)
+    assert isinstance(got, cuda.DeviceNDArray)
+    np.testing.assert_allclose(got.copy_to_host(), (x - y) * np.float32(0.5), rtol=1e-6)
+    out = cuda.device_array(200, np.float32)
+    calls_device_function(x, Foreign(cuda.to_device(y)), out=Foreign(out))
+    np.testing.assert_allclose(out.copy_to_host(), (x - y) * np.float32(0.5), rtol=1e-6)
+
+
+def test_gufuncs_take_cuda_array_interface_operands(backend, rng):
+    x = rng.random((3, 7))
+    out = cuda.device_array((3, 7))
+    axpy_rows(Foreign(cuda.to_device(x)), 2.0, Foreign(out))
+    np.testing.assert_allclose(out.copy_to_host(), x * 2.0 + np.arange(7), rtol=1e-14)
+    got = axpy_rows(Foreign(cuda.to_device(x)), 3.0)
+    assert isinstance(got, cuda.DeviceNDArray)
+    np.testing.assert_allclose(got.copy_to_host(), x * 3.0 + np.arange(7), rtol=1e-14)
+
+
+def test_vectorize_signature_of_argument_types_only(backend, rng):
+    """Numba's ``vectorize([(t1, t2)])``: the result type is inferred (a timedelta from two datetimes here)."""
+    day = cuda.from_dtype(np.dtype("datetime64[D]"))
+
+    @cuda.vectorize([(day, day), (cuda.float32, cuda.int32)])
+    def diff(a, b):
+        return b - a
+
+    start = np.datetime64("2005-02-01") + rng.integers(0, 400, 64).astype("timedelta64[D]")
+    end = start + rng.integers(0, 10000, 64).astype("timedelta64[D]")
+    got = diff(start, end)
+    assert got.dtype == np.dtype("timedelta64[D]")
+    np.testing.assert_array_equal(got, end - start)
+    x, n = rng.standard_normal(20).astype(np.float32), rng.integers(-50, 50, 20).astype(np.int32)
+    np.testing.assert_allclose(diff(x, n), n - x.astype(np.float64), rtol=1e-7)

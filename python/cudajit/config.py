@@ -7,6 +7,8 @@ CUDA_NVRTC_EXTRA_SEARCH_PATHS: extra include folders, separated by ':', for CUDA
   (The disk cache keys on the folder names, not on the headers in them: clear it after editing such a header.)
 CUDA_MEMORY_MANAGER: the module whose ``_numba_memory_manager`` is the EMM plugin to use (``cuda.set_memory_manager``),
   or "default"; NUMBA_CUDA_MEMORY_MANAGER, read when the backend is decided.
+CUDA_ARRAY_INTERFACE_SYNC: whether an array taken through ``__cuda_array_interface__`` (``cuda.as_cuda_array``, a
+  kernel argument) waits for the stream its producer names; NUMBA_CUDA_ARRAY_INTERFACE_SYNC, 1 by default.
 CUDA_DEFAULT_PTX_CC: the (major, minor) that ``cuda.compile_ptx`` targets when given no ``cc``;
   NUMBA_CUDA_DEFAULT_PTX_CC as "major.minor". cudajit's default is (7, 5), the oldest NVRTC 13 compiles for.
 """
@@ -23,6 +25,7 @@ def _cc(text, name):
 
 CUDA_NVRTC_EXTRA_SEARCH_PATHS = os.environ.get("NUMBA_CUDA_NVRTC_EXTRA_SEARCH_PATHS", "")
 CUDA_MEMORY_MANAGER = os.environ.get("NUMBA_CUDA_MEMORY_MANAGER", "default")
+CUDA_ARRAY_INTERFACE_SYNC = int(os.environ.get("NUMBA_CUDA_ARRAY_INTERFACE_SYNC", "1"))
 CUDA_DEFAULT_PTX_CC = _cc(os.environ.get("NUMBA_CUDA_DEFAULT_PTX_CC", "7.5"), "NUMBA_CUDA_DEFAULT_PTX_CC")
 
 

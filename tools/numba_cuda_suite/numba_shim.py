@@ -274,7 +274,7 @@ def install():
             MemoryLeakMixin=testing.MemoryLeakMixin, CheckWarningsMixin=CheckWarningsMixin,
             linux_only=unittest.skipUnless(sys.platform.startswith("linux"), "linux only"),
             captured_stdout=captured_stdout, captured_stderr=captured_stderr,
-            skip_unless_cffi=unittest.skipUnless(_has("cffi"), "cffi"))
+            skip_unless_cffi=unittest.skipUnless(_has("cffi"), "cffi"), run_in_subprocess=run_in_subprocess)
     _cuda.HAS_NUMBA = True   # numba.njit is cudajit.njit (plain Python on the host)
     return testing
 
@@ -285,3 +285,13 @@ def _has(mod):
         return True
     except ImportError:
         return False
+
+
+def run_in_subprocess(code, flags=(), env=None, timeout=30):
+    """numba's test helper: run ``code`` in a new Python; (stdout, stderr), AssertionError when it fails."""
+    import subprocess
+    proc = subprocess.run([sys.executable, *flags, "-c", code], env=env, capture_output=True, text=True,
+                          timeout=timeout)
+    if proc.returncode:
+        raise AssertionError(f"process failed with code {proc.returncode}: stderr:\n{proc.stderr}")
+    return proc.stdout, proc.stderr

@@ -1,6 +1,7 @@
 """One compilation unit per kernel specialization: ``#include <cudajit/runtime.h>``, frozen constant arrays, the
 device functions it calls (each specialised per argument types, callees first), the kernel, ``CJ_ENTRY``."""
 import dataclasses
+import itertools
 import re
 from typing import Optional, Union
 
@@ -192,7 +193,13 @@ class Program:
     def link_texts(self):
         """name -> text of each linked CUDA C++ source (file or cuda.CUSource), in link order (read once)."""
         if self._link_texts is None:
-            self._link_texts = {item.name: item.text() for item in self.link if item.kind == "cu"}
+            self._link_texts = {}
+            for item in self.link:
+                if item.kind == "cu":
+                    # in-memory sources share a default name ("<CUSource>"): number the later ones
+                    name = next(n for n in (item.name if k == 1 else f"{item.name} ({k})" for k in itertools.count(1))
+                                if n not in self._link_texts)
+                    self._link_texts[name] = item.text()
         return self._link_texts
 
     def gpu_objects(self):

@@ -10,8 +10,9 @@ import operator
 
 import numpy as np
 
-from .. import _core
+from .. import _core, config
 from .devicearray import DeviceNDArray, _backend_id, _c_strides
+from .streams import _external
 
 _CAI = "__cuda_array_interface__"
 _CAI_VERSIONS = range(0, 4)   # versions 0 to 3 share these keys; 3 added 'stream'
@@ -40,9 +41,12 @@ def from_cuda_array_interface(desc, owner=None, sync=True):
         raise ValueError(f"{_CAI}: data {ptr:#x} is CUDA device memory, which the CPU backend cannot read: "
                          f"copy it to the host first")
     _core.check_span_is_memory(ptr, lo, hi, f"{_CAI} (data with its shape and strides)")
-    if sync and stream is not None:
-        # The producer's stream may still be writing: wait for it (CAI v3 semantics).
-        _core.stream_synchronize(stream, device)
+    if stream is not None:
+        # As numba-cuda: the view's default stream is the producer's, and it is waited for (the producer may still be
+        # writing; CAI v3) unless the caller or config.CUDA_ARRAY_INTERFACE_SYNC says not to.
+        view.stream = _external(stream, device)
+        if sync and config.CUDA_ARRAY_INTERFACE_SYNC:
+            view.stream.synchronize()
     view._readonly = readonly                    # kernels that write it do not compile (Numba's readonly arrays)
     return view
 

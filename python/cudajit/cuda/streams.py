@@ -156,9 +156,14 @@ def external_stream(ptr):
         raise TypeError(f"ptr for external stream must be an int, not {type(ptr).__name__}")
     if not 0 <= ptr < 1 << 64:
         raise ValueError(f"ptr for external stream must be a pointer value in [0, 2**64), not {ptr}")
+    return _external(ptr)
+
+
+def _external(ptr, device=-1):
+    # device: the GPU whose context the stream's calls use (a foreign array's); -1 the current one
     if _on_cpu():
         return Stream(handle=ptr, external=True)
-    return Stream(_core.Stream.external(ptr), external=True)
+    return Stream(_core.Stream.external(ptr, device), external=True)
 
 
 def stream_handle(stream):

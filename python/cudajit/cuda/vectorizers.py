@@ -48,6 +48,11 @@ def _launch(kernel, n, stream, args):
         kernel[(n + _BLOCK - 1) // _BLOCK, _BLOCK, stream](*args)
 
 
+def _operand(a):
+    """A device array for anything exposing the CUDA Array Interface (CuPy, PyTorch, ...), else a NumPy array."""
+    return as_cuda_array(a) if is_cuda_array(a) else np.asarray(a)
+
+
 def _on_device(a, shape, stream):
     """``a`` (host or device) broadcast to ``shape``, as a C-contiguous device array."""
     if is_cuda_array(a):
@@ -90,7 +95,10 @@ class CUDAUFunc:
         for sig in sigs:
             s = parse_signature(sig)
             key = tuple(a.dtype for a in s.args)
-            self._kernels[key] = (s.return_type.dtype, self._kernel(len(s.args), _device_function(pyfunc, s)))
+            if s.return_type is None:       # argument types alone (Numba's ``[(t1, t2)]``): the result is inferred
+                self._kernels[key] = self._inferred(s.args)
+            else:
+                self._kernels[key] = (s.return_type.dtype, self._kernel(len(s.args), _device_function(pyfunc, s)))
         self.nin = len(next(iter(self._kernels))) if sigs else pyfunc.__code__.co_argcount
 
     def _kernel(self, nin, core):
@@ -98,10 +106,14 @@ class CUDAUFunc:
         return _compile(f"cj_vectorized_{self.__name__}", params,
                         f"out[i] = core({', '.join(f'a{k}[i]' for k in range(nin))})", core)
 
+    def _inferred(self, argtypes):
+        """(result dtype, kernel) for argument types whose result type is typing's."""
+        ret = compile_device(self.py_func, tuple(argtypes)).return_type
+        return ret.dtype, self._kernel(len(argtypes), self._core)
+
     def _resolve(self, dtypes, scalars):
         if not self._eager and dtypes not in self._kernels:
-            ret = compile_device(self.py_func, tuple(T.from_dtype(d) for d in dtypes)).return_type
-            self._kernels[dtypes] = (ret.dtype, self._kernel(len(dtypes), self._core))
+            self._kernels[dtypes] = self._inferred([T.from_dtype(d) for d in dtypes])
         key = _select(self._kernels, dtypes, scalars, f"{self.__name__}()")
         return key, self._kernels[key]
 
@@ -109,7 +121,7 @@ class CUDAUFunc:
         if len(args) != self.nin:
             raise TypeError(f"{self.__name__}() takes {self.nin} arguments, {len(args)} given")
         scalars = {i for i, a in enumerate(args) if isinstance(a, (int, float, complex, np.number))}
-        arrays = [a if is_cuda_array(a) else np.asarray(a) for a in args]
+        arrays = [_operand(a) for a in args]
         key, (resty, kernel) = self._resolve(tuple(np.dtype(a.dtype) for a in arrays), scalars)
         arrays = [np.asarray(a, dtype=key[i]) if i in scalars else a for i, a in enumerate(arrays)]
         shape = np.broadcast_shapes(*(tuple(a.shape) for a in arrays))
@@ -204,7 +216,8 @@ class CUDAGUFunc:
             raise TypeError(f"{self.__name__}() takes {self.nin} inputs (and optionally {self.nout} outputs), "
                             f"{len(args)} given")
         outs = list(args[self.nin:]) or (list(out) if isinstance(out, (tuple, list)) else [out] * self.nout)
-        ins = [a if is_cuda_array(a) else np.asarray(a) for a in args[:self.nin]]
+        ins = [_operand(a) for a in args[:self.nin]]
+        outs = [None if o is None else _operand(o) if is_cuda_array(o) else o for o in outs]
         dtypes = tuple(np.dtype(a.dtype) for a in ins)
         # numba-cuda's choice: the exact dtypes, else the first signature whose types cast safely *to* the
         # inputs' (so float64 data meets a float32 signature and is narrowed); host inputs are then cast.

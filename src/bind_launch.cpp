@@ -276,7 +276,9 @@ void bind_launch(py::module_& m) {
             return py::make_tuple(l.config.block[0], l.config.block[1], l.config.block[2]);
         })
         .def_property_readonly("stream", [](const Launcher& l) { return l.config.stream; })
-        .def_property_readonly("sharedmem", [](const Launcher& l) { return l.config.shared_mem; });
+        .def_property_readonly("sharedmem", [](const Launcher& l) { return l.config.shared_mem; })
+        .def_property_readonly("dispatcher", [](const Launcher& l) { return l.owner; },
+                                "The Python dispatcher this launcher was made from (pickling a launcher).");
     g_launcher_type = reinterpret_cast<PyTypeObject*>(m.attr("Launcher").ptr());
 }
 

@@ -18,8 +18,11 @@ _MAX_TEXT = 1 << 20                      # strings longer than this are not cand
 
 
 def readable(pyfunc):
-    """Whether ``inspect`` can read the function's source (a file or a linecache entry)."""
+    """Whether ``inspect`` can read the function's source (a file or a linecache entry), and is to: a text adopted
+    for a function rebuilt from a pickle wins over the file of that name here."""
     filename = pyfunc.__code__.co_filename
+    if _FOUND and pyfunc.__code__ in _FOUND:
+        return False
     return not (filename.startswith("<") and filename.endswith(">")) or bool(linecache.getlines(filename))
 
 
@@ -161,3 +164,25 @@ def _why_not(filename):
                 "alive in the code that calls exec, or register the text with linecache under the filename given "
                 "to compile())")
     return f"its file {filename} cannot be read"
+
+
+def text_of(pyfunc):
+    """The whole text the function's definition is read from (its file, or the string found for it), sent with a
+    pickled kernel: the receiving process may have no such file, or another version of it. None when unreadable."""
+    code = pyfunc.__code__
+    text = _FOUND.get(code)
+    if text is None and readable(pyfunc):
+        text = "".join(linecache.getlines(code.co_filename)) or None
+    if text is None:
+        try:
+            source_lines(pyfunc)
+        except OSError:
+            return None
+        text = _FOUND.get(code)
+    return text
+
+
+def adopt(pyfunc, text):
+    """A function rebuilt from a pickle reads its definition from ``text``, the sender's (``text_of``)."""
+    if text is not None:
+        _FOUND[pyfunc.__code__] = text

@@ -254,7 +254,7 @@ def install():
         **skips, **ccs)
     from cudajit.compiler.typeof import typeof
     support = _module("numba.cuda.np.numpy_support", from_dtype=ctypes_.from_dtype,
-                      as_dtype=getattr(ctypes_, "as_dtype", None), numpy_version=tuple(map(int, np.__version__.split(".")[:2])))
+                      as_dtype=lambda t: np.dtype(str(t)), numpy_version=tuple(map(int, np.__version__.split(".")[:2])))
     _module("numba.cuda.np", numpy_support=support)
     sys.modules["numba.np"] = sys.modules["numba.cuda.np"]
     sys.modules["numba.np.numpy_support"] = support

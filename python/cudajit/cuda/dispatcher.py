@@ -5,6 +5,7 @@ those types (or eagerly for the signatures given to ``jit``). Launches go throug
 dispatcher in ``_core``: it keys each call on its argument types without returning to Python,
 and calls back here only to compile a new specialization or to convert NumPy/foreign arrays.
 """
+import copyreg
 import dataclasses
 import functools
 import inspect
@@ -321,15 +322,32 @@ class CUDADispatcher(_JitFunction):
         return self._attr("max_threads_per_block", signature)
 
     def __reduce__(self):
-        # Numba's dispatchers pickle as their Python function and options (Dask ships kernels to worker processes);
-        # the receiver compiles again, from the disk cache when the source is the same.
-        return _rebuild_dispatcher, (self.py_func, tuple(self._eager), self._options, self._specialized)
+        # Numba's dispatchers pickle as their Python function and options (Dask and multiprocessing ship kernels to
+        # other processes); the receiver compiles again, from the disk cache when the source is the same.
+        return _rebuild_dispatcher, (*pickled_function(self.py_func, self), tuple(self._eager), self._options, self._specialized)
 
     def __repr__(self):
         return f"<cudajit kernel {self.__name__}>"
 
 
 _core.install_getitem(CUDADispatcher)
+
+
+def _reduce_launcher(launcher):
+    # kern[g, b] pickles as its kernel and configuration, as numba-cuda's configured launches do; a stream is the
+    # sending process's own, so a launcher bound to one does not pickle.
+    if launcher.stream:
+        import pickle
+        raise pickle.PicklingError(f"cannot pickle a launch of {launcher.dispatcher!r} bound to a stream (a stream "
+                                   f"belongs to one process): pickle the kernel and configure it where it lands")
+    return _rebuild_launcher, (launcher.dispatcher, launcher.griddim, launcher.blockdim, launcher.sharedmem)
+
+
+def _rebuild_launcher(dispatcher, griddim, blockdim, sharedmem):
+    return dispatcher[griddim, blockdim, 0, sharedmem]
+
+
+copyreg.pickle(_core.Launcher, _reduce_launcher)
 
 
 class DeviceFunction(_JitFunction):
@@ -353,14 +371,46 @@ class DeviceFunction(_JitFunction):
         raise TypingError(f"device function '{self.__name__}' can only be called from a kernel or another "
                           f"device function, not from host code (use .py_func to run the Python)")
 
+    def __reduce__(self):
+        return _rebuild_device_function, (*pickled_function(self.py_func, self), tuple(self.__cudajit_signatures__), self._options)
+
     def __repr__(self):
         return f"<cudajit device function {self.__name__}>"
 
 
-def _rebuild_dispatcher(py_func, sigs, options, specialized):
-    d = CUDADispatcher(py_func, sigs, options)
+def pickled_function(py_func, owner):
+    """(``py_func`` pickled, the text its definition is read from), for ``owner``'s ``__reduce__``. By value through cloudpickle, as
+    Numba's own pickling does: a kernel defined in a function, a notebook or ``__main__`` has no importable name,
+    and the receiving process may not have its file; cudajit compiles from source, so the text travels too."""
+    import pickle
+    try:
+        import cloudpickle
+    except ImportError:                 # a dependency; without it, functions with importable names still pickle
+        cloudpickle = None
+    try:
+        payload = (cloudpickle or pickle).dumps(py_func)
+    except (pickle.PicklingError, AttributeError, TypeError) as exc:
+        raise pickle.PicklingError(f"cannot pickle {owner!r}: {exc}"
+                                   + ("" if cloudpickle else " (install cloudpickle to pickle functions by value)")
+                                   ) from None
+    return payload, _sources.text_of(py_func)
+
+
+def unpickled_function(payload, text):
+    import pickle
+    py_func = pickle.loads(payload)
+    _sources.adopt(py_func, text)
+    return py_func
+
+
+def _rebuild_dispatcher(payload, text, sigs, options, specialized):
+    d = CUDADispatcher(unpickled_function(payload, text), sigs, options)
     d._specialized = specialized
     return d
+
+
+def _rebuild_device_function(payload, text, sigs, options):
+    return DeviceFunction(unpickled_function(payload, text), sigs, options)
 
 
 def _signature_of(argtypes):

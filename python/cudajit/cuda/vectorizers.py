@@ -19,7 +19,7 @@ import numpy as np
 
 from ..compiler import compile_device, parse_signature, types as T
 from .arrays import device_array, to_device
-from .dispatcher import jit
+from .dispatcher import jit, pickled_function, unpickled_function
 from .interop import as_cuda_array, is_cuda_array
 
 _BLOCK = 128
@@ -84,6 +84,10 @@ def _select(typemap, dtypes, scalars, what):
                     f"{', '.join('(' + ', '.join(map(str, k)) + ')' for k in typemap) or 'none'}")
 
 
+def _rebuild(cls, payload, text, args):
+    return cls(unpickled_function(payload, text), *args)
+
+
 class CUDAUFunc:
     """What ``cuda.vectorize`` returns: call it as a NumPy ufunc (``out=``, ``stream=``), or ``.reduce(a)``."""
 
@@ -100,6 +104,10 @@ class CUDAUFunc:
             else:
                 self._kernels[key] = (s.return_type.dtype, self._kernel(len(s.args), _device_function(pyfunc, s)))
         self.nin = len(next(iter(self._kernels))) if sigs else pyfunc.__code__.co_argcount
+        self._sigs = list(sigs)
+
+    def __reduce__(self):       # as a kernel pickles: the Python function by value, with its text (dispatcher.py)
+        return _rebuild, (CUDAUFunc, *pickled_function(self.py_func, self), (self._sigs,))
 
     def _kernel(self, nin, core):
         params = [f"a{k}" for k in range(nin)] + ["out"]
@@ -208,6 +216,10 @@ class CUDAGUFunc:
             kernel = _compile(f"cj_gufunc_{self.__name__}", params, f"core({', '.join(items)})", core)
             dtypes = [(t.dtype if isinstance(t, T.Array) else t).dtype for t in s.args]
             self._kernels[tuple(dtypes[:self.nin])] = (dtypes[self.nin:], kernel)
+        self._sigs, self._layout = list(sigs), layout
+
+    def __reduce__(self):
+        return _rebuild, (CUDAGUFunc, *pickled_function(self.py_func, self), (self._sigs, self._layout))
 
     def __call__(self, *args, out=None, stream=0):
         if out is not None and len(args) > self.nin:

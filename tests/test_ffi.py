@@ -37,8 +37,8 @@ def test_foreign_functions(backend, rng):
 
 
 def test_foreign_function_errors(tmp_path):
-    with pytest.raises(TypeError, match="return type"):
-        cuda.declare_device("f", "void(float32)")
+    with pytest.raises(TypeError, match="return type must be a number, a CPointer or void, not array"):
+        cuda.declare_device("f", "float32[:](float32)")
     with pytest.raises(NotImplementedError, match="cannot link lib.xyz"):
         cuda.jit(link=["lib.xyz"])(lambda a: None)
     with pytest.raises(FileNotFoundError, match="does not exist"):
@@ -200,3 +200,26 @@ def test_several_unnamed_sources_are_all_linked(backend, rng, container):
     r = np.zeros_like(x)
     kernel[1, 64](r, x)
     np.testing.assert_array_equal(r, x * 7)
+
+
+_ZERO_NEGATIVES = cuda.CUSource(
+    'extern "C" __device__ int zero_negatives(void* unused, float* x, int n) {\n'
+    '    for (int i = 0; i < n; ++i) if (x[i] < 0) x[i] = 0;\n'
+    '    return 0;\n'
+    '}\n')
+
+
+def test_void_function_in_numbas_abi(backend, rng):
+    """numba-cuda declares a foreign function returning nothing as ``int f(void* result, args...)`` too."""
+    zero_negatives = cuda.declare_device("zero_negatives", "void(float32[:], int32)", link=_ZERO_NEGATIVES)
+
+    @cuda.jit
+    def rows(m):
+        i = cuda.grid(1)
+        if i < m.shape[0]:
+            zero_negatives(m[i], m.shape[1])
+
+    m = rng.standard_normal((37, 19)).astype(np.float32)
+    d = cuda.to_device(m)
+    rows[1, 64](d)
+    np.testing.assert_array_equal(d.copy_to_host(), np.maximum(m, 0))

@@ -106,6 +106,11 @@ template <class R, class... P, class... A> CJ_INLINE R call_extern(int (*f)(R*, 
     f(&r, P(a)...);
     return r;
 }
+// ... and of one declared void (int f(void* result, P... args)), which stores nothing through its result pointer
+template <class... P, class... A> CJ_INLINE void call_extern(int (*f)(void*, P...), A... a) {
+    unsigned long long unused;
+    f(&unused, P(a)...);
+}
 // How many arguments (after the result pointer) a function in Numba's ABI takes; -1 for any other function, so
 // that the wrapper's static_assert, not a failed deduction of call_extern, reports the mismatch first.
 template <class F> struct extern_arity { static constexpr int value = -1; };

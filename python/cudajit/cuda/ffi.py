@@ -135,9 +135,8 @@ class ExternalFunction:
         if not isinstance(signature, T.Signature) or signature.return_type is None:
             raise TypeError(f"declare_device({name!r}): the signature needs a return type, e.g. 'float32(float32)'")
         ret = signature.return_type
-        if not (T.is_scalar(ret) or isinstance(ret, T.CPointer) or (abi == "c" and ret == T.none)):
-            also = " (or void with abi='c')" if abi == "numba" else " or void"
-            raise TypeError(f"declare_device({name!r}): the return type must be a number or a CPointer{also}, "
+        if not (T.is_scalar(ret) or isinstance(ret, (T.CPointer, T.NoneType))):
+            raise TypeError(f"declare_device({name!r}): the return type must be a number, a CPointer or void, "
                             f"not {ret}")
         for t in signature.args:
             if not (T.is_scalar(t) or isinstance(t, (T.CPointer, T.Array))):

@@ -571,6 +571,17 @@ def test_call_without_launch_configuration(backend, rng):
             axpy[bad]
 
 
+def test_a_device_function_is_not_a_kernel():
+    @cuda.jit(device=True)
+    def helper(v):
+        return v + 1
+
+    with pytest.raises(RuntimeError, match="device function 'helper' cannot be launched as a kernel"):
+        helper[1, 1](np.zeros(3))
+    with pytest.raises(RuntimeError, match="SASS exists for kernels only"):
+        helper.inspect_sass(("int32",))
+
+
 def test_a_launcher_called_with_a_tuple_or_keywords(backend, rng):
     """A launcher is called through CPython's vectorcall; a call that brings a tuple (the type's __call__) launches
     the same, and keyword arguments are refused either way, by name."""

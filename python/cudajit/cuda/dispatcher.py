@@ -377,6 +377,14 @@ class DeviceFunction(_JitFunction):
     def __repr__(self):
         return f"<cudajit device function {self.__name__}>"
 
+    def __getitem__(self, config):
+        raise RuntimeError(f"device function '{self.__name__}' cannot be launched as a kernel: it was made with "
+                           f"cuda.jit(device=True); call it from a kernel, or decorate a kernel with cuda.jit")
+
+    def inspect_sass(self, signature=None):
+        raise RuntimeError(f"cannot inspect the SASS of device function '{self.__name__}': SASS exists for "
+                           f"kernels only (numba-cuda refuses it too); inspect_asm() gives its PTX")
+
 
 def pickled_function(py_func, owner):
     """(``py_func`` pickled, the text its definition is read from), for ``owner``'s ``__reduce__``. By value through cloudpickle, as

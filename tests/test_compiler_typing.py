@@ -80,6 +80,8 @@ RULES = [
     ('math.modf float32', lambda a: math.modf(a), 'float32', 'UniTuple(float32 x 2)'),
     ('math.ldexp', lambda a, b: math.ldexp(a, b), 'float32 int32', 'float32'),
     ('cmath.exp complex64', lambda a: cmath.exp(a), 'complex64', 'complex64'),
+    ('cmath.log base complex64', lambda a, b: cmath.log(a, b), 'complex64 complex64', 'complex64'),
+    ('cmath.log base complex128', lambda a, b: cmath.log(a, b), 'complex128 complex64', 'complex128'),
     ('pow(int32, literal)', lambda a: pow(a, 2), 'int32', 'int64'),
     ('ternary int32/float32', lambda a, b: a if a > 0 else b, 'int32 float32', 'float64'),
     ('ternary int32/literal', lambda a: a if a > 0 else 1, 'int32', 'int64'),
@@ -183,3 +185,15 @@ def returns_unified(a):
 def test_variable_typing(fn, args, expected):
     argtypes = tuple(getattr(types, a) for a in args.split())
     assert str(compile_device(fn, argtypes).return_type) == expected
+
+
+def test_numba_type_attributes_and_dtypes():
+    """Numba's names the programs that build signatures use: Complex.underlying_float, numpy_support.as_dtype."""
+    import numpy as np
+    assert types.complex64.underlying_float == types.float32 and types.complex128.underlying_float == types.float64
+    for t in (types.int8, types.uint64, types.float32, types.complex128, types.boolean):
+        assert types.from_dtype(types.as_dtype(t)) == t
+    rec = np.dtype([("a", np.int32), ("b", np.float64)])
+    assert types.as_dtype(types.from_dtype(rec)) == rec
+    with pytest.raises(TypeError, match="has no NumPy dtype"):
+        types.as_dtype(types.UniTuple(types.int32, 2))

@@ -524,6 +524,32 @@ def test_inspect_asm(backend, rng):
     assert set(everything) == set(axpy.signatures) and everything[sig] == ptx
 
 
+def test_inspect_asm_of_a_device_function():
+    """A device function's PTX, with its own options (numba-cuda's device dispatcher): fastmath reaches NVRTC,
+    and opt=False leaves a * b + c unfused as NVVM's -opt=0 does (results then match numba-cuda's)."""
+    def mul_add(x, y, z):
+        return x * y + z
+
+    sig = (float64, float64, float64)
+    plain = cuda.jit(sig, device=True)(mul_add)
+    if not _core.nvrtc_available()[0]:
+        with pytest.raises(CudaSupportError, match="NVRTC"):
+            plain.inspect_asm(sig)
+        return
+    ptx = plain.inspect_asm(sig)
+    assert re.search(r"\.visible \.func .*mul_add", ptx) and "fma.rn.f64" in ptx
+    assert plain.inspect_asm() == {sig: ptx}
+    assert "fma.rn.f64" not in cuda.jit(sig, device=True, opt=False)(mul_add).inspect_asm(sig)
+    f32 = (float32,)
+    fast = cuda.jit(f32, device=True, fastmath=True)(_sqrt_of)
+    assert "sqrt.approx" in fast.inspect_asm(f32)
+    assert "sqrt.approx" not in cuda.jit(f32, device=True)(_sqrt_of).inspect_asm()[f32]
+
+
+def _sqrt_of(x):
+    return math.sqrt(x)
+
+
 def test_forall(backend, rng):
     n = 1000                                      # not a multiple of any block size
     x, out0 = randn(rng, n), randn(rng, n)

@@ -204,6 +204,42 @@ def test_print(backend, capfd):
         assert "value 2.500000 7" in capfd.readouterr().out
 
 
+@cuda.jit
+def print_thread_index(out):
+    print(cuda.threadIdx)
+    t = cuda.threadIdx                          # Numba's Dim3 as a value: .x .y .z, and it prints as a tuple
+    out[t.z, t.y, t.x] = t.x + 10 * t.y + 100 * cuda.blockDim.z * t.z
+
+
+def test_print_and_assign_thread_index(backend, capfd):
+    out = np.zeros((2, 2, 3), np.int64)
+    print_thread_index[1, (3, 2, 2)](out)
+    cuda.synchronize()
+    z, y, x = np.indices(out.shape)
+    np.testing.assert_array_equal(out, x + 10 * y + 200 * z)
+    if backend == "cpu":
+        lines = sorted(capfd.readouterr().out.split("\n")[:-1])
+        assert lines == sorted(str((i, j, k)) for k in range(2) for j in range(2) for i in range(3))
+
+
+def test_print_of_more_than_32_items_prints_its_format(backend, capfd):
+    """CUDA's printf takes at most 32 arguments: numba-cuda prints the format string instead, with a warning."""
+    from cudajit.errors import NumbaWarning
+
+    @cuda.jit
+    def many(r):
+        print(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13], r[14], r[15],
+              r[16], r[17], r[18], r[19], r[20], r[21], r[22], r[23], r[24], r[25], r[26], r[27], r[28], r[29],
+              r[30], r[31], r[32])
+
+    with pytest.warns(NumbaWarning, match="cannot print more than 32 items") as caught:
+        many[1, 1](np.arange(33))
+    cuda.synchronize()
+    assert caught[0].filename == __file__
+    if backend == "cpu":
+        assert capfd.readouterr().out == " ".join(["%lld"] * 33) + "\n"
+
+
 @cuda.jit("int64(int64)", device=True)
 def fib(n):
     if n < 2:

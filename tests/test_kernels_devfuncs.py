@@ -321,3 +321,40 @@ def test_cudajit_njit_is_a_device_function_and_python_on_the_host(backend, rng):
         assert norm2(3.0, 4.0) == 25.0
     assert rotate.py_func(1.0, 0.0, 0.0) == (1.0, 0.0) and rotate.__name__ == "rotate"
     assert list(cudajit.prange(2, 9, 3)) == [2, 5, 8]             # Numba: outside parallel code, prange is range
+
+
+@cuda.jit(device=True)
+def weighted(a, b, c):
+    return a + 2 * b + 3 * c
+
+
+def test_starred_arguments_spread_a_tuple(backend, rng):
+    """f(*t) passes t's elements (Python's call syntax; numba-cuda accepts it): a tuple variable, one built in
+    place, and a call's result, which runs once."""
+    @cuda.jit
+    def f(xs, counter, out):
+        i = cuda.grid(1)
+        if i < xs.shape[0]:
+            t = (xs[i, 0], xs[i, 1], xs[i, 2])
+            out[i, 0] = weighted(*t)
+            out[i, 1] = weighted(xs[i, 2], *(xs[i, 0], xs[i, 1]))
+            out[i, 2] = weighted(*divmod_pair(xs[i, 0], cuda.atomic.add(counter, i, 1) + 2.0), 1.0)
+
+    xs = rng.uniform(1, 10, (50, 3))
+    counter, out = np.zeros(50), np.zeros((50, 3))
+    f.forall(50)(xs, counter, out)
+    np.testing.assert_array_equal(counter, 1)         # the call under the * ran once
+    np.testing.assert_allclose(out[:, 0], xs[:, 0] + 2 * xs[:, 1] + 3 * xs[:, 2], rtol=1e-14)
+    np.testing.assert_allclose(out[:, 1], xs[:, 2] + 2 * xs[:, 0] + 3 * xs[:, 1], rtol=1e-14)
+    np.testing.assert_allclose(out[:, 2], xs[:, 0] // 2 + 2 * (xs[:, 0] % 2) + 3, rtol=1e-14)
+
+
+def test_starred_argument_must_be_a_tuple(backend):
+    from cudajit.errors import TypingError
+
+    @cuda.jit
+    def f(a):
+        a[0] = weighted(*a)
+
+    with pytest.raises(TypingError, match=r"test_kernels_devfuncs.py:\d+: \*args in a call must be a tuple, not array"):
+        f[1, 1](np.zeros(3))

@@ -134,6 +134,38 @@ def test_cmath(backend, rng):
 
 
 @cuda.jit
+def complex_log_base(z, w, out):
+    i = cuda.grid(1)
+    if i < z.size:
+        out[i] = cmath.log(z[i], w[i])
+
+
+def test_cmath_log_with_a_base(backend, rng):
+    """cmath.log(z, base) is Numba's log(z) / log(base), in the arguments' precision."""
+    z = rng.normal(size=40) + 1j * rng.normal(size=40)
+    w = rng.uniform(0.5, 5, size=40) + 1j * rng.normal(size=40)
+    for dtype, rtol in ((np.complex128, 1e-13), (np.complex64, 1e-5)):
+        out = np.zeros(40, dtype)
+        complex_log_base[1, 64](z.astype(dtype), w.astype(dtype), out)
+        ref = [cmath.log(a, b) for a, b in zip(z.astype(dtype).tolist(), w.astype(dtype).tolist())]
+        np.testing.assert_allclose(out, ref, rtol=rtol)
+
+
+@cuda.jit
+def polar_spread(z, out):
+    i = cuda.grid(1)
+    if i < z.size:
+        out[i] = complex(*cmath.polar(z[i]))
+
+
+def test_complex_of_a_spread_tuple(backend, rng):
+    z = rng.normal(size=30) + 1j * rng.normal(size=30)
+    out = np.zeros(30, np.complex128)
+    polar_spread[1, 32](z, out)
+    np.testing.assert_allclose(out, [complex(*cmath.polar(v)) for v in z.tolist()], rtol=1e-15)
+
+
+@cuda.jit
 def int_args_to_math(n, out):
     i = cuda.grid(1)
     if i < out.size:

@@ -158,6 +158,8 @@ template <class T> CJ_INLINE complex<T> exp(complex<T> z) {
 // cmath.log as numba-cuda computes it: log|z| + i arg z (|z| by hypot). Near |z| = 1 CPython's log1p form is
 // more accurate, but results must match numba-cuda's (checked bit for bit on an H100).
 template <class T> CJ_INLINE complex<T> log(complex<T> z) { return complex<T>{log(hypot(z.re, z.im)), atan2(z.im, z.re)}; }
+// cmath.log(z, base): Numba's log(z) / log(base)
+template <class T> CJ_INLINE complex<T> log(complex<T> z, complex<T> base) { return log(z) / log(base); }
 
 // numba-cuda types cmath.log10, tanh and acosh by their Python implementations, whose float64 constants make the
 // result complex128 also for a complex64 argument; these follow that arithmetic step by step.

@@ -259,6 +259,10 @@ def install():
     sys.modules["numba.np"] = sys.modules["numba.cuda.np"]
     sys.modules["numba.np.numpy_support"] = support
     _module("numba.cuda.typing.typeof", typeof=typeof)
+    _module("numba.cuda.typing", signature=lambda ret, *args: ctypes_.Signature(ret, args),
+            typeof=sys.modules["numba.cuda.typing.typeof"])
+    support.carray, support.farray = _cuda.carray, _cuda.farray
+    _module("numba.cuda.misc", special=_module("numba.cuda.misc.special", literal_unroll=cudajit.literal_unroll))
     import os
     import pathlib
     numba.typeof = typeof

@@ -43,6 +43,9 @@ class ExpressionMixin(IndexingMixin):
                        f"call it to convert: {v.obj}(x)")
         if v.path == "devfunc":
             self.error(node, "device functions can only be called, not used as values")
+        dim3 = I.dim3_value(v.path)
+        if dim3 is not None:
+            return dim3
         self.error(node, f"'{v.path}' cannot be used as a value in a CUDA kernel")
 
     # ---- leaves --------------------------------------------------------------------------------------------
@@ -467,15 +470,39 @@ class ExpressionMixin(IndexingMixin):
                 func = self.symbol_attribute(node.func, base, node.func.attr)
         else:
             func = self.visit_expr(node.func)
-        args = [self.visit_expr(a) for a in node.args]
-        if any(isinstance(a, ast.Starred) for a in node.args):
-            self.unsupported(node, "*args in calls is not supported in CUDA kernels")
+        args, bound = [], []
+        for a in node.args:
+            if not isinstance(a, ast.Starred):
+                args.append(self.visit_expr(a))
+                continue
+            spread = self.starred_argument(a, bound)
+            if spread is None:
+                return Value(T.undefined, "?")
+            args.extend(spread)
         kwargs = {k.arg: self.visit_expr(k.value) for k in node.keywords}
         if None in kwargs:
             self.unsupported(node, "**kwargs in calls is not supported in CUDA kernels")
         if isinstance(func, Value):
             self.error(node, f"a value of type {func.type} is not callable")
-        return self.call_symbol(node, func, args, kwargs)
+        result = self.call_symbol(node, func, args, kwargs)
+        for name, v in reversed(bound):
+            # f(*g(x)): g runs once, its tuple is the parameter of a lambda around the call
+            result = Value(result.type, f"[&](const {v.type.cpp}& {name}) {{ return {result.code}; }}({v.code})")
+        return result
+
+    def starred_argument(self, node, bound):
+        """The elements of the tuple ``*t`` spreads into a call's arguments (None while ``t``'s type is unknown).
+        A tuple that is neither a variable nor built in place is named once: (name, value) joins ``bound``."""
+        v = self.as_value(node, self.visit_expr(node.value))
+        if v.type == T.undefined:
+            return None
+        if not isinstance(v.type, T.BaseTuple):
+            self.error(node, f"*args in a call must be a tuple, not {v.type}")
+        if v.elements is None and not v.code.isidentifier():
+            name = self.temp("spread")
+            bound.append((name, v))
+            v = Value(v.type, name)
+        return self.tuple_elements(node, v)
 
     def call_symbol(self, node, func, args, kwargs):
         if func.path == "type":
@@ -613,7 +640,7 @@ class ExpressionMixin(IndexingMixin):
         first-class Dispatcher/Function/NumberClass arguments), which becomes a compile-time FunctionValue."""
         if isinstance(v, Value):
             return v
-        return Value(function_value_type(self, node, v), "")
+        return I.dim3_value(v.path) or Value(function_value_type(self, node, v), "")
 
 
 def function_value_type(cx, node, sym):

@@ -11,6 +11,7 @@ The mechanism is registry.py. The cuda.* entries are here; math/cmath in mathlib
 Python builtins in pybuiltins.py; the operator module in pyoperator.py; libdevice.py, vectors.py; importing this
 module loads them all.
 """
+import collections
 import math
 
 from . import types as T
@@ -55,6 +56,19 @@ for _py, _cj in _DIM3.items():
     for _axis in "xyz":
         intrinsic(f"cuda.{_py}.{_axis}", kind="attr", doc=f"{_DIM3_DOCS[_py].capitalize()} along {_axis} (int32).")(
             _dim3_entry(f"{_cj}_{_axis}"))
+
+# cuda.threadIdx & co. used whole (printed, assigned): Numba's Dim3, here a namedtuple of the three int32s
+Dim3 = collections.namedtuple("Dim3", "x y z")
+
+
+def dim3_value(path):
+    """The Value of ``cuda.threadIdx`` (blockIdx, blockDim, gridDim) as a whole; None for any other path."""
+    fn = _DIM3.get(path[len("cuda."):]) if path.startswith("cuda.") else None
+    if fn is None:
+        return None
+    parts = [_dim3_entry(f"{fn}_{axis}")(None, None) for axis in "xyz"]
+    return tuple_value(T.NamedUniTuple(T.int32, 3, Dim3), parts)
+
 
 intrinsic("cuda.laneid", kind="attr", doc="The thread's lane in its warp, 0 to 31 (int32).")(lambda cx, node: Value(T.int32, "cj::laneid()", nonneg=True))
 intrinsic("cuda.warpsize", kind="attr", doc="The number of threads in a warp, 32 (int32).")(lambda cx, node: Value(T.int32, "cj::warpsize()", nonneg=True))

@@ -19,6 +19,7 @@ LDEXP = [(f32, (f32, i32)), (f64, (f64, i32))]
 FREXP = [(T.Tuple([f32, i32]), (f32,)), (T.Tuple([f64, i32]), (f64,))]
 MODF = [(T.UniTuple(f32, 2), (f32,)), (T.UniTuple(f64, 2), (f64,))]
 C_UNARY = [(c8, (c8,)), (c16, (c16,))]
+C_LOG = C_UNARY + [(c8, (c8, c8)), (c16, (c16, c16))]     # cmath.log(z) and cmath.log(z, base)
 C_UNARY_WIDE = [(c16, (c8,)), (c16, (c16,))]     # numba-cuda: complex128 also for complex64 (float64 constants)
 C_TO_REAL = [(f32, (c8,)), (f64, (c16,))]
 C_CLASSIFY = [(T.boolean, (c8,)), (T.boolean, (c16,))]
@@ -40,7 +41,8 @@ MATH = {
     "math.isnan": (CLASSIFY, "isnan"), "math.isinf": (CLASSIFY, "isinf"), "math.isfinite": (CLASSIFY, "isfinite"),
     "math.ldexp": (LDEXP, "ldexp"), "math.frexp": (FREXP, "frexp_tuple"), "math.modf": (MODF, "modf_tuple"),
     **{f"cmath.{n}": (C_UNARY, n) for n in (
-        "exp", "log", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "atanh")},
+        "exp", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "atanh")},
+    "cmath.log": (C_LOG, "log"),
     **{f"cmath.{n}": (C_UNARY_WIDE, n) for n in ("log10", "tanh", "acosh")},
     "cmath.phase": (C_TO_REAL, "phase"),
     "cmath.isnan": (C_CLASSIFY, "isnan"), "cmath.isinf": (C_CLASSIFY, "isinf"), "cmath.isfinite": (C_CLASSIFY, "isfinite"),
@@ -52,7 +54,8 @@ _LANG_HELPERS = {"frexp_tuple", "modf_tuple", "polar_tuple"}
 
 def _math_entry(name, cases, fn):
     def impl(cx, node, args, kwargs):
-        expect_args(cx, node, name, args, len(cases[0][1]))
+        arities = [len(formal) for _, formal in cases]
+        expect_args(cx, node, name, args, min(arities), max(arities))
         if any(a.type == T.undefined for a in args):
             return Value(T.undefined, "?")
         found = resolve(cases, [a.type for a in args], [a.literal for a in args])

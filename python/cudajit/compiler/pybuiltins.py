@@ -1,5 +1,8 @@
 """Python builtins inside kernels: abs min max round pow len int float bool complex print (``range`` is part of
 the ``for`` statement). Typing follows Numba's (e.g. ``round(x)`` is int64, ``abs`` of an int keeps its type)."""
+import warnings
+
+from ..errors import NumbaWarning
 from . import datetimes, types as T
 from .registry import intrinsic, expect_args
 from .operators import binary
@@ -140,6 +143,7 @@ def _c_string(text):
 
 def _print_item(cx, node, v):
     """(format, [C++ arguments]) for one printed value, as numba-cuda's print_item."""
+    v = cx.as_value(node, v)
     if isinstance(v.const, str):
         return _c_string(v.const), []
     t = v.type
@@ -158,6 +162,9 @@ def _print_item(cx, node, v):
     cx.error(node, f"print() cannot print a value of type {t} in a CUDA kernel")
 
 
+_PRINT_MAX_ITEMS = 32
+
+
 @intrinsic("print")
 def _print(cx, node, args, kwargs):
     if kwargs:
@@ -169,8 +176,16 @@ def _print(cx, node, args, kwargs):
         f, vs = _print_item(cx, node, a)
         fmts.append(f)
         values.extend(vs)
+    fmt = " ".join(fmts)
+    if len(args) > _PRINT_MAX_ITEMS:
+        # CUDA's vprintf takes at most 32 arguments: numba-cuda then prints its format string as text, and warns
+        if cx.final:
+            warnings.warn_explicit(f"CUDA print() cannot print more than {_PRINT_MAX_ITEMS} items. The raw format "
+                                   "string will be emitted by the kernel instead.", NumbaWarning,
+                                   cx.loc.filename, cx.loc.lineno(node))
+        fmt, values = fmt.replace("%", "%%"), []
     rest = "".join(", " + v for v in values)
-    return Value(T.none, f'CJ_PRINTF("{" ".join(fmts)}\\n"{rest})')
+    return Value(T.none, f'CJ_PRINTF("{fmt}\\n"{rest})')
 
 
 @intrinsic("range")

@@ -96,6 +96,11 @@ class Complex(Scalar):
         self.underlying = {64: float32, 128: float64}[bits]
         super().__init__(f"complex{bits}", f"cj::complex<{self.underlying.cpp}>", f"complex{bits}")
 
+    @property
+    def underlying_float(self):
+        """Numba's name for the type of the real and imaginary parts."""
+        return self.underlying
+
 
 class NoneType(Type):
     name, cpp = "none", "void"
@@ -407,6 +412,14 @@ def from_dtype(dtype):
             return (NPDatetime if dtype.kind == "M" else NPTimedelta)(unit)
         return None
     return _BY_DTYPE.get(dtype)
+
+
+def as_dtype(t):
+    """The NumPy dtype of a scalar or record type (Numba's ``numpy_support.as_dtype``)."""
+    dtype = getattr(t, "dtype", None)
+    if not isinstance(dtype, np.dtype):
+        raise TypeError(f"{t} has no NumPy dtype")
+    return dtype
 
 
 def is_int(t):

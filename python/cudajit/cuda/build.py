@@ -28,7 +28,9 @@ def nvrtc_options(options):
     if options.max_registers:
         flags.append(f"--maxrregcount={int(options.max_registers)}")
     if options.opt is False:
-        flags.append("-Xptxas=-O0")  # hint; NVRTC itself always optimises device code
+        # NVRTC itself always optimises device code; numba-cuda's opt=False (NVVM -opt=0) also leaves a * b + c
+        # unfused, which changes results, so that part is matched
+        flags += ["-Xptxas=-O0", "--fmad=false"]
     return flags
 
 

@@ -367,6 +367,21 @@ class DeviceFunction(_JitFunction):
         self.__cudajit_signatures__.append(sig)
         return sig
 
+    def inspect_asm(self, signature=None):
+        """PTX of the device function, Numba's ABI, with its options (fastmath, debug, opt, ...): for
+        ``signature`` (a str then), or a dict over the declared signatures keyed by argument types, as numba-cuda's
+        device dispatcher. For the current device's architecture, or sm_90 without a GPU."""
+        from .ptx import compile_ptx
+        o = self._options
+        cc = divmod(build.device_arch(), 10) if _backend.name() == "gpu" else (9, 0)
+        sigs = self.__cudajit_signatures__ if signature is None else [_compiler().parse_signature(signature)]
+        out = {tuple(sig.args): compile_ptx(self.py_func, sig, debug=o.debug, lineinfo=o.lineinfo, device=True,
+                                            fastmath=o.fastmath, cc=cc, opt=o.opt, forceinline=o.inline)[0]
+               for sig in sigs}
+        return next(iter(out.values())) if signature is not None else out
+
+    inspect_ptx = inspect_asm     # the PTX, by the name older Numba code uses
+
     def __call__(self, *args, **kwargs):
         raise TypingError(f"device function '{self.__name__}' can only be called from a kernel or another "
                           f"device function, not from host code (use .py_func to run the Python)")

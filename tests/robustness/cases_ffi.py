@@ -47,7 +47,7 @@ CASES = [
            ("TypeError",), "0|argument", "str", backends=("gpu",)),
     raises("raw_kernel_no_config", "cuda.RawKernel('extern \"C\" __global__ void k() {}', 'k')()",
            ("ValueError", "LaunchError", "TypeError"), "launch configuration|grid"),
-    raises("declare_no_return_type", "cuda.declare_device('f', 'void(float32)')", ("TypeError",), "return type"),
+    raises("declare_array_return_type", "cuda.declare_device('f', 'float32[:](float32)')", ("TypeError",), "return type"),
     raises("declare_bad_signature_text", "cuda.declare_device('f', 'float32(flot32)')", ("TypeError", "ValueError", "SyntaxError"), "flot32"),
     raises("declare_tuple_argument", "cuda.declare_device('f', 'float32(UniTuple(float32, 2))')", ("TypeError",),
            "argument", "UniTuple"),

@@ -119,8 +119,8 @@ def test_numba_cuda_from_buffer_example(backend, rng):
 def test_declaration_errors():
     with pytest.raises(NotImplementedError, match="unsupported ABI 'fortran'"):
         cuda.declare_device("f", "float32(float32)", abi="fortran")
-    with pytest.raises(TypeError, match="void with abi='c'"):
-        cuda.declare_device("f", "void(float32)")
+    with pytest.raises(TypeError, match="a number, a CPointer or void, not UniTuple"):
+        cuda.declare_device("f", types.UniTuple(types.float32, 2)(types.float32), abi="c")
     with pytest.raises(TypeError, match="arguments must be numbers, CPointers or arrays"):
         cuda.declare_device("f", types.float32(types.UniTuple(types.float32, 2)), abi="c")
     assert str(types.CPointer(types.float32)) == "float32*" and cudajit.types.CPointer is cuda.types.CPointer

@@ -78,9 +78,13 @@ def main():
         line = ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or out.strip().splitlines()[-1:] or "?"
         print(f"{name}: {line}", flush=True)
         if args.verbose:
-            for ln in out.splitlines():
+            lines = out.splitlines()
+            for ln in lines:
                 if ln.startswith(("FAILED", "ERROR")):
                     print("   ", ln[:300])
+            if "error" in counts:       # a collection error's summary line has no reason: show the raise
+                for ln in [ln for ln in lines if ln.startswith("E ")][-4:]:
+                    print("     ", ln[:300])
     print("TOTAL:", ", ".join(f"{n} {k}" for k, n in sorted(totals.items())))
     shutil.rmtree(work, ignore_errors=True)
     if args.record:

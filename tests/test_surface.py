@@ -6,7 +6,7 @@ import pytest
 from cudajit import cuda, float32, int64
 from cudajit.cuda import libdevice
 from cudajit.cuda.fp16 import hexp10
-from cudajit.errors import TypingError
+from cudajit.errors import CudaSupportError, TypingError
 
 TILE = 16            # a module-level constant sizes shared arrays, as in Numba
 SHAPE2 = (4, 8)
@@ -225,6 +225,10 @@ def test_compile_ptx_of_a_kernel_and_of_a_device_function():
         cuda.compile(mul_add, "float32(float32, float32)", output="ltoir")
     with pytest.raises(TypeError, match="must return void"):
         cuda.compile_ptx(scale, "float32(float32[:], float32, float32[:])")
+    oldest = min(_core.nvrtc_supported_archs())
+    with pytest.raises(CudaSupportError,
+                       match=rf"compute capability 5\.0 is not supported .*>= {oldest // 10}\.{oldest % 10}"):
+        cuda.compile_ptx(mul_add, (float32, float32), device=True, cc=(5, 0))
 
 
 def test_inspect_sass_and_ptx(backend):

@@ -43,6 +43,10 @@ def compile(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=Fals
         source, restype = compiler.compile_kernel(pyfunc, tuple(sig.args), options).source, compiler.types.void
     if not _core.nvrtc_available()[0]:
         raise CudaSupportError(f"cuda.compile needs NVRTC, which was not found: {_core.nvrtc_available()[1]}")
+    oldest = min(_core.nvrtc_supported_archs(), default=0)
+    if major * 10 + minor < oldest:     # numba-cuda's NVVM refuses these the same way
+        raise CudaSupportError(f"cuda.compile: compute capability {major}.{minor} is not supported by this NVRTC "
+                               f"(requires >= {oldest // 10}.{oldest % 10})")
     ptx = build.nvrtc(source, f"{pyfunc.__name__}.cu", flags, major * 10 + minor, False)
     return ptx.decode(), restype
 

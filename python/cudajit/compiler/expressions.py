@@ -11,14 +11,14 @@ import numpy as np
 from . import types as T
 from . import intrinsics as I
 from . import datetimes, pyvalues, records, vectors
-from .errors import CONSTRUCT_HINTS, describe_construct
+from .errors import CONSTRUCT_HINTS, describe_construct, require_literal
 from .frontend import NOT_FOLDED, TOO_LARGE, canonical_name, python_folded
 from .indexing import IndexingMixin
 from .methods import call_value_method, reinterpret
 from .operators import PY_OPS, binary, compare, unary
 from .typeconv import resolve, unify
 from .typeof import typeof
-from .values import Value, Symbol, cast, const_value, none_value, tuple_value, typed, PRIMARY, LAND, LOR, COND
+from .values import Value, Symbol, cast, const_value, is_shape_constant, none_value, tuple_value, typed, PRIMARY, LAND, LOR, COND
 
 _BUILTIN_NAMES = {"abs", "min", "max", "round", "pow", "len", "int", "float", "bool", "complex", "print", "range"}
 
@@ -422,7 +422,11 @@ class ExpressionMixin(IndexingMixin):
                 return (c,)
             if isinstance(c, tuple) and all(isinstance(x, int) and not isinstance(x, bool) for x in c):
                 return c
-        self.error(node, msg, "use a number or a module-level constant, e.g. TPB = 16 ... (TPB, TPB)")
+        hint = "use a number or a module-level constant, e.g. TPB = 16 ... (TPB, TPB)"
+        if isinstance(v, Value) and v.param is not None and not self.is_kernel:
+            # a device function's parameter: its callers may pass a constant (Program.device_function)
+            raise require_literal(self.loc, node, msg, f"{hint}, or pass one to '{self.parsed.name}'")
+        self.error(node, msg, hint)
 
     def dtype_of(self, node, v):
         if isinstance(v, Symbol) and v.path == "type" and isinstance(v.obj, (T.Scalar, T.Record)):
@@ -591,7 +595,8 @@ class ExpressionMixin(IndexingMixin):
             vals = [self.convert(node, v, t) if T.is_scalar(t) else v for v, t in zip(vals, found[1])]
         declared_ret = found[0] if sigs else None
         argtypes = tuple(v.type for v in vals)
-        res = self.program.device_function(self, node, obj, argtypes, declared_ret)
+        consts = tuple(v.const if v.is_const and is_shape_constant(v.const) else None for v in vals)
+        res = self.program.device_function(self, node, obj, argtypes, declared_ret, consts)
         if res.return_type == T.undefined:     # recursion whose return type is not known yet
             return Value(T.undefined, "?")
         if res.translator.may_raise:

@@ -12,7 +12,7 @@ from . import intrinsics as I
 from .errors import typing_error
 from .translator import FunctionTranslator
 from .values import Value, cpp_float_literal, cpp_int_literal
-from ..errors import TypingError, UnsupportedError
+from ..errors import RequireLiteralValueError, TypingError, UnsupportedError
 
 
 @dataclasses.dataclass(frozen=True)
@@ -155,6 +155,7 @@ class Program:
         self.options = options
         self.functions = []          # rendered device functions, callees first
         self.specs = {}              # (pyfunc, argtypes) -> FunctionResult, or _Pending while being translated
+        self.needs_literals = set()  # (pyfunc, argtypes) that need constant arguments: keyed (..., consts) instead
         self.prototypes = {}         # (pyfunc, argtypes) -> translator: declared first (mutual recursion)
         self.externs = {}            # name -> ExternalFunction (cuda.declare_device) the unit calls
         self.link = list(options.link)   # what the unit links (cuda/ffi.py's LinkableCode), in order
@@ -176,11 +177,11 @@ class Program:
         self.names.add(name)
         return name
 
-    def translate(self, pyfunc, argtypes, is_kernel, options, on_start=None):
+    def translate(self, pyfunc, argtypes, is_kernel, options, on_start=None, literals=None):
         parsed = parse_function(pyfunc)
         prefix = "cj_k_" if is_kernel else "cj_dev_"
         cname = self.unique(f"{prefix}{_ident(parsed.name)}_0")
-        tr = FunctionTranslator(self, parsed, argtypes, is_kernel, options, cname)
+        tr = FunctionTranslator(self, parsed, argtypes, is_kernel, options, cname, literals)
         if on_start is not None:
             on_start(tr)
         # Each line's Python position as (file, line): a device function may live in another file than the kernel.
@@ -208,9 +209,17 @@ class Program:
             self.error_sites.append(site)
         return self._site_index[key]
 
-    def device_function(self, cx, node, obj, argtypes, declared_ret=None):
+    def device_function(self, cx, node, obj, argtypes, declared_ret=None, consts=()):
+        """The specialization of device function ``obj`` for ``argtypes``. ``consts``: the arguments' values
+        where they are constant ints or tuples of ints, else None. As in Numba, a function is first typed
+        without them; if it needs a parameter as a constant (``cuda.shared.array(n, dtype)``: its typing raises
+        RequireLiteralValueError), it is specialised on those values (a key of its own) and typed again."""
         pyfunc = obj.__cudajit_pyfunc__
         key = (pyfunc, argtypes)
+        literals = None
+        if key in self.needs_literals and any(c is not None for c in consts):
+            literals = consts
+            key = (pyfunc, argtypes, consts)
         if key in self.specs:
             res = self.specs[key]
             if isinstance(res, _Pending):
@@ -219,8 +228,18 @@ class Program:
         options = getattr(obj, "__cudajit_options__", None) or CompileOptions()
         pending = _Pending(declared_ret)
         self.specs[key] = pending
-        tr, lines = self.translate(pyfunc, argtypes, False, options,
-                                   on_start=lambda t: setattr(pending, "translator", t))
+        try:
+            tr, lines = self.translate(pyfunc, argtypes, False, options,
+                                       on_start=lambda t: setattr(pending, "translator", t), literals=literals)
+        except RequireLiteralValueError:
+            del self.specs[key]
+            if literals is not None or not any(c is not None for c in consts):
+                raise
+            self.needs_literals.add(key)
+            return self.device_function(cx, node, obj, argtypes, declared_ret, consts)
+        except BaseException:
+            del self.specs[key]
+            raise
         for call_node, caller, seen in pending.outside_calls:
             if seen != tr.return_type:
                 caller.error(call_node, f"the return type of recursive function '{pyfunc.__name__}' was taken as "

@@ -43,7 +43,9 @@ def main():
     for usecase in args.tests_dir.glob("*.py"):
         if not usecase.name.startswith("__"):
             shutil.copy(usecase, work / usecase.name)
-    pythonpath = os.pathsep.join(p for p in (str(work), os.environ.get("PYTHONPATH", "")) if p)
+    # absolute: the tests run in ``work``, where PYTHONPATH=python would miss the checkout and import an installed copy
+    inherited = [os.path.abspath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    pythonpath = os.pathsep.join([str(work), *inherited])
     env = dict(os.environ, PYTHONPATH=pythonpath, COLUMNS="400", NC_SUITE_DIR=str(work), NC_TESTS_DATA=str(args.tests_dir.parent / "data"))
     totals = {}
     for name in files:

@@ -237,7 +237,13 @@ class ExpressionMixin(IndexingMixin):
                 return Value(T.int64, f"({v.at(PRIMARY)}.size() * {t.dtype.dtype.itemsize})", nonneg=True)
             if attr in ("real", "imag") and t.ndim >= 1:
                 return self.component_view(node, v, attr)
+            if attr == "ctypes":
+                return Value(T.ArrayCTypes(t), v.code, v.prec)
             self.unsupported(node, f"array attribute '.{attr}' is not supported in CUDA kernels")
+        if isinstance(t, T.ArrayCTypes):
+            if attr == "data":
+                return Value(T.uintp, f"reinterpret_cast<uintptr_t>({v.at(PRIMARY)}.data)", nonneg=True)
+            self.unsupported(node, f"'.ctypes.{attr}' is not supported in CUDA kernels (only '.ctypes.data')")
         if isinstance(t, vectors.Vector):
             return vectors.attribute(self, node, v, attr)
         if isinstance(t, T.Record):
@@ -440,8 +446,9 @@ class ExpressionMixin(IndexingMixin):
                 return t
         self.error(node, "dtype must be a type such as float32, np.float32 or 'float32'")
 
-    def declare_array_storage(self, node, kind, dtype, shape):
-        """Storage for a shared/local array at the top of the function (it lives as long as the call)."""
+    def declare_array_storage(self, node, kind, dtype, shape, alignment=None):
+        """Storage for a shared/local array at the top of the function (it lives as long as the call);
+        ``alignment``: bytes, or None for the dtype's own."""
         known = self.storage_decls.get(id(node))
         if known is None:
             hint = getattr(self, "_storage_hint", None) or "arr"
@@ -453,7 +460,8 @@ class ExpressionMixin(IndexingMixin):
                 name = f"{hint}_storage{k}" if kind == "shared" else f"{hint}_local{k}"
             count = " * ".join(str(n) for n in shape)
             qual = "CJ_SHARED " if kind == "shared" else ""
-            known = (name, f"{qual}{dtype.storage_cpp} {name}[{count}];")
+            align = f"alignas({alignment}) " if alignment else ""
+            known = (name, f"{align}{qual}{dtype.storage_cpp} {name}[{count}];")
             self.storage_decls[id(node)] = known
         if self.final and known[1] not in self.top_lines:
             self.top_lines.append(known[1])

@@ -16,7 +16,9 @@ import math
 from . import types as T
 from .registry import REGISTRY, bind_args, expect_args, intrinsic, is_namespace, lookup  # noqa: F401 (the registry's face)
 from .typeconv import resolve
-from .values import Value, tuple_value, typed
+from .errors import format_message, require_literal
+from .values import Value, none_value, tuple_value, typed
+from ..errors import NumbaValueError
 # Importing these modules registers their entries in REGISTRY.
 from . import flatiter, libdevice, mathlib, npufuncs, pointers, pybuiltins, pyoperator, vectors  # noqa: F401
 
@@ -155,11 +157,35 @@ def _check_local_size(cx, node, dtype, shape):
     cx.local_bytes[id(node)] = nbytes
 
 
+def _alignment(cx, node, args, kind):
+    """The ``alignment=`` of a shared/local array: None, or a constant power of two that is a multiple of a
+    pointer's size (numba-cuda's rules: a non-constant is a RequireLiteralValueError, a bad int a ValueError)."""
+    v = args[2] if len(args) > 2 else none_value()
+    c = v.const if isinstance(v, Value) and v.is_const else Value.NOCONST
+    if c is None:
+        return None
+    if not isinstance(c, int) or isinstance(c, bool):
+        what = f"cuda.{kind}.array alignment must be a constant integer"
+        hint = "e.g. alignment=16 (a power of two, a multiple of 8)"
+        if isinstance(v, Value) and v.param is not None and not cx.is_kernel:
+            raise require_literal(cx.loc, node, what, f"{hint}, or pass one to '{cx.parsed.name}'")
+        raise require_literal(cx.loc, node, what + (f", got {c!r}" if c is not Value.NOCONST else ""), hint)
+    problem = ("positive" if c <= 0 else "a power of 2" if c & (c - 1) else
+               f"a multiple of {POINTER_SIZE}" if c % POINTER_SIZE else None)
+    if problem:
+        raise NumbaValueError(format_message(cx.loc, node, f"Alignment must be {problem}, got {c}"))
+    return c
+
+
+POINTER_SIZE = 8      # bytes of a device pointer (numba-cuda: struct.calcsize("P"))
+
+
 def _array_alloc(kind):
     def impl(cx, node, args, kwargs):
-        expect_args(cx, node, f"cuda.{kind}.array", args, 2)
+        expect_args(cx, node, f"cuda.{kind}.array", args, 2, 3)
         shape = cx.const_shape(node, args[0], kind)
         dtype = cx.dtype_of(node, args[1])
+        alignment = _alignment(cx, node, args, kind)
         if kind == "shared" and shape in ((0,), ()):
             cx.uses_dynamic_shared = True
             # Every dynamic shared array starts at the launch's dynamic shared memory, as in Numba.
@@ -169,19 +195,21 @@ def _array_alloc(kind):
             cx.error(node, f"cuda.{kind}.array shape must be positive, got {shape}")
         if kind == "local":
             _check_local_size(cx, node, dtype, shape)
-        storage = cx.declare_array_storage(node, kind, dtype, shape)
+        storage = cx.declare_array_storage(node, kind, dtype, shape, alignment)
         dims = ", ".join(str(n) for n in shape)
         return Value(T.Array(dtype, len(shape), "C"), f"cj::c_array({storage}, {dims})")
     return impl
 
 
-intrinsic("cuda.shared.array", params=["shape", "dtype"],
-          doc="cuda.shared.array(shape, dtype): an array in shared memory, one per block, visible to all its threads "
-              "and alive for the kernel. shape is a constant int or tuple; shape 0 takes the launch's dynamic "
-              "shared memory.")(_array_alloc("shared"))
-intrinsic("cuda.local.array", params=["shape", "dtype"],
-          doc="cuda.local.array(shape, dtype): an array private to the calling thread (a scratchpad); shape is "
-              "a constant int or tuple.")(_array_alloc("local"))
+intrinsic("cuda.shared.array", params=["shape", "dtype", "alignment"],
+          doc="cuda.shared.array(shape, dtype, alignment=None): an array in shared memory, one per block, visible to "
+              "all its threads and alive for the kernel. shape is a constant int or tuple; shape 0 takes the "
+              "launch's dynamic shared memory. alignment: its bytes' alignment (a power of two, a multiple of 8).")(
+    _array_alloc("shared"))
+intrinsic("cuda.local.array", params=["shape", "dtype", "alignment"],
+          doc="cuda.local.array(shape, dtype, alignment=None): an array private to the calling thread (a "
+              "scratchpad); shape is a constant int or tuple. alignment: its bytes' alignment (a power of two, a "
+              "multiple of 8).")(_array_alloc("local"))
 
 
 @intrinsic("cuda.const.array_like", params=["ndarray"],

@@ -144,8 +144,9 @@ def source_lines(pyfunc):
 
 
 def _marker(pyfunc):
-    """A string the function's source must contain."""
-    return f"def {pyfunc.__name__}" if pyfunc.__name__ != "<lambda>" else "lambda"
+    """A string the function's source must contain (the code's name: ``__name__`` may have been set since)."""
+    name = pyfunc.__code__.co_name
+    return f"def {name}" if name != "<lambda>" else "lambda"
 
 
 def _compiled_texts(filename):

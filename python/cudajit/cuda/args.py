@@ -43,7 +43,9 @@ _KERNEL_DTYPES = frozenset(np.dtype(t) for t in _KERNEL_SCALARS)
 
 
 def _register_scalar_types():
-    for t in _KERNEL_SCALARS:
+    # np.longlong/np.ulonglong are other classes of the same dtypes where int64 is C's long (Linux): a 'q' array's
+    # elements are np.longlong
+    for t in dict.fromkeys(_KERNEL_SCALARS + (np.longlong, np.ulonglong)):
         _core.register_scalar_type(t, np.dtype(t).str)
 
 

@@ -117,3 +117,25 @@ def test_activemask_of_a_partial_warp(backend):
     active[1, 40](out)                                # the second warp has 8 lanes
     np.testing.assert_array_equal(out[:32], 0xffffffff)
     np.testing.assert_array_equal(out[32:], 0xff)
+
+
+@cuda.jit
+def partial_votes(x, masks):
+    i = cuda.grid(1)
+    masks[i, 0] = cuda.ballot_sync(FULL, x[i] > 0)
+    masks[i, 1] = cuda.match_any_sync(FULL, x[i] > 0)
+    m, same = cuda.match_all_sync(FULL, i // 64)
+    masks[i, 2] = m if same else -2
+
+
+def test_ballot_and_match_of_a_partial_warp(backend, rng):
+    """A full mask in a warp of 10 lanes: lanes past the block's end neither vote nor match (numba-cuda's tests)."""
+    x = rng.standard_normal(42)
+    masks = np.zeros((42, 3), np.int64)
+    partial_votes[1, 42](x, masks)
+    tail = x[32:] > 0
+    ballot = _bits(tail)
+    np.testing.assert_array_equal(masks[32:, 0], ballot)
+    np.testing.assert_array_equal(masks[32:, 1], np.where(tail, ballot, _bits(~tail)))
+    np.testing.assert_array_equal(masks[32:, 2], (1 << 10) - 1)
+    np.testing.assert_array_equal(masks[:32, 0], _as_int32(_bits(x[:32] > 0)))

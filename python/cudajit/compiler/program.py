@@ -383,6 +383,8 @@ def _param_spec(t, name, parsed):
         return ParamSpec("pointer", t.code, 0, "")
     if isinstance(t, T.CPointer):                   # a declared CPointer(T): an address, passed as an int
         return ParamSpec("scalar", T.uint64.code, 0, "")
+    if isinstance(t, T.EnumMember):                 # an Enum member: its value (args._enum_scalar)
+        return ParamSpec("scalar", t.dtype.code, 0, "")
     raise UnsupportedError(f"{parsed.loc.filename}:{parsed.loc.lineno(parsed.tree)}: kernel argument '{name}' of "
                            f"type {t} is not supported (pass arrays, scalars and tuples of them)")
 

@@ -370,8 +370,14 @@ def _lane_arg(cx, node, name, v, what):
     return v.code
 
 
-def _predicate(v):
-    return f"int32_t({v.code})" if v.type == T.boolean else f"int32_t(cj::py_bool({v.code}))"
+def _vote_args(cx, node, name, mask, pred):
+    """A vote's mask (an integer) and predicate (an integer or boolean) as C++, with numba-cuda's typing errors."""
+    if not (isinstance(mask, Value) and T.is_int(mask.type)):
+        cx.error(node, f"cuda.{name}: Mask type must be an integer, not {getattr(mask, 'type', mask)}")
+    if not (isinstance(pred, Value) and (T.is_int(pred.type) or pred.type == T.boolean)):
+        cx.error(node, f"cuda.{name}: Predicate must be an integer or boolean, not {getattr(pred, 'type', pred)}")
+    bit = f"int32_t({pred.code})" if pred.type == T.boolean else f"int32_t({pred.code} != 0)"
+    return f"uint32_t({mask.code})", bit
 
 
 def _warp_value(cx, node, name, v):
@@ -386,9 +392,7 @@ def _warp_value(cx, node, name, v):
 def _vote(name, fn):
     def impl(cx, node, args, kwargs):
         expect_args(cx, node, f"cuda.{name}", args, 2)
-        mask, pred = args
-        return Value(T.boolean, f"bool(cj::{fn}(uint32_t({_lane_arg(cx, node, name, mask, 'mask')}), "
-                                f"{_predicate(pred)}))")
+        return Value(T.boolean, f"bool(cj::{fn}({', '.join(_vote_args(cx, node, name, *args))}))")
     intrinsic(f"cuda.{name}", barrier=True, params=["mask", "predicate"],
               doc=f"cuda.{name}(mask, predicate): True if the predicate is {_VOTES[name]} among the warp's lanes "
                   f"named in mask.")(impl)
@@ -403,9 +407,7 @@ for _n in _VOTES:
            doc="cuda.ballot_sync(mask, predicate): a bit mask (int32) with bit i set when lane i's predicate is true.")
 def _ballot_sync(cx, node, args, kwargs):
     expect_args(cx, node, "cuda.ballot_sync", args, 2)
-    mask, pred = args
-    return Value(T.int32, f"int32_t(cj::ballot_sync(uint32_t({_lane_arg(cx, node, 'ballot_sync', mask, 'mask')}), "
-                          f"{_predicate(pred)}))")
+    return Value(T.int32, f"int32_t(cj::ballot_sync({', '.join(_vote_args(cx, node, 'ballot_sync', *args))}))")
 
 
 _SHUFFLES = {"shfl_sync": "from lane src_lane", "shfl_up_sync": "from the lane delta below this one",

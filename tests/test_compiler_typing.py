@@ -59,6 +59,10 @@ RULES = [
     ('int32 or int32', lambda a, b: a or b, 'int32 int32', 'int32'),
     ('int(float32)', lambda a: int(a), 'float32', 'int64'),
     ('float(int32)', lambda a: float(a), 'int32', 'float64'),
+    ('float(float32) keeps float32', lambda a: float(a), 'float32', 'float32'),     # numba-cuda's Float template
+    ('int(int32) keeps int32', lambda a: int(a), 'int32', 'int32'),                 # and its Int template
+    ('int(uint8) keeps uint8', lambda a: int(a), 'uint8', 'uint8'),
+    ('int(bool)', lambda a: int(a), 'boolean', 'int64'),
     ('bool(float32)', lambda a: bool(a), 'float32', 'bool'),
     ('complex(f32, f32)', lambda a, b: complex(a, b), 'float32 float32', 'complex64'),
     ('complex64 * float32', lambda a, b: a * b, 'complex64 float32', 'complex64'),

@@ -205,10 +205,12 @@ def test_lazy_one_specialization_per_scalar_type(backend, rng, compiles):
         assert k.signatures == [(c1, t, c1) for _, t in cases]
         assert set(k.overloads) == set(k.signatures)
         assert compiles == k.signatures
-    # np.int64 and a Python int are one type: a new dispatch key, but no new compile
-    out = out0.copy()
-    k[1, 64](out, np.int64(3), x)
-    np.testing.assert_allclose(out, 3 * x + out0, rtol=1e-12)
+    # np.int64, np.longlong (another class of int64's dtype on Linux, what a 'q' array's elements are) and a Python
+    # int are one type: a new dispatch key, but no new compile
+    for a in (np.int64(3), np.array([4], "q")[0]):
+        out = out0.copy()
+        k[1, 64](out, a, x)
+        np.testing.assert_allclose(out, int(a) * x + out0, rtol=1e-12)
     assert len(compiles) == len(cases) == len(k.signatures)
 
 

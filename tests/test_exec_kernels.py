@@ -110,12 +110,34 @@ def test_python_dash_c_execs_a_literal_string(backend):
     assert r.returncode == 0 and "MATCH True" in r.stdout, r.stderr[-2000:]
 
 
+def _made_by_a_helper(op):
+    """numba-cuda's tests make kernels so: exec of a text built here, decorated by the caller after the text is gone."""
+    namespace = {}
+    exec(f"def k(r, a):\n    i = cuda.grid(1)\n    if i < a.size:\n        r[i] = a[i] {op} 3\n", {"cuda": cuda},
+         namespace)
+    namespace["k"].__name__ = f"apply_{op}"      # renamed: the text says 'def k'
+    return namespace["k"]
+
+
+def test_function_exec_by_a_helper_and_decorated_later(backend, rng):
+    add, mul = cuda.jit(_made_by_a_helper("+")), cuda.jit(_made_by_a_helper("*"))
+    a = rng.standard_normal(200)
+    r = np.zeros(200)
+    add[2, 128](r, a)
+    np.testing.assert_array_equal(r, a + 3)
+    mul[2, 128](r, a)
+    np.testing.assert_array_equal(r, a * 3)
+
+
 def test_exec_of_a_string_that_is_gone_says_what_to_do(backend):
-    parts = ["@cuda.jit\ndef gone(a):\n", "    a[0] = 1\n"]
+    parts = ["def gone(a):\n", "    a[0] = 1\n"]
     namespace = {"cuda": cuda}
-    exec("".join(parts), namespace)          # the joined text is not held by any frame
+    exec("".join(parts), namespace)          # the joined text is not held by any frame ...
+    for i in range(256):                     # ... and has left the window of kept texts
+        exec(f"def other_{i}(): pass", {})
+    gone = cuda.jit(namespace["gone"])
     with pytest.raises(UnsupportedError, match="cannot read the source of gone.*exec"):
-        namespace["gone"][1, 1](np.zeros(1))
+        gone[1, 1](np.zeros(1))
 
 
 def _env(backend):

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from cudajit import cuda
+from cudajit.errors import TypingError
 
 FULL = 0xffffffff
 
@@ -117,3 +118,54 @@ def test_activemask_of_a_partial_warp(backend):
     active[1, 40](out)                                # the second warp has 8 lanes
     np.testing.assert_array_equal(out[:32], 0xffffffff)
     np.testing.assert_array_equal(out[32:], 0xff)
+
+
+@cuda.jit
+def partial_votes(x, masks):
+    i = cuda.grid(1)
+    masks[i, 0] = cuda.ballot_sync(FULL, x[i] > 0)
+    masks[i, 1] = cuda.match_any_sync(FULL, x[i] > 0)
+    m, same = cuda.match_all_sync(FULL, i // 64)
+    masks[i, 2] = m if same else -2
+
+
+def test_ballot_and_match_of_a_partial_warp(backend, rng):
+    """A full mask in a warp of 10 lanes: lanes past the block's end neither vote nor match (numba-cuda's tests)."""
+    x = rng.standard_normal(42)
+    masks = np.zeros((42, 3), np.int64)
+    partial_votes[1, 42](x, masks)
+    tail = x[32:] > 0
+    ballot = _bits(tail)
+    np.testing.assert_array_equal(masks[32:, 0], ballot)
+    np.testing.assert_array_equal(masks[32:, 1], np.where(tail, ballot, _bits(~tail)))
+    np.testing.assert_array_equal(masks[32:, 2], (1 << 10) - 1)
+    np.testing.assert_array_equal(masks[:32, 0], _as_int32(_bits(x[:32] > 0)))
+
+
+@pytest.mark.parametrize("mask_dtype, pred_dtype, message", [
+    (np.float32, np.int32, "Mask type must be an integer, not float32"),
+    (np.bool_, np.int32, "Mask type must be an integer, not bool"),
+    (np.uint32, np.float64, "Predicate must be an integer or boolean, not float64"),
+])
+def test_vote_arguments_typed_as_numba_cuda(backend, mask_dtype, pred_dtype, message):
+    @cuda.jit
+    def vote(mask, pred, out):
+        i = cuda.grid(1)
+        out[i] = cuda.all_sync(mask[i], pred[i]) + cuda.ballot_sync(mask[i], pred[i])
+
+    with pytest.raises(TypingError, match=r"test_kernels_warp.py:\d+: cuda.all_sync: " + message):
+        vote[1, 32](np.ones(32, mask_dtype), np.ones(32, pred_dtype), np.zeros(32, np.int64))
+
+
+def test_vote_with_integer_predicates(backend, rng):
+    @cuda.jit
+    def vote(mask, pred, out):
+        i = cuda.grid(1)
+        out[i, 0] = cuda.all_sync(mask[i], pred[i])
+        out[i, 1] = cuda.ballot_sync(mask[i], pred[i])
+
+    pred = rng.integers(0, 3, 32).astype(np.int64)
+    out = np.zeros((32, 2), np.int64)
+    vote[1, 32](np.full(32, FULL, np.uint64), pred, out)
+    np.testing.assert_array_equal(out[:, 0], (pred != 0).all())
+    np.testing.assert_array_equal(out[:, 1], _as_int32(_bits(pred != 0)))

@@ -143,6 +143,39 @@ def test_complex_ufuncs_match_numpy(backend, rng):
 
 
 @cuda.jit
+def complex_order(a, b, flags, picks, logs):
+    i = cuda.grid(1)
+    if i < a.size:
+        flags[0, i] = np.less(a[i], b[i])
+        flags[1, i] = np.less_equal(a[i], b[i])
+        flags[2, i] = np.greater(a[i], b[i])
+        flags[3, i] = np.greater_equal(a[i], b[i])
+        picks[0, i] = np.maximum(a[i], b[i])
+        picks[1, i] = np.minimum(a[i], b[i])
+        picks[2, i] = np.fmax(a[i], b[i])
+        picks[3, i] = np.fmin(a[i], b[i])
+        logs[i] = np.log2(a[i])
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_order_and_log2_as_numpy(backend, rng, dtype):
+    """NumPy orders complex numbers lexicographically (a NaN part: < and <= false; maximum keeps a NaN, fmax drops
+    it); numba-cuda has these loops."""
+    parts = np.concatenate([rng.integers(-2, 3, (2, 40)), [[np.nan, 1, 0], [1, np.nan, 0]]], axis=1)
+    vals = (parts[0] + 1j * parts[1]).astype(dtype)
+    a, b = np.repeat(vals, vals.size), np.tile(vals, vals.size)
+    flags, picks = np.zeros((4, a.size), np.bool_), np.zeros((4, a.size), dtype)
+    logs = np.zeros(a.size, dtype)
+    complex_order[(a.size + 127) // 128, 128](a, b, flags, picks, logs)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        np.testing.assert_array_equal(flags, [np.less(a, b), np.less_equal(a, b), np.greater(a, b),
+                                              np.greater_equal(a, b)])
+        np.testing.assert_array_equal(picks, [np.maximum(a, b), np.minimum(a, b), np.fmax(a, b), np.fmin(a, b)])
+        finite = np.isfinite(a) & (a != 0)
+        np.testing.assert_allclose(logs[finite], np.log2(a[finite]), rtol=2e-6 if dtype == np.complex64 else 1e-14)
+
+
+@cuda.jit
 def array_ufuncs(x, y, row, r1, r2):
     np.sin(x, r1)                   # one thread computes the whole array, as in numba-cuda
     np.add(y, row, r2)              # row (shape (m,)) broadcasts over y's rows

@@ -245,6 +245,30 @@ template <int I, class... Ts> CJ_INLINE const auto& get(const Tuple<Ts...>& t) {
 template <int I, class T, int N> CJ_INLINE T& get(UniTuple<T, N>& t) { return t.v[I]; }
 template <int I, class T, int N> CJ_INLINE const T& get(const UniTuple<T, N>& t) { return t.v[I]; }
 
+// tuple_cast<To>(t): a tuple converted element by element (values.cast: a tuple variable whose definitions were
+// unified to a wider type, read back at one definition's type, e.g. (int32, int32) and then (int64, int64)).
+template <class D, class S> CJ_INLINE void convert_into(D& d, const S& s) { d = static_cast<D>(s); }
+template <int I, int N> struct tuple_each {
+    template <class D, class S> static CJ_INLINE void convert(D& d, const S& s) {
+        convert_into(get<I>(d), get<I>(s));
+        tuple_each<I + 1, N>::convert(d, s);
+    }
+};
+template <int N> struct tuple_each<N, N> {
+    template <class D, class S> static CJ_INLINE void convert(D&, const S&) {}
+};
+template <class T, int N, class S> CJ_INLINE void convert_into(UniTuple<T, N>& d, const S& s) {
+    tuple_each<0, N>::convert(d, s);
+}
+template <class... Ts, class S> CJ_INLINE void convert_into(Tuple<Ts...>& d, const S& s) {
+    tuple_each<0, int(sizeof...(Ts))>::convert(d, s);
+}
+template <class To, class From> CJ_INLINE To tuple_cast(const From& from) {
+    To to{};
+    convert_into(to, from);
+    return to;
+}
+
 }  // namespace cj
 
 namespace cj {

@@ -339,24 +339,28 @@ template <class T> inline T slot_value(const unsigned char* slots, int32_t lane)
     return v;
 }
 
+inline uint32_t activemask();
+
 inline uint32_t ballot(uint32_t mask, int32_t pred) {
     const unsigned char* slots = warp_exchange(mask, int32_t(pred != 0));
     uint32_t bits = 0;
-    for (uint32_t rest = mask; rest; rest &= rest - 1) {
+    for (uint32_t rest = mask & activemask(); rest; rest &= rest - 1) {     // lanes past the block's end: no votes
         int32_t lane = __builtin_ctz(rest);
         if (slot_value<int32_t>(slots, lane)) bits |= 1u << lane;
     }
     return bits;
 }
 
-}  // namespace cpu_detail
-
 // The lanes of this thread's warp that exist in the block (exited lanes are not tracked).
 inline uint32_t activemask() {
-    const cj_cpu_state* s = cpu_detail::state;
-    int32_t left = s->ntid[0] * s->ntid[1] * s->ntid[2] - (cpu_detail::linear_tid(s) & ~31);
+    const cj_cpu_state* s = state;
+    int32_t left = s->ntid[0] * s->ntid[1] * s->ntid[2] - (linear_tid(s) & ~31);
     return left >= 32 ? 0xffffffffu : (1u << left) - 1;
 }
+
+}  // namespace cpu_detail
+
+using cpu_detail::activemask;
 inline uint32_t lanemask_lt() { return (1u << laneid()) - 1; }
 inline uint32_t ballot_sync(uint32_t mask, int32_t pred) { return cpu_detail::ballot(mask, pred); }
 inline int32_t all_sync(uint32_t mask, int32_t pred) { return cpu_detail::ballot(mask, pred) == (mask & activemask()); }
@@ -386,7 +390,7 @@ template <class T> inline T shfl_xor_sync(uint32_t mask, T v, int32_t lane_mask)
 template <class T> inline uint32_t match_any_sync(uint32_t mask, T v) {
     const unsigned char* slots = cpu_detail::warp_exchange(mask, v);
     uint32_t same = 0;
-    for (uint32_t rest = mask; rest; rest &= rest - 1) {
+    for (uint32_t rest = mask & activemask(); rest; rest &= rest - 1) {    // as the GPU: lanes that exist
         int32_t lane = __builtin_ctz(rest);
         if (memcmp(slots + 16 * lane, &v, sizeof(T)) == 0) same |= 1u << lane;
     }
@@ -394,8 +398,8 @@ template <class T> inline uint32_t match_any_sync(uint32_t mask, T v) {
 }
 template <class T> inline uint32_t match_all_sync(uint32_t mask, T v, int32_t* pred) {
     uint32_t same = match_any_sync(mask, v);
-    *pred = same == mask;
-    return *pred ? mask : 0;
+    *pred = same == (mask & activemask());
+    return *pred ? same : 0;
 }
 // Blocks run in parallel, but a block that spins waiting for another should let the OS run it.
 inline void nanosleep(uint32_t) { sched_yield(); }

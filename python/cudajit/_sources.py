@@ -4,17 +4,53 @@ looks for the text that made the function and accepts a candidate only when comp
 function's code object (``CodeType.__eq__``: bytecode, constants, names, line and column table).
 
 Where the text is looked for: the strings held by the frames on the stack when ``cuda.jit`` runs (the string
-given to ``exec``, as a variable or as a literal of the calling code), ``sys.orig_argv`` (``python -c``) and readline's history (the interactive interpreter on a
-terminal). Standard library only: ``cuda.jit`` calls ``remember`` without importing the compiler.
+given to ``exec``, as a variable or as a literal of the calling code), the last texts compiled under a
+``<...>`` file name since cudajit.cuda was imported (``keep_compiled_texts``: a function that a helper exec'd
+and returned, decorated after the string is gone), ``sys.orig_argv`` (``python -c``) and readline's history (the
+interactive interpreter on a terminal). Standard library only: ``cuda.jit`` calls ``remember`` without importing
+the compiler.
 """
+import collections
+import importlib.util
 import inspect
 import linecache
 import sys
+import threading
 import types
 import weakref
 
 _FOUND = weakref.WeakKeyDictionary()     # code object -> the text that compiles to it
 _MAX_TEXT = 1 << 20                      # strings longer than this are not candidate sources
+_COMPILED = collections.deque(maxlen=256)    # (file name, text) of the last compile()/exec() of a string
+_MAX_KEPT = 1 << 16                      # ... each shorter than this: at most 16 MiB held
+_checking = threading.local()            # .active while _compiles_to compiles a candidate (not kept again)
+
+
+def _on_audit_event(event, args):
+    # Runs for every audit event of the process (open, import, exec, ...): one comparison for all but "compile",
+    # whose source CPython 3.11 passes as UTF-8 bytes (a str on other versions; an AST object is not kept).
+    if event == "compile":
+        text, filename = args
+        markers = _MARKERS.get(type(text))
+        if markers and type(filename) is str and filename[:1] == "<" and len(text) < _MAX_KEPT \
+                and (markers[0] in text or markers[1] in text) and not getattr(_checking, "active", False):
+            _COMPILED.append((filename, text))
+
+
+_MARKERS = {str: ("def ", "lambda"), bytes: (b"def ", b"lambda")}    # a text that defines a function
+
+
+def keep_compiled_texts():
+    """Keep the text of every later ``compile``/``exec``/``eval`` of a string that defines a function (a bounded
+    window: the last 256 texts under 64 KiB, under a ``<...>`` file name). Python has no other record of such a text once the caller drops it, and Numba needs none (it
+    reads bytecode). An audit hook cannot be removed; this one does nothing for other events. Idempotent."""
+    global _hook_installed
+    if not _hook_installed:
+        sys.addaudithook(_on_audit_event)
+        _hook_installed = True
+
+
+_hook_installed = False
 
 
 def readable(pyfunc):
@@ -75,7 +111,11 @@ def remember(pyfunc, depth=64):
     code = pyfunc.__code__
     if readable(pyfunc) or code in _FOUND:
         return
-    marker = f"def {pyfunc.__name__}" if pyfunc.__name__ != "<lambda>" else "lambda"
+    marker = _marker(pyfunc)
+    text = next((t for t in _compiled_texts(code.co_filename) if marker in t and _compiles_to(t, code)), None)
+    if text is not None:
+        _FOUND[code] = text
+        return
     frame = sys._getframe(1)
     seen = set()
     while frame is not None and depth > 0:
@@ -96,7 +136,8 @@ def source_lines(pyfunc):
     code = pyfunc.__code__
     text = _FOUND.get(code)
     if text is None:
-        text = next((t for t in _candidates(code.co_filename) if _compiles_to(t, code)), None)
+        marker = _marker(pyfunc)
+        text = next((t for t in _candidates(code.co_filename) if marker in t and _compiles_to(t, code)), None)
         if text is None:
             raise OSError(_why_not(code.co_filename))
         _FOUND[code] = text
@@ -105,7 +146,20 @@ def source_lines(pyfunc):
     return inspect.getblock(lines[first - 1:]), first
 
 
+def _marker(pyfunc):
+    """A string the function's source must contain (the code's name: ``__name__`` may have been set since)."""
+    name = pyfunc.__code__.co_name
+    return f"def {name}" if name != "<lambda>" else "lambda"
+
+
+def _compiled_texts(filename):
+    """The kept texts compiled under ``filename``, newest first."""
+    kept = reversed(list(_COMPILED))      # list(): one atomic copy (the hook may append meanwhile)
+    return [importlib.util.decode_source(t) if type(t) is bytes else t for name, t in kept if name == filename]
+
+
 def _candidates(filename):
+    yield from _compiled_texts(filename)
     if filename == "<string>":
         argv = getattr(sys, "orig_argv", ())
         for i, arg in enumerate(argv[:-1]):
@@ -141,10 +195,13 @@ def _history_statements():
 
 
 def _compiles_to(text, code):
+    _checking.active = True
     try:
         module = compile(text, code.co_filename, "exec", dont_inherit=True)
     except (SyntaxError, ValueError):
         return False
+    finally:
+        _checking.active = False
     return _contains(module, code)
 
 
@@ -160,9 +217,9 @@ def _why_not(filename):
         return ("it was typed into the interactive interpreter without readline history (stdin is not a "
                 "terminal)")
     if filename == "<string>":
-        return ("it was made by exec() of a string that cudajit no longer finds (decorate it while the string is "
-                "alive in the code that calls exec, or register the text with linecache under the filename given "
-                "to compile())")
+        return ("it was made by exec() of a string that cudajit no longer finds (compiled before cudajit.cuda was "
+                "imported, or more than 256 strings ago: decorate it while the string is alive in the code that "
+                "calls exec, or register the text with linecache under the filename given to compile())")
     return f"its file {filename} cannot be read"
 
 

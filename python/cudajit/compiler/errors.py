@@ -2,7 +2,7 @@
 ``<file>:<line>: <what>\\n    <the source line>\\nhint: <what to do instead>``."""
 import ast
 
-from ..errors import TypingError, UnsupportedError
+from ..errors import RequireLiteralValueError, TypingError, UnsupportedError
 
 
 class SourceLocation:
@@ -31,6 +31,11 @@ def format_message(loc, node, what, hint=None):
 
 def typing_error(loc, node, what, hint=None):
     return TypingError(format_message(loc, node, what, hint))
+
+
+def require_literal(loc, node, what, hint=None):
+    """A TypingError for a value needed as a compile-time constant: a device function's caller may supply it."""
+    return RequireLiteralValueError(format_message(loc, node, what, hint))
 
 
 def unsupported(loc, node, what, hint=None):

@@ -11,14 +11,14 @@ import numpy as np
 from . import types as T
 from . import intrinsics as I
 from . import datetimes, pyvalues, records, vectors
-from .errors import CONSTRUCT_HINTS, describe_construct
+from .errors import CONSTRUCT_HINTS, describe_construct, require_literal
 from .frontend import NOT_FOLDED, TOO_LARGE, canonical_name, python_folded
 from .indexing import IndexingMixin
 from .methods import call_value_method, reinterpret
 from .operators import PY_OPS, binary, compare, unary
 from .typeconv import resolve, unify
 from .typeof import typeof
-from .values import Value, Symbol, cast, const_value, none_value, tuple_value, typed, PRIMARY, LAND, LOR, COND
+from .values import Value, Symbol, cast, const_value, is_shape_constant, none_value, tuple_value, typed, PRIMARY, LAND, LOR, COND
 
 _BUILTIN_NAMES = {"abs", "min", "max", "round", "pow", "len", "int", "float", "bool", "complex", "print", "range"}
 
@@ -240,7 +240,13 @@ class ExpressionMixin(IndexingMixin):
                 return Value(T.int64, f"({v.at(PRIMARY)}.size() * {t.dtype.dtype.itemsize})", nonneg=True)
             if attr in ("real", "imag") and t.ndim >= 1:
                 return self.component_view(node, v, attr)
+            if attr == "ctypes":
+                return Value(T.ArrayCTypes(t), v.code, v.prec)
             self.unsupported(node, f"array attribute '.{attr}' is not supported in CUDA kernels")
+        if isinstance(t, T.ArrayCTypes):
+            if attr == "data":
+                return Value(T.uintp, f"reinterpret_cast<uintptr_t>({v.at(PRIMARY)}.data)", nonneg=True)
+            self.unsupported(node, f"'.ctypes.{attr}' is not supported in CUDA kernels (only '.ctypes.data')")
         if isinstance(t, vectors.Vector):
             return vectors.attribute(self, node, v, attr)
         if isinstance(t, T.Record):
@@ -425,7 +431,11 @@ class ExpressionMixin(IndexingMixin):
                 return (c,)
             if isinstance(c, tuple) and all(isinstance(x, int) and not isinstance(x, bool) for x in c):
                 return c
-        self.error(node, msg, "use a number or a module-level constant, e.g. TPB = 16 ... (TPB, TPB)")
+        hint = "use a number or a module-level constant, e.g. TPB = 16 ... (TPB, TPB)"
+        if isinstance(v, Value) and v.param is not None and not self.is_kernel:
+            # a device function's parameter: its callers may pass a constant (Program.device_function)
+            raise require_literal(self.loc, node, msg, f"{hint}, or pass one to '{self.parsed.name}'")
+        self.error(node, msg, hint)
 
     def dtype_of(self, node, v):
         if isinstance(v, Symbol) and v.path == "type" and isinstance(v.obj, (T.Scalar, T.Record)):
@@ -439,8 +449,9 @@ class ExpressionMixin(IndexingMixin):
                 return t
         self.error(node, "dtype must be a type such as float32, np.float32 or 'float32'")
 
-    def declare_array_storage(self, node, kind, dtype, shape):
-        """Storage for a shared/local array at the top of the function (it lives as long as the call)."""
+    def declare_array_storage(self, node, kind, dtype, shape, alignment=None):
+        """Storage for a shared/local array at the top of the function (it lives as long as the call);
+        ``alignment``: bytes, or None for the dtype's own."""
         known = self.storage_decls.get(id(node))
         if known is None:
             hint = getattr(self, "_storage_hint", None) or "arr"
@@ -452,7 +463,8 @@ class ExpressionMixin(IndexingMixin):
                 name = f"{hint}_storage{k}" if kind == "shared" else f"{hint}_local{k}"
             count = " * ".join(str(n) for n in shape)
             qual = "CJ_SHARED " if kind == "shared" else ""
-            known = (name, f"{qual}{dtype.storage_cpp} {name}[{count}];")
+            align = f"alignas({alignment}) " if alignment else ""
+            known = (name, f"{align}{qual}{dtype.storage_cpp} {name}[{count}];")
             self.storage_decls[id(node)] = known
         if self.final and known[1] not in self.top_lines:
             self.top_lines.append(known[1])
@@ -618,7 +630,8 @@ class ExpressionMixin(IndexingMixin):
             vals = [self.convert(node, v, t) if T.is_scalar(t) else v for v, t in zip(vals, found[1])]
         declared_ret = found[0] if sigs else None
         argtypes = tuple(v.type for v in vals)
-        res = self.program.device_function(self, node, obj, argtypes, declared_ret)
+        consts = tuple(v.const if v.is_const and is_shape_constant(v.const) else None for v in vals)
+        res = self.program.device_function(self, node, obj, argtypes, declared_ret, consts)
         if res.return_type == T.undefined:     # recursion whose return type is not known yet
             return Value(T.undefined, "?")
         if res.translator.may_raise:

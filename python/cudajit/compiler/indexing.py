@@ -1,6 +1,7 @@
 """Subscripts: array elements (negative indices wrap only where an index may be negative), views by basic
 slicing with Numba's layout rules, tuple indexing, and assignment to elements and slices."""
 import ast
+import enum
 
 from . import flatiter, records, types as T
 from .values import Value, Symbol, cast, tuple_value, cpp_int_literal, PRIMARY
@@ -12,6 +13,8 @@ class IndexingMixin:
         if flatiter.flat_target(node) is not None:
             return self.flat_element(node)[1]
         base = self.visit_expr(node.value)
+        if isinstance(base, Symbol) and isinstance(base.obj, enum.EnumMeta):
+            return self.enum_by_name(node, base.obj)
         if isinstance(base, Symbol):
             self.unsupported(node, f"subscripting '{base.path}' is not supported in CUDA kernels")
         if isinstance(base.type, T.Record) and records.field_key(node.slice) is not None:
@@ -20,6 +23,15 @@ class IndexingMixin:
         elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
         idx = [self.slice_spec(e) if isinstance(e, ast.Slice) else self.as_value(e, self.visit_expr(e)) for e in elts]
         return self.subscript(node, base, idx)
+
+    def enum_by_name(self, node, cls):
+        """``Color["red"]``: the member of that constant name, as ``Color.red`` (Numba)."""
+        key = self.visit_expr(node.slice)
+        name = key.const if isinstance(key, Value) and key.is_const else None
+        if not isinstance(name, str) or name not in cls.__members__:
+            self.error(node, f"{cls.__name__}[...] takes the constant name of one of its members "
+                             f"({', '.join(cls.__members__)})")
+        return self.global_value(node, f"{cls.__name__}.{name}", cls[name])
 
     def flat_element(self, node):
         """``a.flat[k]``: (the array, the element at flat position k in C order, an lvalue as ``a[i, j]`` is)."""

@@ -17,7 +17,9 @@ import math
 from . import types as T
 from .registry import REGISTRY, bind_args, expect_args, intrinsic, is_namespace, lookup  # noqa: F401 (the registry's face)
 from .typeconv import resolve
-from .values import Value, tuple_value, typed
+from .errors import format_message, require_literal
+from .values import Value, none_value, tuple_value, typed
+from ..errors import NumbaValueError
 # Importing these modules registers their entries in REGISTRY.
 from . import flatiter, libdevice, mathlib, npufuncs, pointers, pybuiltins, pyoperator, vectors  # noqa: F401
 
@@ -169,11 +171,35 @@ def _check_local_size(cx, node, dtype, shape):
     cx.local_bytes[id(node)] = nbytes
 
 
+def _alignment(cx, node, args, kind):
+    """The ``alignment=`` of a shared/local array: None, or a constant power of two that is a multiple of a
+    pointer's size (numba-cuda's rules: a non-constant is a RequireLiteralValueError, a bad int a ValueError)."""
+    v = args[2] if len(args) > 2 else none_value()
+    c = v.const if isinstance(v, Value) and v.is_const else Value.NOCONST
+    if c is None:
+        return None
+    if not isinstance(c, int) or isinstance(c, bool):
+        what = f"cuda.{kind}.array alignment must be a constant integer"
+        hint = "e.g. alignment=16 (a power of two, a multiple of 8)"
+        if isinstance(v, Value) and v.param is not None and not cx.is_kernel:
+            raise require_literal(cx.loc, node, what, f"{hint}, or pass one to '{cx.parsed.name}'")
+        raise require_literal(cx.loc, node, what + (f", got {c!r}" if c is not Value.NOCONST else ""), hint)
+    problem = ("positive" if c <= 0 else "a power of 2" if c & (c - 1) else
+               f"a multiple of {POINTER_SIZE}" if c % POINTER_SIZE else None)
+    if problem:
+        raise NumbaValueError(format_message(cx.loc, node, f"Alignment must be {problem}, got {c}"))
+    return c
+
+
+POINTER_SIZE = 8      # bytes of a device pointer (numba-cuda: struct.calcsize("P"))
+
+
 def _array_alloc(kind):
     def impl(cx, node, args, kwargs):
-        expect_args(cx, node, f"cuda.{kind}.array", args, 2)
+        expect_args(cx, node, f"cuda.{kind}.array", args, 2, 3)
         shape = cx.const_shape(node, args[0], kind)
         dtype = cx.dtype_of(node, args[1])
+        alignment = _alignment(cx, node, args, kind)
         if kind == "shared" and shape in ((0,), ()):
             cx.uses_dynamic_shared = True
             # Every dynamic shared array starts at the launch's dynamic shared memory, as in Numba.
@@ -183,19 +209,21 @@ def _array_alloc(kind):
             cx.error(node, f"cuda.{kind}.array shape must be positive, got {shape}")
         if kind == "local":
             _check_local_size(cx, node, dtype, shape)
-        storage = cx.declare_array_storage(node, kind, dtype, shape)
+        storage = cx.declare_array_storage(node, kind, dtype, shape, alignment)
         dims = ", ".join(str(n) for n in shape)
         return Value(T.Array(dtype, len(shape), "C"), f"cj::c_array({storage}, {dims})")
     return impl
 
 
-intrinsic("cuda.shared.array", params=["shape", "dtype"],
-          doc="cuda.shared.array(shape, dtype): an array in shared memory, one per block, visible to all its threads "
-              "and alive for the kernel. shape is a constant int or tuple; shape 0 takes the launch's dynamic "
-              "shared memory.")(_array_alloc("shared"))
-intrinsic("cuda.local.array", params=["shape", "dtype"],
-          doc="cuda.local.array(shape, dtype): an array private to the calling thread (a scratchpad); shape is "
-              "a constant int or tuple.")(_array_alloc("local"))
+intrinsic("cuda.shared.array", params=["shape", "dtype", "alignment"],
+          doc="cuda.shared.array(shape, dtype, alignment=None): an array in shared memory, one per block, visible to "
+              "all its threads and alive for the kernel. shape is a constant int or tuple; shape 0 takes the "
+              "launch's dynamic shared memory. alignment: its bytes' alignment (a power of two, a multiple of 8).")(
+    _array_alloc("shared"))
+intrinsic("cuda.local.array", params=["shape", "dtype", "alignment"],
+          doc="cuda.local.array(shape, dtype, alignment=None): an array private to the calling thread (a "
+              "scratchpad); shape is a constant int or tuple. alignment: its bytes' alignment (a power of two, a "
+              "multiple of 8).")(_array_alloc("local"))
 
 
 @intrinsic("cuda.const.array_like", params=["ndarray"],
@@ -356,8 +384,14 @@ def _lane_arg(cx, node, name, v, what):
     return v.code
 
 
-def _predicate(v):
-    return f"int32_t({v.code})" if v.type == T.boolean else f"int32_t(cj::py_bool({v.code}))"
+def _vote_args(cx, node, name, mask, pred):
+    """A vote's mask (an integer) and predicate (an integer or boolean) as C++, with numba-cuda's typing errors."""
+    if not (isinstance(mask, Value) and T.is_int(mask.type)):
+        cx.error(node, f"cuda.{name}: Mask type must be an integer, not {getattr(mask, 'type', mask)}")
+    if not (isinstance(pred, Value) and (T.is_int(pred.type) or pred.type == T.boolean)):
+        cx.error(node, f"cuda.{name}: Predicate must be an integer or boolean, not {getattr(pred, 'type', pred)}")
+    bit = f"int32_t({pred.code})" if pred.type == T.boolean else f"int32_t({pred.code} != 0)"
+    return f"uint32_t({mask.code})", bit
 
 
 def _warp_value(cx, node, name, v):
@@ -372,9 +406,7 @@ def _warp_value(cx, node, name, v):
 def _vote(name, fn):
     def impl(cx, node, args, kwargs):
         expect_args(cx, node, f"cuda.{name}", args, 2)
-        mask, pred = args
-        return Value(T.boolean, f"bool(cj::{fn}(uint32_t({_lane_arg(cx, node, name, mask, 'mask')}), "
-                                f"{_predicate(pred)}))")
+        return Value(T.boolean, f"bool(cj::{fn}({', '.join(_vote_args(cx, node, name, *args))}))")
     intrinsic(f"cuda.{name}", barrier=True, params=["mask", "predicate"],
               doc=f"cuda.{name}(mask, predicate): True if the predicate is {_VOTES[name]} among the warp's lanes "
                   f"named in mask.")(impl)
@@ -389,9 +421,7 @@ for _n in _VOTES:
            doc="cuda.ballot_sync(mask, predicate): a bit mask (int32) with bit i set when lane i's predicate is true.")
 def _ballot_sync(cx, node, args, kwargs):
     expect_args(cx, node, "cuda.ballot_sync", args, 2)
-    mask, pred = args
-    return Value(T.int32, f"int32_t(cj::ballot_sync(uint32_t({_lane_arg(cx, node, 'ballot_sync', mask, 'mask')}), "
-                          f"{_predicate(pred)}))")
+    return Value(T.int32, f"int32_t(cj::ballot_sync({', '.join(_vote_args(cx, node, 'ballot_sync', *args))}))")
 
 
 _SHUFFLES = {"shfl_sync": "from lane src_lane", "shfl_up_sync": "from the lane delta below this one",

@@ -33,19 +33,44 @@ def _operator(op):
     return (lambda cx, node, args: binary(cx, node, op, *args)), _ALL
 
 
+# NumPy orders complex numbers lexicographically, a NaN part making < and <= false (its CLT/CLE macros):
+# CLT(a, b), CLE(a, b), with the arguments swapped for > and >=.
+_CLT = "((a.re < b.re && a.im == a.im && b.im == b.im) || (a.re == b.re && a.im < b.im))"
+_CLE = "((a.re < b.re && a.im == a.im && b.im == b.im) || (a.re == b.re && a.im <= b.im))"
+_COMPLEX_ORDER = {"<": _CLT, "<=": _CLE, ">": _CLT.translate(str.maketrans("ab", "ba")),
+                  ">=": _CLE.translate(str.maketrans("ab", "ba"))}
+_CNAN = "({0}.re != {0}.re || {0}.im != {0}.im)"
+
+
 def _comparison(op):
-    return (lambda cx, node, args: compare(cx, node, op, *args)), _ALL
+    ordered = op in _COMPLEX_ORDER and _lambda(_COMPLEX_ORDER[op], T.boolean)
+
+    def emit(cx, node, args):
+        if ordered and isinstance(args[0].type, T.Complex):
+            return ordered(cx, node, args)
+        return compare(cx, node, op, *args)
+    return emit, _ALL
+
+
+def _extremum(real_body, complex_order, nan_of):
+    """maximum/minimum (NaN first: ``nan_of`` "a") and fmax/fmin (NaN ignored: "b"); complex numbers as NumPy
+    orders them: ``a`` when ``complex_order`` holds or ``nan_of`` is NaN, else ``b``."""
+    real = _lambda(real_body)
+    cplx = _lambda(f"({complex_order} || {_CNAN.format(nan_of)}) ? a : b")
+    return (lambda cx, node, args: (cplx if isinstance(args[0].type, T.Complex) else real)(cx, node, args)), _ALL
 
 
 def _unary(op):
     return (lambda cx, node, args: unary(cx, node, op, args[0])), _ALL
 
 
-def _lambda(body):
-    """A C++ lambda called on the arguments (each evaluated once): ``body`` uses ``a`` and ``b``."""
+def _lambda(body, result=None):
+    """A C++ lambda called on the arguments (each evaluated once): ``body`` uses ``a`` and ``b``; its type is
+    ``result``, else the first argument's."""
     def emit(cx, node, args):
         params = ", ".join(f"{v.type.cpp} {n}" for v, n in zip(args, "ab"))
-        return Value(args[0].type, f"[]({params}) {{ return {body}; }}({', '.join(typed(v, v.type).code for v in args)})")
+        return Value(result or args[0].type,
+                     f"[]({params}) {{ return {body}; }}({', '.join(typed(v, v.type).code for v in args)})")
     return emit
 
 
@@ -55,10 +80,25 @@ def _logical(fmt):
     return emit, _ALL
 
 
+def _log2():
+    """Complex log2 is NumPy's ``log(z)`` with both parts scaled by log2(e)."""
+    real, log = _entry("math.log2"), _entry("cmath.log")
+
+    def emit(cx, node, args):
+        if not isinstance(args[0].type, T.Complex):
+            return real(cx, node, args)
+        z = log(cx, node, args)
+        scale = f"{z.type.underlying.cpp}(1.4426950408889634)"
+        return Value(z.type, f"[]({z.type.cpp} a) {{ return {z.type.cpp}{{a.re * {scale}, a.im * {scale}}}; }}"
+                             f"({z.code})")
+    return emit, _ALL
+
+
 _NAN_FIRST = "(a != a || !(b != b) && {cmp}) ? a : b"      # NumPy's maximum/minimum propagate NaN
 UFUNCS = {
     **{n: _math(n, n) for n in ("sin", "cos", "tan", "sinh", "cosh", "tanh", "exp", "log", "log10", "sqrt")},
-    **{n: _math(n) for n in ("log2", "exp2", "expm1", "log1p", "floor", "ceil", "trunc", "fabs", "degrees",
+    "log2": _log2(),
+    **{n: _math(n) for n in ("exp2", "expm1", "log1p", "floor", "ceil", "trunc", "fabs", "degrees",
                              "radians", "hypot", "copysign", "fmod", "nextafter")},
     "arcsin": _math("asin", "asin"), "arccos": _math("acos", "acos"), "arctan": _math("atan", "atan"),
     "arcsinh": _math("asinh", "asinh"), "arccosh": _math("acosh", "acosh"), "arctanh": _math("atanh", "atanh"),
@@ -72,9 +112,10 @@ UFUNCS = {
     "less_equal": _comparison("<="), "equal": _comparison("=="), "not_equal": _comparison("!="),
     "negative": _unary("-"), "positive": _unary("+"), "invert": _unary("~"), "bitwise_not": _unary("~"),
     "absolute": (_entry("abs"), _ALL), "abs": (_entry("abs"), _ALL),
-    "maximum": (_lambda(_NAN_FIRST.format(cmp="a >= b")), _REAL),
-    "minimum": (_lambda(_NAN_FIRST.format(cmp="a <= b")), _REAL),
-    "fmax": (_lambda("(b != b || a >= b) ? a : b"), _REAL), "fmin": (_lambda("(b != b || a <= b) ? a : b"), _REAL),
+    "maximum": _extremum(_NAN_FIRST.format(cmp="a >= b"), _COMPLEX_ORDER[">="], "a"),
+    "minimum": _extremum(_NAN_FIRST.format(cmp="a <= b"), _COMPLEX_ORDER["<="], "a"),
+    "fmax": _extremum("(b != b || a >= b) ? a : b", _COMPLEX_ORDER[">="], "b"),
+    "fmin": _extremum("(b != b || a <= b) ? a : b", _COMPLEX_ORDER["<="], "b"),
     "logical_and": _logical("({} && {})"), "logical_or": _logical("({} || {})"),
     "logical_xor": _logical("({} != {})"), "logical_not": _logical("!{}"),
 }

@@ -13,7 +13,7 @@ from . import intrinsics as I
 from .errors import typing_error
 from .translator import FunctionTranslator
 from .values import Value, cpp_float_literal, cpp_int_literal
-from ..errors import TypingError, UnsupportedError
+from ..errors import RequireLiteralValueError, TypingError, UnsupportedError
 
 
 @dataclasses.dataclass(frozen=True)
@@ -156,6 +156,7 @@ class Program:
         self.options = options
         self.functions = []          # rendered device functions, callees first
         self.specs = {}              # (pyfunc, argtypes) -> FunctionResult, or _Pending while being translated
+        self.needs_literals = set()  # (pyfunc, argtypes) that need constant arguments: keyed (..., consts) instead
         self.prototypes = {}         # (pyfunc, argtypes) -> translator: declared first (mutual recursion)
         self.externs = {}            # name -> ExternalFunction (cuda.declare_device) the unit calls
         self.link = list(options.link)   # what the unit links (cuda/ffi.py's LinkableCode), in order
@@ -177,11 +178,11 @@ class Program:
         self.names.add(name)
         return name
 
-    def translate(self, pyfunc, argtypes, is_kernel, options, on_start=None):
+    def translate(self, pyfunc, argtypes, is_kernel, options, on_start=None, literals=None):
         parsed = parse_function(pyfunc)
         prefix = "cj_k_" if is_kernel else "cj_dev_"
         cname = self.unique(f"{prefix}{_ident(parsed.name)}_0")
-        tr = FunctionTranslator(self, parsed, argtypes, is_kernel, options, cname)
+        tr = FunctionTranslator(self, parsed, argtypes, is_kernel, options, cname, literals)
         if on_start is not None:
             on_start(tr)
         # Each line's Python position as (file, line): a device function may live in another file than the kernel.
@@ -215,9 +216,17 @@ class Program:
             self.error_sites.append(site)
         return self._site_index[key]
 
-    def device_function(self, cx, node, obj, argtypes, declared_ret=None):
+    def device_function(self, cx, node, obj, argtypes, declared_ret=None, consts=()):
+        """The specialization of device function ``obj`` for ``argtypes``. ``consts``: the arguments' values
+        where they are constant ints or tuples of ints, else None. As in Numba, a function is first typed
+        without them; if it needs a parameter as a constant (``cuda.shared.array(n, dtype)``: its typing raises
+        RequireLiteralValueError), it is specialised on those values (a key of its own) and typed again."""
         pyfunc = obj.__cudajit_pyfunc__
         key = (pyfunc, argtypes)
+        literals = None
+        if key in self.needs_literals and any(c is not None for c in consts):
+            literals = consts
+            key = (pyfunc, argtypes, consts)
         if key in self.specs:
             res = self.specs[key]
             if isinstance(res, _Pending):
@@ -226,8 +235,18 @@ class Program:
         options = getattr(obj, "__cudajit_options__", None) or CompileOptions()
         pending = _Pending(declared_ret)
         self.specs[key] = pending
-        tr, lines = self.translate(pyfunc, argtypes, False, options,
-                                   on_start=lambda t: setattr(pending, "translator", t))
+        try:
+            tr, lines = self.translate(pyfunc, argtypes, False, options,
+                                       on_start=lambda t: setattr(pending, "translator", t), literals=literals)
+        except RequireLiteralValueError:
+            del self.specs[key]
+            if literals is not None or not any(c is not None for c in consts):
+                raise
+            self.needs_literals.add(key)
+            return self.device_function(cx, node, obj, argtypes, declared_ret, consts)
+        except BaseException:
+            del self.specs[key]
+            raise
         for call_node, caller, seen in pending.outside_calls:
             if seen != tr.return_type:
                 caller.error(call_node, f"the return type of recursive function '{pyfunc.__name__}' was taken as "
@@ -371,6 +390,8 @@ def _param_spec(t, name, parsed):
         return ParamSpec("pointer", t.code, 0, "")
     if isinstance(t, T.CPointer):                   # a declared CPointer(T): an address, passed as an int
         return ParamSpec("scalar", T.uint64.code, 0, "")
+    if isinstance(t, T.EnumMember):                 # an Enum member: its value (args._enum_scalar)
+        return ParamSpec("scalar", t.dtype.code, 0, "")
     raise UnsupportedError(f"{parsed.loc.filename}:{parsed.loc.lineno(parsed.tree)}: kernel argument '{name}' of "
                            f"type {t} is not supported (pass arrays, scalars and tuples of them)")
 

@@ -109,19 +109,22 @@ def _len(cx, node, args, kwargs):
     cx.error(node, f"len() does not accept {x.type}")
 
 
-def _scalar_cast(name, target):
+def _scalar_cast(name, target, keeps=lambda t: False):
+    """``int(x)``, ``float(x)``, ``bool(x)``: ``target``, except that a value whose type ``keeps`` holds keeps it
+    (numba-cuda: ``int(int32)`` is int32, ``float(float32)`` float32)."""
     def impl(cx, node, args, kwargs):
         expect_args(cx, node, name, args, 0 if name != "bool" else 0, 1)
         if not args:
             return const_value({"int": 0, "float": 0.0, "bool": False}[name])
         if _undefined(args):
             return Value(T.undefined, "?")
-        return cx.explicit_cast(node, args[0], target)
+        t = getattr(args[0], "type", None)
+        return cx.explicit_cast(node, args[0], t if t is not None and keeps(t) else target)
     intrinsic(name)(impl)
 
 
-_scalar_cast("int", T.int64)
-_scalar_cast("float", T.float64)
+_scalar_cast("int", T.int64, T.is_int)
+_scalar_cast("float", T.float64, lambda t: isinstance(t, T.Float))
 _scalar_cast("bool", T.boolean)
 
 

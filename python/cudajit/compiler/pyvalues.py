@@ -23,18 +23,27 @@ def enum_member(cx, node, member):
     """A member of a (non-int) ``enum.Enum`` class: a value of type ``EnumMember(cls, dtype)`` whose C++ is its
     value. Numba types these when every member's value is a number of one type."""
     cls = type(member)
+    dtype = enum_dtype(cls)
+    if dtype is None:
+        cx.unsupported(node, f"the Enum member {cls.__name__}.{member.name} is not supported in CUDA kernels: "
+                             f"{ENUM_VALUES_RULE.format(cls.__name__)}",
+                       "give every member an int (or every member a float) value")
+    return Value(T.EnumMember(cls, dtype), typed(const_value(member.value), dtype).code, const=member)
+
+
+ENUM_VALUES_RULE = "the values of {} must all be numbers of one type"
+
+
+def enum_dtype(cls):
+    """The one number type of every value of Enum class ``cls`` (Numba's EnumMember dtype), else None."""
     dtypes = set()
     for m in cls:
         try:
             dtypes.add(typeof(m.value))
         except TypingError:
             dtypes.add(None)
-    if len(dtypes) != 1 or not T.is_number(next(iter(dtypes))) and next(iter(dtypes)) != T.boolean:
-        cx.unsupported(node, f"the Enum member {cls.__name__}.{member.name} is not supported in CUDA kernels: "
-                             f"the values of {cls.__name__} must all be numbers of one type",
-                       "give every member an int (or every member a float) value")
-    dtype = dtypes.pop()
-    return Value(T.EnumMember(cls, dtype), typed(const_value(member.value), dtype).code, const=member)
+    dtype = dtypes.pop() if len(dtypes) == 1 else None
+    return dtype if dtype is not None and (T.is_number(dtype) or dtype == T.boolean) else None
 
 
 def enum_attribute(cx, node, v, attr):

@@ -14,19 +14,24 @@ from .loops import LoopMixin
 from .operators import PY_OPS
 from .storage import Site, assign_storage, place_declarations, cpp_identifier
 from .typeconv import unify
-from .values import Symbol, Value, cast, none_value, tuple_value, typed
+from .values import Symbol, Value, cast, is_shape_constant, none_value, tuple_value, typed
 
 MAX_PASSES = 40
 _NOT_GRID = object()  # FunctionTranslator.def_grid: a definition that is not cuda.grid's
 
 
 class FunctionTranslator(LoopMixin, ExpressionMixin):
-    def __init__(self, program, parsed, argtypes, is_kernel, options, cname):
+    def __init__(self, program, parsed, argtypes, is_kernel, options, cname, literals=None):
         self.program, self.parsed, self.loc = program, parsed, parsed.loc
         self.argtypes, self.is_kernel, self.options, self.cname = tuple(argtypes), is_kernel, options, cname
         # Persistent across passes: definition types, webs (union-find), return type.
         self.def_types, self.def_nonneg, self.def_names, self.def_nodes, self.def_order = {}, {}, {}, {}, {}
         self.def_consts = {}         # definition -> the int or tuple of ints it assigned (``N = 32``), this pass
+        # A device function specialised on its constant arguments (program.device_function): each such
+        # parameter is a definition of its value.
+        for name, c in zip(parsed.params, literals or ()):
+            if c is not None:
+                self.def_consts[("param", name)] = c
         # definition -> the cuda.grid component it assigned (Value.grid), or _NOT_GRID once any pass assigned
         # anything else there; sticky, so the passes settle (a use reads a definition not yet seen as not grid)
         self.def_grid = {}
@@ -250,7 +255,7 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
         elif self.def_grid[key] is not _NOT_GRID and self.def_grid[key] != grid:
             self.def_grid[key] = _NOT_GRID
             self.changed = True
-        if _is_shape_constant(value.const if value.is_const else None):
+        if is_shape_constant(value.const if value.is_const else None):
             self.def_consts[key] = value.const
         else:
             self.def_consts.pop(key, None)
@@ -760,10 +765,3 @@ def _dedent(lines, n):
 
 def _op(op):
     return PY_OPS[type(op).__name__]
-
-
-def _is_shape_constant(c):
-    """An int or a tuple of ints (not bools): what a local may carry as a known constant."""
-    def is_int(x):
-        return isinstance(x, int) and not isinstance(x, bool)
-    return is_int(c) or (isinstance(c, tuple) and len(c) > 0 and all(is_int(x) for x in c))

@@ -111,6 +111,14 @@ class GridGroup(Type):
     name, cpp = "grid_group", "cj::grid_group"
 
 
+class ArrayCTypes(Type):
+    """``a.ctypes`` of an array (Numba's ``ArrayCTypes``): its ``data`` is the address of the first element, a
+    uintp. Same C++ as the array it views."""
+    def __init__(self, array):
+        self.array = array
+        self.name, self.cpp = f"ArrayCTypes(dtype={array.dtype}, ndim={array.ndim})", array.cpp
+
+
 class CPointer(Type):
     """Numba's ``CPointer(T)``, a C++ ``T*``: what foreign functions take and return (an array argument passes its
     data pointer) and what ``carray``/``farray`` view as an array."""

@@ -130,6 +130,13 @@ def cast(v, t):
     return Value(t, f"{t.cpp}({v.code})", nonneg=nonneg if T.is_number(t) else False)
 
 
+def is_shape_constant(c):
+    """An int or a tuple of ints (not bools): what a local may carry as a known constant."""
+    def is_int(x):
+        return isinstance(x, int) and not isinstance(x, bool)
+    return is_int(c) or (isinstance(c, tuple) and len(c) > 0 and all(is_int(x) for x in c))
+
+
 def tuple_value(t, parts):
     """A tuple Value built from element Values (already converted to ``t``'s element types)."""
     if isinstance(t, T.UniTuple):

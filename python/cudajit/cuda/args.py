@@ -4,6 +4,8 @@ arrays (CuPy, PyTorch: viewed without a copy). The C++ dispatcher calls ``prepar
 when a call has such an argument and is not one it converts itself: plain NumPy arrays of an already launched
 kernel are copied in and back in C++ (src/host_args.cpp).
 """
+import enum
+
 import numpy as np
 
 from .. import _core
@@ -43,7 +45,9 @@ _KERNEL_DTYPES = frozenset(np.dtype(t) for t in _KERNEL_SCALARS)
 
 
 def _register_scalar_types():
-    for t in _KERNEL_SCALARS:
+    # np.longlong/np.ulonglong are other classes of the same dtypes where int64 is C's long (Linux): a 'q' array's
+    # elements are np.longlong
+    for t in dict.fromkeys(_KERNEL_SCALARS + (np.longlong, np.ulonglong)):
         _core.register_scalar_type(t, np.dtype(t).str)
 
 
@@ -110,20 +114,40 @@ def _launchable_dtype(dtype):
     return (dtype.names is not None or dtype.kind in "Mm") and from_dtype(dtype) is not None
 
 
-_TIME_COUNT_TYPES = {}
+_TAGGED_SCALAR_TYPES = {}     # datetime dtype or Enum class -> the number subclass the launcher takes for it
+
+
+def _tagged_scalar_type(key, name, base, typestr, kernel_type):
+    """A subclass of ``base`` (int, float) for one kind of argument packed as ``typestr``: the dispatcher keys it
+    apart (a registered tag of its own) and ``typeof`` types it as ``kernel_type``."""
+    cls = _TAGGED_SCALAR_TYPES.get(key)
+    if cls is None:
+        cls = type(name, (base,), {"__slots__": (), "_cudajit_typeof": lambda self, t=kernel_type: t})
+        _core.register_scalar_type(cls, typestr, len(_TAGGED_SCALAR_TYPES) + 1)
+        _TAGGED_SCALAR_TYPES[key] = cls
+    return cls
 
 
 def _time_scalar(value):
-    """A datetime64/timedelta64 scalar as the launcher takes it: its int64 count (NaT: INT64_MIN), in an int
-    subclass per dtype that the dispatcher keys apart (a registered tag) and ``typeof`` types as the dtype."""
-    cls = _TIME_COUNT_TYPES.get(value.dtype)
-    if cls is None:
-        from ..compiler.types import from_dtype
-        t = from_dtype(value.dtype)
-        cls = type(f"{t}_count", (int,), {"__slots__": (), "_cudajit_typeof": lambda self, t=t: t})
-        _core.register_scalar_type(cls, "i8", len(_TIME_COUNT_TYPES) + 1)
-        _TIME_COUNT_TYPES[value.dtype] = cls
-    return cls(int(value.astype(np.int64)))
+    """A datetime64/timedelta64 scalar as the launcher takes it: its int64 count (NaT: INT64_MIN), typed as its
+    dtype."""
+    from ..compiler.types import from_dtype
+    t = from_dtype(value.dtype)
+    return _tagged_scalar_type(value.dtype, f"{t}_count", int, "i8", t)(int(value.astype(np.int64)))
+
+
+def _enum_scalar(member, where):
+    """A member of an ``enum.Enum`` class whose values are numbers of one type (Numba's EnumMember argument): its
+    value, typed as the member of its class (compared with ``==``/``is`` in the kernel, ``.value`` its number)."""
+    from ..compiler import pyvalues, types as T
+    cls = type(member)
+    dtype = pyvalues.enum_dtype(cls)
+    if dtype is None or dtype == T.boolean:
+        raise TypeError(f"{where.describe()} is {cls.__name__}.{member.name}: "
+                        f"{pyvalues.ENUM_VALUES_RULE.format(cls.__name__)} (ints or floats) to pass a member")
+    base = int if T.is_int(dtype) else float if isinstance(dtype, T.Float) else complex
+    kind = _tagged_scalar_type(cls, f"{cls.__name__}_value", base, dtype.code, T.EnumMember(cls, dtype))
+    return kind(member.value)
 
 
 def _record_argument(rec, writebacks):
@@ -265,6 +289,12 @@ def _convert_all(args, writebacks, where, copies, hosts):
             continue
         if isinstance(a, (np.datetime64, np.timedelta64)) and _launchable_dtype(a.dtype):
             out.append(_time_scalar(a))
+            continue
+        if isinstance(a, enum.Enum) and not isinstance(a, int):
+            out.append(_enum_scalar(a, at))
+            continue
+        if isinstance(a, int) and type(a) not in (int, bool) and not hasattr(a, "_cudajit_typeof"):
+            out.append(int(a))                # an IntEnum member (or another int subclass) is its int, as in Numba
             continue
         if isinstance(a, _PY_SCALARS) or (isinstance(a, np.generic) and _launchable_dtype(a.dtype)):
             out.append(a)

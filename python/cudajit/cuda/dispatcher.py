@@ -20,6 +20,9 @@ from . import build
 from .args import kernel_view, prepare_args
 
 
+_sources.keep_compiled_texts()      # kernels exec'd from a string and decorated after the string is gone
+
+
 def _compiler():
     # Imported on first compile, not at `import cudajit`: import stays cheap.
     from .. import compiler

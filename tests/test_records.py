@@ -60,6 +60,21 @@ def test_host_record_array_read_write(backend, rng, dtype):
     assert dtype.itemsize == (37 if dtype is PACKED else 40)
 
 
+def test_recarray_of_an_aligned_dtype(backend, rng):
+    """np.recarray views an aligned dtype as dtype((np.record, d)), whose .alignment NumPy gives as 1: its nested
+    array fields are still aligned, so they compile for the GPU (they were refused there as unaligned)."""
+    a = _random_records(rng, ALIGNED, 64).view(np.recarray)
+    assert a.dtype.alignment == 1 and a.dtype.isalignedstruct
+    want_out, want = _expected_update(np.asarray(a).view(ALIGNED))
+    out = np.zeros(64)
+    update_fields[2, 32](a, out)
+    np.testing.assert_allclose(out, want_out, rtol=1e-6)
+    np.testing.assert_array_equal(np.asarray(a).view(ALIGNED), want)
+    from cudajit.compiler.typeof import typeof
+    ptx, _ = cuda.compile_ptx(update_fields.py_func, (typeof(a), typeof(out)), cc=(9, 0))
+    assert ".entry" in ptx
+
+
 def test_device_record_array(backend, rng):
     a = _random_records(rng, ALIGNED, 64)
     want_out, want = _expected_update(a)

@@ -176,7 +176,7 @@ class Record(Type):
             fdt, offset = dtype.fields[fname][:2]
             ftype, shape = _field_type(fdt, fname, dtype)
             self.fields[fname] = (ftype, offset, shape)
-        self.size, self.alignment = dtype.itemsize, dtype.alignment
+        self.size, self.alignment = dtype.itemsize, _record_alignment(dtype)
         parts = ",".join(f"{n}[type={_field_name(t, shape)};offset={o}]" for n, (t, o, shape) in self.fields.items())
         self.name = f"Record({parts};{self.size};{dtype.isalignedstruct})"
         self.cpp = f"cj::RecordRef<{self.size}, {self.alignment}>"
@@ -191,6 +191,14 @@ class Record(Type):
     def code(self):
         """NumPy's type string of the bytes (``'V12'``): the launcher packs record arguments as pointers."""
         return f"V{self.size}"
+
+
+def _record_alignment(dtype):
+    """NumPy's alignment of an aligned struct; its record view (``np.recarray``'s ``dtype((np.record, d))``) says 1
+    for the same aligned layout, which would make its nested array fields look unaligned on the GPU."""
+    if dtype.isalignedstruct:
+        return max([dtype.alignment] + [dtype.fields[n][0].alignment for n in dtype.names])
+    return dtype.alignment
 
 
 def _field_type(fdt, fname, dtype):

@@ -219,6 +219,9 @@ _CONFIG_DEFAULTS = dict(ENABLE_CUDASIM=0, CUDA_LOW_OCCUPANCY_WARNINGS=0, CUDA_WA
 
 
 def install():
+    # where numba-cuda is installed, its .pth adds a finder that sends numba.cuda imports to its own package: the
+    # shim stands for numba entirely, so that finder goes
+    sys.meta_path[:] = [f for f in sys.meta_path if type(f).__module__ != "_numba_cuda_redirector"]
     sys.meta_path.insert(0, _AliasFinder())
     for name, value in _CONFIG_DEFAULTS.items():
         if not hasattr(_config, name):

@@ -168,3 +168,29 @@ def test_wrong_field_is_typing_error(backend):
         wrong_field[1, 1](np.zeros(2, POINT))
     msg = str(e.value)
     assert "no field 'z'" in msg and "Record(x[type=float32" in msg and "test_records.py:" in msg
+
+
+NATURAL = np.dtype([("i", np.int32), ("j", np.float32, (3, 2))])   # not align=True, yet every field is aligned
+
+
+@cuda.jit
+def _sum_nested(a, out):
+    k = cuda.grid(1)
+    if k < a.shape[0]:
+        s = 0.0
+        for r in range(3):
+            for c in range(2):
+                s += a[k].j[r, c]
+        out[k] = s + a[k].i
+
+
+def test_packed_dtype_whose_fields_are_aligned(backend, rng):
+    """numba-cuda reads nested arrays of such records on the GPU; NumPy calls the dtype's alignment 1."""
+    a = np.zeros(50, NATURAL)
+    a["i"] = rng.integers(-100, 100, 50)
+    a["j"] = rng.random((50, 3, 2))
+    out = np.zeros(50)
+    _sum_nested[2, 32](a, out)
+    np.testing.assert_allclose(out, a["j"].astype(np.float64).sum(axis=(1, 2)) + a["i"], rtol=1e-6)
+    from cudajit.compiler.typeof import typeof
+    assert ".entry" in cuda.compile_ptx(_sum_nested.py_func, (typeof(a), typeof(out)), cc=(9, 0))[0]

@@ -194,10 +194,14 @@ class Record(Type):
 
 
 def _record_alignment(dtype):
-    """NumPy's alignment of an aligned struct; its record view (``np.recarray``'s ``dtype((np.record, d))``) says 1
-    for the same aligned layout, which would make its nested array fields look unaligned on the GPU."""
-    if dtype.isalignedstruct:
-        return max([dtype.alignment] + [dtype.fields[n][0].alignment for n in dtype.names])
+    """The alignment a record's storage keeps: its fields' largest, where every field sits at a multiple of its own
+    and the size is a multiple of that largest (array elements then keep it too), as numba-cuda lays such records
+    out; else NumPy's. NumPy says 1 for a packed dtype whose fields happen to be aligned, and for np.recarray's
+    view of an aligned one (``dtype((np.record, d))``), which would make their nested arrays look unaligned."""
+    fields = [dtype.fields[n][:2] for n in dtype.names]
+    natural = max([fdt.alignment for fdt, _ in fields], default=1)
+    if all(offset % fdt.alignment == 0 for fdt, offset in fields) and dtype.itemsize % natural == 0:
+        return max(natural, dtype.alignment)
     return dtype.alignment
 
 

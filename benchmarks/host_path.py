@@ -53,11 +53,14 @@ def measure():
     red = cuda.reduce(lambda x, y: x + y)
     dx = cuda.to_device(rng.standard_normal(1 << 20).astype(np.float32))
     red(dx)
+    s = cuda.stream()
+    e3[1, 32, s](a, b, c)
     rows = [("a Python call", lambda: nothing(), 200_000),
             ("k[1, 32](a, b, c)", lambda: e3[1, 32](a, b, c), 200_000),
             ("k[1, 32]()", lambda: e0[1, 32](), 200_000),
             ("l(a, b, c), l = k[1, 32]", lambda: l3(a, b, c), 200_000),
             ("k[1, 32]", lambda: e3[1, 32], 200_000),
+            ("k[1, 32, s](a, b, c), s = cuda.stream()", lambda: e3[1, 32, s](a, b, c), 200_000),
             ("cuda.reduce, 2^20 float32 on the device", lambda: red(dx), 20_000)]
     for name, fn, n in rows:
         print(f"{name:42s} {ns(fn, n):8.0f} ns")

@@ -122,27 +122,20 @@ PyObject* call_launcher(PyObject* self, PyObject* args, PyObject* kwargs) {
     return launch_vectorcall(self, all.data(), static_cast<size_t>(PyTuple_GET_SIZE(args)), kwnames.ptr());
 }
 
-// CUDADispatcher.__getitem__ (python/cudajit/cuda/dispatcher.py installs it): `kern[g, b]` (or `kern[g, b, s, m]`) with ints whose
+// CUDADispatcher.__getitem__ (python/cudajit/cuda/dispatcher.py installs it): `kern[g, b]` with two ints whose
 // launcher was made before is found here without running Python; anything else goes to the class's _configure.
 // A method descriptor of the class, so that CPython calls it as fast as a built-in type's method.
 PyObject* dispatcher_getitem(PyObject* self, PyObject* config) {
     static PyObject* const launchers_name = PyUnicode_InternFromString("_launchers");
     static PyObject* const configure_name = PyUnicode_InternFromString("_configure");
-    // exact ints for grid and block (a float equal to one hashes alike); a stream and shared memory may follow, and
-    // only such tuples are kept (_configure: ints, None or a cudajit Stream, hashed by identity)
-    const Py_ssize_t n = PyTuple_CheckExact(config) ? PyTuple_GET_SIZE(config) : 0;
-    if (n >= 2 && n <= 4 && PyLong_CheckExact(PyTuple_GET_ITEM(config, 0)) &&
-        PyLong_CheckExact(PyTuple_GET_ITEM(config, 1)) && (n < 4 || PyLong_CheckExact(PyTuple_GET_ITEM(config, 3)))) {
+    if (PyTuple_CheckExact(config) && PyTuple_GET_SIZE(config) == 2 && PyLong_CheckExact(PyTuple_GET_ITEM(config, 0)) &&
+        PyLong_CheckExact(PyTuple_GET_ITEM(config, 1))) {  // exact ints: a float equal to one hashes alike
         PyObject* launchers = PyObject_GetAttr(self, launchers_name);
         if (!launchers) return nullptr;
         PyObject* found = PyDict_CheckExact(launchers) ? PyDict_GetItemWithError(launchers, config) : nullptr;
         Py_XINCREF(found);  // borrowed from the dict
         Py_DECREF(launchers);
-        if (found) return found;
-        if (PyErr_Occurred()) {
-            if (!PyErr_ExceptionMatches(PyExc_TypeError)) return nullptr;
-            PyErr_Clear();  // an unhashable stream argument: _configure says what is wrong with it
-        }
+        if (found || PyErr_Occurred()) return found;
     }
     return PyObject_CallMethodOneArg(self, configure_name, config);
 }

@@ -816,14 +816,3 @@ def test_launch_configurations_reuse_and_refuse(backend, rng):
         _scale_into[3, 128.0]
     with pytest.raises(LaunchError, match="a launch configuration is"):
         _scale_into[3]
-    # with a stream: reused for that stream object only, and launched on it
-    s1, s2 = cuda.stream(), cuda.stream()
-    on_s1 = _scale_into[3, 128, s1]
-    assert _scale_into[3, 128, s1] is on_s1 and _scale_into[3, 128, s1, 0] is not on_s1
-    assert _scale_into[3, 128, s2] is not on_s1 and _scale_into[3, 128, s2].stream == s2.handle
-    for s, factor in ((s1, 1.5), (s2, -3.0)):
-        d, out = cuda.to_device(x, stream=s), cuda.device_array_like(x, stream=s)
-        _scale_into[3, 128, s](d, out, factor)
-        np.testing.assert_array_equal(out.copy_to_host(stream=s), x * factor)
-    with pytest.raises(TypeError, match="stream"):
-        _scale_into[3, 128, [1]]

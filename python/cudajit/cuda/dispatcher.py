@@ -18,7 +18,6 @@ from .. import _backend, _core, _sources
 from ..errors import DeprecationError, LaunchError, TypingError, hide_internal_frames
 from . import build
 from .args import kernel_view, prepare_args
-from .streams import Stream
 
 
 _sources.keep_compiled_texts()      # kernels exec'd from a string and decorated after the string is gone
@@ -121,7 +120,7 @@ class CUDADispatcher(_JitFunction):
         self._eager = []      # Signatures given to jit(); once set, no other types compile
         self._specialized = False
         self._specializations = {}   # (_target(), argtypes) -> CUDADispatcher made by specialize()
-        self._launchers = {}         # a configuration of ints (and a stream) -> the launcher kern[...] made
+        self._launchers = {}         # (griddim, blockdim) two ints -> the launcher kern[g, b] made
         params = tuple(inspect.signature(py_func).parameters)
         self._core = _core.Dispatcher(self._compile_for_args,
                                       functools.partial(prepare_args, kernel=self.__name__, params=params), params)
@@ -129,16 +128,16 @@ class CUDADispatcher(_JitFunction):
             self.compile(sig)
 
     # --- launching ------------------------------------------------------------------------
-    # kern[...]: __getitem__ is the core's (installed below the class): a launcher made before for ints (and a
-    # stream, see _reusable) comes straight from self._launchers, anything else from _configure.
+    # kern[...]: __getitem__ is the core's (installed below the class): a launcher made before for two ints comes
+    # straight from self._launchers, anything else from _configure.
     def _configure(self, config):
-        # Reached when the core's lookup missed: a new configuration, or one not of ints. A reusable one is kept
-        # for the next kern[...] (the launcher holds this dispatcher, a cycle the GC sees).
+        # Reached when the core's lookup missed: a new configuration, or one not of two ints. A launcher for two
+        # ints is kept for the next kern[g, b] (the launcher holds this dispatcher, a cycle the GC sees).
         if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
             raise LaunchError("a launch configuration is kernel[griddim, blockdim] or "
                               "kernel[griddim, blockdim, stream, sharedmem]")
         launcher = self._core.configure(*config)
-        if _reusable(config):
+        if len(config) == 2 and type(config[0]) is int and type(config[1]) is int:
             if len(self._launchers) >= 64:
                 self._launchers.clear()
             self._launchers[config] = launcher
@@ -335,15 +334,6 @@ class CUDADispatcher(_JitFunction):
 
 
 _core.install_getitem(CUDADispatcher)
-
-
-def _reusable(config):
-    """Whether the launcher of ``config`` may serve the next ``kern[config]``: grid and block as ints, then a stream
-    that is 0, None or a cudajit Stream (kept alive by the launcher, told apart by identity), then shared memory as
-    an int: ``kern[g, b, s](...)`` in a loop then costs what ``kern[g, b](...)`` does."""
-    return (type(config[0]) is int and type(config[1]) is int
-            and (len(config) < 3 or config[2] is None or type(config[2]) is int or isinstance(config[2], Stream))
-            and (len(config) < 4 or type(config[3]) is int))
 
 
 def _reduce_launcher(launcher):

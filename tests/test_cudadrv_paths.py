@@ -34,6 +34,14 @@ def test_get_context_names_a_device(backend):
     assert devices.get_context(0).id == 0
 
 
-def test_driver_errors_are_caught_by_numbas_name():
-    with pytest.raises(error.CudaDriverError):
-        raise errors.CudaAPIError("cuMemAlloc failed", call="cuMemAlloc", code=2, name="CUDA_ERROR_OUT_OF_MEMORY")
+def test_have_nvjitlink_is_a_bool_and_the_paths_load_on_first_use():
+    """numba-cuda's ``driver._have_nvjitlink()`` is a bool (a tuple would always be true), and ``import
+    cudajit.cuda`` does not load these paths, nor the nvJitLink probe they use."""
+    import subprocess
+    import sys
+    from cudajit.cuda import nvjitlink
+    assert driver._have_nvjitlink() is nvjitlink.available()[0]
+    code = ("import sys; from cudajit import cuda; "
+            "print(sorted(m for m in sys.modules if 'cudadrv' in m or m.endswith('nvjitlink')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]", out

@@ -10,7 +10,6 @@ import pytest
 
 from cudajit import cuda
 
-pytest.importorskip("cloudpickle", reason="cloudpickle is a dependency of cudajit")
 
 
 def _local_kernels():

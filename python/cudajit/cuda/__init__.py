@@ -89,12 +89,10 @@ def open_ipc_array(handle, shape, dtype, strides=None, offset=0):
                               "from a stream-ordered pool, which the legacy IPC handles cannot export)")
 
 
-# numba-cuda's driver-level import paths (``numba.cuda.cudadrv.devicearray.DeviceNDArray``); last, as it names the
-# objects above
-cudadrv = _importlib.import_module(".cudadrv", __name__)
-
 
 def __getattr__(name):
+    if name == "cudadrv":       # numba-cuda's driver-level import paths, on first use (they import nvJitLink's probe)
+        return _importlib.import_module(".cudadrv", __name__)
     if name == "literal_unroll":                   # numba.cuda.literal_unroll, the same object as cudajit's
         from ..compiler.pyvalues import literal_unroll
         return literal_unroll

@@ -11,6 +11,7 @@ import functools
 import inspect
 import math
 import os
+import pickle
 import threading
 import warnings
 
@@ -340,7 +341,6 @@ def _reduce_launcher(launcher):
     # kern[g, b] pickles as its kernel and configuration, as numba-cuda's configured launches do; a stream is the
     # sending process's own, so a launcher bound to one does not pickle.
     if launcher.stream:
-        import pickle
         raise pickle.PicklingError(f"cannot pickle a launch of {launcher.dispatcher!r} bound to a stream (a stream "
                                    f"belongs to one process): pickle the kernel and configure it where it lands")
     return _rebuild_launcher, (launcher.dispatcher, launcher.griddim, launcher.blockdim, launcher.sharedmem)
@@ -408,7 +408,6 @@ def pickled_function(py_func, owner):
     """(``py_func`` pickled, the text its definition is read from), for ``owner``'s ``__reduce__``. By value through cloudpickle, as
     Numba's own pickling does: a kernel defined in a function, a notebook or ``__main__`` has no importable name,
     and the receiving process may not have its file; cudajit compiles from source, so the text travels too."""
-    import pickle
     try:
         import cloudpickle
     except ImportError:                 # a dependency; without it, functions with importable names still pickle
@@ -423,7 +422,6 @@ def pickled_function(py_func, owner):
 
 
 def unpickled_function(payload, text):
-    import pickle
     py_func = pickle.loads(payload)
     _sources.adopt(py_func, text)
     return py_func

@@ -122,22 +122,59 @@ PyObject* call_launcher(PyObject* self, PyObject* args, PyObject* kwargs) {
     return launch_vectorcall(self, all.data(), static_cast<size_t>(PyTuple_GET_SIZE(args)), kwnames.ptr());
 }
 
-// CUDADispatcher.__getitem__ (python/cudajit/cuda/dispatcher.py installs it): `kern[g, b]` with two ints whose
-// launcher was made before is found here without running Python; anything else goes to the class's _configure.
+// A new launcher of d for this configuration (Dispatcher.configure, and kern[...] below).
+LauncherObject make_launcher(std::shared_ptr<Dispatcher> d, py::handle grid, py::handle block, py::handle stream,
+                             py::handle shmem) {
+    py::object owner = d->owner();
+    LaunchConfig config = parse_config(grid, block, stream, shmem);
+    LauncherObject launcher = py::reinterpret_steal<LauncherObject>(
+        py::cast(Launcher{std::move(d), config, std::move(owner), py::reinterpret_borrow<py::object>(stream)}).release());
+    if (Py_TYPE(launcher.ptr()) == g_launcher_type)  // the slot the type's setup added (bind_launch)
+        *reinterpret_cast<vectorcallfunc*>(reinterpret_cast<char*>(launcher.ptr()) + g_vectorcall_offset) =
+            &launch_vectorcall;
+    return launcher;
+}
+
+// CUDADispatcher.__getitem__ (python/cudajit/cuda/dispatcher.py installs it), without running Python:
+// - `kern[g, b]` with two ints whose launcher was made before comes from the dispatcher's _launchers dict;
+// - any other tuple of 2 to 4 items makes a launcher here (kern[g, b, stream] each time: a launcher holds its stream,
+//   so none is kept), and a new one for two ints goes into _launchers (at most 64, then the dict starts afresh);
+// - anything else goes to the class's _configure, which names what a configuration must be.
 // A method descriptor of the class, so that CPython calls it as fast as a built-in type's method.
 PyObject* dispatcher_getitem(PyObject* self, PyObject* config) {
     static PyObject* const launchers_name = PyUnicode_InternFromString("_launchers");
     static PyObject* const configure_name = PyUnicode_InternFromString("_configure");
-    if (PyTuple_CheckExact(config) && PyTuple_GET_SIZE(config) == 2 && PyLong_CheckExact(PyTuple_GET_ITEM(config, 0)) &&
-        PyLong_CheckExact(PyTuple_GET_ITEM(config, 1))) {  // exact ints: a float equal to one hashes alike
-        PyObject* launchers = PyObject_GetAttr(self, launchers_name);
+    static PyObject* const core_name = PyUnicode_InternFromString("_core");
+    if (!PyTuple_CheckExact(config) || PyTuple_GET_SIZE(config) < 2 || PyTuple_GET_SIZE(config) > 4)
+        return PyObject_CallMethodOneArg(self, configure_name, config);
+    const Py_ssize_t n = PyTuple_GET_SIZE(config);
+    PyObject* const* item = &PyTuple_GET_ITEM(config, 0);
+    // exact ints: a float equal to one hashes alike
+    const bool two_ints = n == 2 && PyLong_CheckExact(item[0]) && PyLong_CheckExact(item[1]);
+    py::object launchers;
+    if (two_ints) {
+        launchers = py::reinterpret_steal<py::object>(PyObject_GetAttr(self, launchers_name));
         if (!launchers) return nullptr;
-        PyObject* found = PyDict_CheckExact(launchers) ? PyDict_GetItemWithError(launchers, config) : nullptr;
-        Py_XINCREF(found);  // borrowed from the dict
-        Py_DECREF(launchers);
-        if (found || PyErr_Occurred()) return found;
+        if (!PyDict_CheckExact(launchers.ptr())) return PyObject_CallMethodOneArg(self, configure_name, config);
+        PyObject* found = PyDict_GetItemWithError(launchers.ptr(), config);
+        if (found || PyErr_Occurred()) return Py_XNewRef(found);  // borrowed from the dict
     }
-    return PyObject_CallMethodOneArg(self, configure_name, config);
+    try {
+        py::object core = py::reinterpret_steal<py::object>(PyObject_GetAttr(self, core_name));
+        if (!core) throw py::error_already_set();
+        LauncherObject launcher = make_launcher(core.cast<std::shared_ptr<Dispatcher>>(), item[0], item[1],
+                                                n > 2 ? item[2] : Py_None, n > 3 ? item[3] : Py_None);
+        if (two_ints) {
+            if (PyDict_GET_SIZE(launchers.ptr()) >= 64) PyDict_Clear(launchers.ptr());
+            if (PyDict_SetItem(launchers.ptr(), config, launcher.ptr()) < 0) throw py::error_already_set();
+        }
+        return launcher.release().ptr();
+    } catch (abi::__forced_unwind&) {
+        throw;
+    } catch (...) {
+        set_python_error();
+        return nullptr;
+    }
 }
 
 PyMethodDef g_getitem_def = {"__getitem__", reinterpret_cast<PyCFunction>(dispatcher_getitem), METH_O,
@@ -174,6 +211,8 @@ void bind_launch(py::module_& m) {
     m.def("register_scalar_type", &register_scalar_type, py::arg("type"), py::arg("typestr"), py::arg("tag") = 0,
           "Teach the dispatcher a scalar type, packed as `typestr`; `tag` tells apart types packed alike "
           "(datetime64 units).");
+    m.def("register_stream_type", &register_stream_type, py::arg("type"),
+          "Tell the launch path cuda.Stream, whose _handle it then reads without the handle property.");
 
     py::class_<GpuModule, std::shared_ptr<GpuModule>>(m, "GpuModule")
         .def(py::init([](py::bytes image) { return std::make_shared<GpuModule>(std::string(image)); }));
@@ -226,15 +265,7 @@ void bind_launch(py::module_& m) {
              py::arg("params") = std::vector<std::string>())
         .def("configure", [](std::shared_ptr<Dispatcher> d, py::handle grid, py::handle block, py::handle stream,
                              py::handle shmem) {
-            py::object owner = d->owner();
-            LauncherObject launcher = py::reinterpret_steal<LauncherObject>(
-                py::cast(Launcher{std::move(d), parse_config(grid, block, stream, shmem), std::move(owner),
-                                  py::reinterpret_borrow<py::object>(stream)})
-                    .release());
-            if (Py_TYPE(launcher.ptr()) == g_launcher_type)  // the slot the type's setup added (below)
-                *reinterpret_cast<vectorcallfunc*>(reinterpret_cast<char*>(launcher.ptr()) + g_vectorcall_offset) =
-                    &launch_vectorcall;
-            return launcher;
+            return make_launcher(std::move(d), grid, block, stream, shmem);
         }, py::arg("griddim"), py::arg("blockdim"), py::arg("stream") = py::none(), py::arg("sharedmem") = 0)
         .def("clear", &Dispatcher::clear)
         .def("__len__", &Dispatcher::size);

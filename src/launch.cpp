@@ -916,23 +916,48 @@ uintptr_t handle_value(PyObject* o) {
 
 }  // namespace
 
-// A stream given as 0/None, an int handle, our Stream (.handle), Numba's (.handle.value), or
-// CuPy's (.ptr).
+PyTypeObject* g_stream_type = nullptr;  // cudajit.cuda.Stream (register_stream_type), whose _handle is read directly
+
+// A stream given as 0/None, an int handle, our Stream (._handle, set once at its making), Numba's (.handle.value),
+// or CuPy's (.ptr).
 uintptr_t stream_handle(py::handle s) {
+    static PyObject* const own_name = PyUnicode_InternFromString("_handle");
+    static PyObject* const names[] = {PyUnicode_InternFromString("handle"), PyUnicode_InternFromString("ptr"),
+                                      PyUnicode_InternFromString("cuda_stream")};
+    static PyObject* const value_name = PyUnicode_InternFromString("value");
     if (s.is_none()) return 0;
     if (PyLong_Check(s.ptr())) return handle_value(s.ptr());
-    for (const char* attr : {"handle", "ptr", "cuda_stream"}) {
-        if (!py::hasattr(s, attr)) continue;
-        py::object h = s.attr(attr);
+    if (Py_TYPE(s.ptr()) == g_stream_type) {
+        py::object h = py::reinterpret_steal<py::object>(PyObject_GetAttr(s.ptr(), own_name));
+        if (h && PyLong_CheckExact(h.ptr())) return handle_value(h.ptr());
+        PyErr_Clear();  // not set yet: the general path below says what is wrong
+    }
+    // The first of .handle, .ptr and .cuda_stream that the object has; an int, or an object with an int .value
+    for (PyObject* name : names) {
+        py::object h = py::reinterpret_steal<py::object>(PyObject_GetAttr(s.ptr(), name));
+        if (!h) {
+            if (!PyErr_ExceptionMatches(PyExc_AttributeError)) throw py::error_already_set();
+            PyErr_Clear();
+            continue;
+        }
         if (h.is_none()) return 0;
         if (PyLong_Check(h.ptr())) return handle_value(h.ptr());
-        if (py::hasattr(h, "value")) {
-            py::object v = h.attr("value");
-            if (v.is_none()) return 0;
-            if (PyLong_Check(v.ptr())) return handle_value(v.ptr());
+        py::object v = py::reinterpret_steal<py::object>(PyObject_GetAttr(h.ptr(), value_name));
+        if (!v) {
+            if (!PyErr_ExceptionMatches(PyExc_AttributeError)) throw py::error_already_set();
+            PyErr_Clear();
+            continue;
         }
+        if (v.is_none()) return 0;
+        if (PyLong_Check(v.ptr())) return handle_value(v.ptr());
     }
     throw py::type_error(std::string("stream must be a cudajit Stream, an int handle or 0, not ") + Py_TYPE(s.ptr())->tp_name);
+}
+
+void register_stream_type(py::handle type) {
+    if (!PyType_Check(type.ptr())) throw py::type_error("register_stream_type takes the Stream class");
+    Py_INCREF(type.ptr());  // held for the process's life, as the module holds the class
+    g_stream_type = reinterpret_cast<PyTypeObject*>(type.ptr());
 }
 
 LaunchConfig parse_config(py::handle grid, py::handle block, py::handle stream, py::handle shared_mem) {

@@ -199,6 +199,8 @@ class Dispatcher {
 bool takes_as_is(PyObject* o);
 
 uintptr_t stream_handle(pybind11::handle stream);
+// Tells stream_handle the Python Stream class of cuda/streams.py, whose _handle it then reads directly.
+void register_stream_type(pybind11::handle type);
 LaunchConfig parse_config(pybind11::handle grid, pybind11::handle block, pybind11::handle stream,
                           pybind11::handle shared_mem);
 

@@ -313,3 +313,63 @@ def test_a_launcher_keeps_its_stream_alive(backend):
     del launch
     gc.collect()
     assert ref() is None
+
+
+class _RaisingHandle:
+    @property
+    def handle(self):
+        raise RuntimeError("this stream was closed")
+
+
+def test_launch_configurations_read_every_kind_of_stream(backend):
+    """``kern[g, b, stream]`` is configured in the core (src/bind_launch.cpp): a cudajit Stream's handle is read
+    directly, other libraries' streams through .handle(.value), .ptr or .cuda_stream, as stream_handle reads them."""
+    @cuda.jit
+    def nothing(a):
+        pass
+
+    s = cuda.stream()
+    assert nothing[1, 32, s].stream == s.handle
+    assert nothing[(2, 2), (8, 4), s, 128].sharedmem == 128
+    for other, handle in ((_Ptr(), 0x1234), (_TorchLike(), 0x5678), (_NumbaLike(), 0x9ABC), (_NumbaDefault(), 0),
+                          (77, 77), (0, 0), (None, 0)):
+        launcher = nothing[1, 32, other]
+        assert (launcher.stream, launcher.griddim, launcher.blockdim) == (handle, (1, 1, 1), (32, 1, 1))
+    with pytest.raises(RuntimeError, match="this stream was closed"):   # the property's own error, unchanged
+        nothing[1, 32, _RaisingHandle()]
+    with pytest.raises(TypeError, match="stream must be a cudajit Stream.*str"):
+        nothing[1, 32, "stream"]
+    with pytest.raises(cuda.LaunchError, match="launch configuration"):
+        nothing[1, 32, 0, 0, 0]
+    with pytest.raises(cuda.LaunchError, match="launch configuration"):
+        nothing[1]
+
+
+def test_stream_launches_are_made_afresh_and_int_ones_kept(backend):
+    """kern[g, b] with two ints is kept (at most 64 configurations), kern[g, b, s] is not: a kept launcher would keep
+    its stream alive after the user dropped it."""
+    import gc
+    import weakref
+
+    @cuda.jit
+    def add_one(a):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] += 1
+
+    assert add_one[2, 32] is add_one[2, 32]
+    assert add_one[2, np.int64(32)] is not add_one[2, np.int64(32)]     # only exact ints are kept
+    for g in range(1, 70):
+        add_one[g, 32]
+    assert 0 < len(add_one._launchers) <= 64
+    x = np.random.default_rng(5).standard_normal(64)
+    d = cuda.to_device(x)
+    s = cuda.stream()
+    ref = weakref.ref(s)
+    assert add_one[2, 32, s] is not add_one[2, 32, s]
+    add_one[2, 32, s](d)
+    s.synchronize()
+    del s
+    gc.collect()
+    assert ref() is None
+    assert np.array_equal(d.copy_to_host(), x + 1)

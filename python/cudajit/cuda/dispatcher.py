@@ -129,11 +129,11 @@ class CUDADispatcher(_JitFunction):
             self.compile(sig)
 
     # --- launching ------------------------------------------------------------------------
-    # kern[...]: __getitem__ is the core's (installed below the class): a launcher made before for two ints comes
-    # straight from self._launchers, anything else from _configure.
+    # kern[...]: __getitem__ is the core's (installed below the class, src/bind_launch.cpp): a launcher made before
+    # for two ints comes straight from self._launchers; any other tuple of 2 to 4 items gets a new launcher there,
+    # kept in self._launchers for two ints (the launcher holds this dispatcher, a cycle the GC sees). What is not a
+    # plain tuple of 2 to 4 items comes here.
     def _configure(self, config):
-        # Reached when the core's lookup missed: a new configuration, or one not of two ints. A launcher for two
-        # ints is kept for the next kern[g, b] (the launcher holds this dispatcher, a cycle the GC sees).
         if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
             raise LaunchError("a launch configuration is kernel[griddim, blockdim] or "
                               "kernel[griddim, blockdim, stream, sharedmem]")

@@ -198,6 +198,9 @@ def stream_handle(stream):
     raise TypeError(f"cannot use {type(stream).__name__} as a CUDA stream (pass a cuda.stream(), an int handle or 0)")
 
 
+
+_core.register_stream_type(Stream)  # a launch reads a Stream's _handle directly (src/launch.cpp, stream_handle)
+
 class Event:
     """A CUDA event (Numba: ``numba.cuda.cudadrv.driver.Event``); made by :func:`event`."""
 

@@ -95,7 +95,13 @@ def test_reshape_ravel_view_transpose_split(backend, rng):
     np.testing.assert_array_equal(d.view(np.int32).copy_to_host(), a.view(np.int32))
     np.testing.assert_array_equal(d.T.copy_to_host(), a.T)
     np.testing.assert_array_equal(d.transpose((1, 0)).copy_to_host(), a.transpose(1, 0))
-    assert d.T.is_f_contiguous()
+    t = d.T                                   # numba-cuda's: a C-ordered copy, not a view
+    assert t.is_c_contiguous() and t.shape == (6, 4) and t.strides == (16, 4)
+    t[0, 0] = 99.0
+    assert d.copy_to_host()[0, 0] == a[0, 0]
+    assert d.transpose((0, 1)) is d
+    with pytest.raises(NotImplementedError, match="3 dimensions"):
+        cuda.to_device(a.reshape(2, 3, 4)).T
     with pytest.raises(NotImplementedError):
         d[:, ::2].reshape(12)
     with pytest.raises(NotImplementedError):
@@ -130,8 +136,8 @@ def test_cuda_array_interface_round_trip(backend, rng):
     assert cai["version"] == 3 and cai["shape"] == (3, 4) and cai["typestr"] == "<f8"
     v = cuda.from_cuda_array_interface(cai, owner=d)
     np.testing.assert_array_equal(v.copy_to_host(), a)
-    t = d.T
-    assert t.__cuda_array_interface__["strides"] == t.strides
+    t = d[:, ::2]
+    assert t.__cuda_array_interface__["strides"] == t.strides == (32, 16)
     assert cuda.is_cuda_array(d) and not cuda.is_cuda_array(a)
 
 

@@ -478,15 +478,24 @@ class DeviceNDArray(_core.ArrayCore):
         return self._derived(self._ptr, shape, strides, dtype)
 
     def transpose(self, axes=None):
-        """A view with the axes permuted (reversed by default); no copy is made."""
-        axes = tuple(reversed(range(self.ndim))) if axes is None else tuple(axes)
-        if sorted(axes) != list(range(self.ndim)):
-            raise ValueError(f"invalid axes {axes} for an array of {self.ndim} dimensions")
-        return self._derived(self._ptr, [self.shape[a] for a in axes], [self.strides[a] for a in axes])
+        """numba-cuda's: a 2-d array's transpose as a new C-ordered array (``cuda.kernels.transpose``, on this
+        array's stream), not a view; ``axes`` naming the axes in order returns this array. Other dimensions raise
+        NotImplementedError, as in numba-cuda. (Inside a kernel, ``a.T`` is a view of an array of any dimension.)"""
+        if axes is not None:
+            axes = tuple(axes)
+            if sorted(axes) != list(range(self.ndim)):
+                raise ValueError(f"invalid axes {axes} for an array of {self.ndim} dimensions")
+            if axes == tuple(range(self.ndim)):
+                return self
+        if self.ndim != 2:
+            raise NotImplementedError(f"transposing a device array of {self.ndim} dimensions is not supported (as in "
+                                      "numba-cuda, only 2-d ones, into a copy); a kernel can read a.T of any array")
+        from .kernels.transpose import transpose
+        return transpose(self)
 
     @property
     def T(self):
-        """The transpose: ``self.transpose()``."""
+        """The transpose: ``self.transpose()``, a new array (numba-cuda's)."""
         return self.transpose()
 
     def split(self, section, stream=0):

@@ -83,6 +83,12 @@ void bind_memory(py::module_& m) {
         .def(py::init<size_t, uintptr_t>(), py::arg("nbytes"), py::arg("stream") = 0)
         .def_property_readonly("ptr", &DeviceBuffer::ptr)
         .def_property_readonly("nbytes", &DeviceBuffer::nbytes)
+        .def_property_readonly("device_pointer", &DeviceBuffer::ptr,
+                               "numba-cuda's MemoryPointer.device_pointer: the address, as an int (int() of it works "
+                               "as of numba-cuda's CUdeviceptr)")
+        .def_property_readonly("device_pointer_value", [](const DeviceBuffer& b) -> py::object {
+            return b.ptr() ? py::object(py::int_(b.ptr())) : py::object(py::none());
+        }, "numba-cuda's MemoryPointer.device_pointer_value: the address, or None for a null pointer")
         .def_property_readonly("device", &DeviceBuffer::device, "The GPU it is on; -1 on the CPU backend.")
         .def_property_readonly("external", [](const DeviceBuffer& b) -> py::object {
             if (!b.external()) return py::none();

@@ -588,3 +588,16 @@ def _check_same(dev, shape, dtype):
 
 def _is_array_index(key):
     return False
+
+
+_NUMBA_HELPERS = frozenset({"auto_device", "is_cuda_ndarray", "require_cuda_ndarray", "verify_cuda_ndarray_interface",
+                            "array_core", "is_contiguous", "sentry_contiguous", "check_array_compatibility",
+                            "from_array_like", "DeviceNDArrayBase"})
+
+
+def __getattr__(name):
+    # numba-cuda's cuda.devicearray is its cudadrv.devicearray: its helper functions are found here too
+    if name in _NUMBA_HELPERS:
+        from .cudadrv import devicearray as numba_module
+        return getattr(numba_module, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -129,6 +129,15 @@ def test_numba_cuda_documented_example(backend):
     np.testing.assert_equal(A, reference)
 
 
+def test_overloads_say_whether_they_are_cooperative(backend):
+    @cuda.jit("void(int32[:])")
+    def plain(a):
+        a[cuda.grid(1)] += 1
+
+    assert rotate_accumulate.overloads[ROTATE_SIG].cooperative is True     # it syncs its grid
+    assert plain.overloads[plain.signatures[0]].cooperative is False
+
+
 def test_max_cooperative_grid_blocks(backend):
     spec = rotate_accumulate.overloads[ROTATE_SIG]
     counts = [spec.max_cooperative_grid_blocks(b) for b in (32, 128, 1024)]

@@ -77,6 +77,12 @@ class _Specialization:
         16384 threads in all."""
         return self.kernel.max_cooperative_grid_blocks(blockdim, dynsmemsize)
 
+    @property
+    def cooperative(self):
+        """True when the kernel synchronizes its grid (``cuda.cg.this_grid().sync()``), so that it is launched
+        cooperatively, all its blocks resident at once (numba-cuda's ``_Kernel.cooperative``)."""
+        return bool(self.kernel.cooperative)
+
     # ... and the compiled kernel's resources, as properties
     regs_per_thread = property(lambda self: self.kernel.regs, doc="Registers per thread.")
     shared_mem_per_block = property(lambda self: self.kernel.shared_bytes, doc="Static shared memory, bytes.")

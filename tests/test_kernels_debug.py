@@ -156,6 +156,27 @@ def test_division_by_zero_without_debug_keeps_numpy_results(backend):
         np.testing.assert_array_equal(out, a / np.zeros(3))
 
 
+def test_float32_division_under_fastmath_has_no_zero_check_as_in_numba_cuda(backend, rng):
+    """numba-cuda divides float32 by float32 with CUDA's fast division under fastmath, which never raises;
+    float64 division, and float32 without fastmath, still raise under debug."""
+    def divide(r, x, y):
+        r[cuda.grid(1)] = x / y
+
+    fast32 = cuda.jit("void(float32[::1], float32, float32)", fastmath=True, debug=True, opt=False)(divide)
+    exact32 = cuda.jit("void(float32[::1], float32, float32)", debug=True, opt=False)(divide)
+    fast64 = cuda.jit("void(float64[::1], float64, float64)", fastmath=True, debug=True, opt=False)(divide)
+    x = np.float32(rng.uniform(1, 10))
+    r = np.zeros(10, np.float32)
+    fast32[1, 10](r, x, np.float32(0.0))
+    assert np.all(np.isinf(r))
+    fast32[1, 10](r, x, np.float32(4.0))
+    np.testing.assert_allclose(r, x / np.float32(4.0), rtol=1e-6)
+    with pytest.raises(ZeroDivisionError):
+        exact32[1, 10](r, x, np.float32(0.0))
+    with pytest.raises(ZeroDivisionError):
+        fast64[1, 10](np.zeros(10), float(x), 0.0)
+
+
 @cuda.jit(debug=True, opt=False)
 def shape_at(a, axis, out):
     out[0] = a.shape[axis]

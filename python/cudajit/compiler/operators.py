@@ -143,7 +143,10 @@ def binary(cx, node, op, a, b):
     ret, (fa, fb) = found
     if T.is_int(ret) and fa != fb and op not in ("<<", ">>"):
         fa = fb = ret                 # int64 op uint64: Numba converts both operands to the result type
-    if op in _ZERO_DIVISION and cx.program.options.debug and not (b.is_const and b.const != 0):
+    # float32 / float32 under fastmath is CUDA's fast division in numba-cuda, which has no zero check
+    fast_division = op == "/" and ret == T.float32 and cx.program.options.fastmath
+    if (op in _ZERO_DIVISION and cx.program.options.debug and not (b.is_const and b.const != 0)
+            and not fast_division):
         b = _checked_divisor(cx, node, op, ret, b)
     if (a.is_const and b.is_const and T.is_int(ret) and isinstance(a.const, int) and isinstance(b.const, int)
             and not isinstance(a.const, bool) and not isinstance(b.const, bool)):

@@ -1,4 +1,4 @@
-"""The runtime headers of generated code (kernels/cudajit/{config,complex,arith,mathfuncs,atomics,print}.h).
+"""The runtime headers of generated code (kernels/cudajit/{config,complex,arith,mathfuncs,cmathfuncs,atomics,print}.h).
 
 One C++ program calls every function on many inputs (random and edge cases) and prints the results bit-exactly;
 it is compiled once with the host C++ compiler and each result is compared with Python/NumPy's answer (Numba's
@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 KERNELS = Path(__file__).resolve().parent.parent / "kernels"
-HEADERS = ["config.h", "complex.h", "arith.h", "mathfuncs.h", "atomics.h", "print.h"]
+HEADERS = ["config.h", "complex.h", "arith.h", "mathfuncs.h", "cmathfuncs.h", "atomics.h", "print.h"]
 NAN, INF = math.nan, math.inf
 M64 = (1 << 64) - 1
 
@@ -322,7 +322,7 @@ for t, dt in COMPLEX.items():
          lambda z, dt=dt: complex(z.real, float(dt(z.imag * 2))))
 
 
-# --- mathfuncs.h: cmath ---
+# --- cmathfuncs.h: cmath ---
 def _cmath(fn, dt):
     def go(*a):
         try:
@@ -428,6 +428,7 @@ PRELUDE = r"""
 #include <cudajit/complex.h>
 #include <cudajit/arith.h>
 #include <cudajit/mathfuncs.h>
+#include <cudajit/cmathfuncs.h>
 #include <cudajit/atomics.h>
 #include <cudajit/print.h>
 

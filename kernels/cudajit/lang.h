@@ -83,7 +83,7 @@ template <class T> CJ_INLINE T brev(T x) {
 }  // namespace cj
 
 #include "array.h"
-#include "mathfuncs.h"
+#include "cmathfuncs.h"
 namespace cj {
 // abs() of a signed integer keeps its type (Numba); abs(INT_MIN) wraps as in two's complement.
 // (negated through the unsigned type: 0 - INT_MIN in the signed type is undefined, and NVRTC exploits that)

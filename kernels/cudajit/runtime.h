@@ -6,6 +6,7 @@
 #include "arith.h"
 #include "datetime.h"
 #include "mathfuncs.h"
+#include "cmathfuncs.h"
 #include "atomics.h"
 #include "cache_hints.h"
 #include "print.h"

@@ -16,3 +16,4 @@
 #include "random.h"
 #include "cpu_exec.h"
 #include "reduce_ring.h"
+#include "array_reductions.h"

@@ -17,3 +17,4 @@
 #include "random.h"
 #include "cpu_exec.h"
 #include "reduce_ring.h"
+#include "array_reductions.h"

@@ -110,8 +110,9 @@ class ExpressionMixin(IndexingMixin):
             return cast(const_value(obj.item()), t)
         if isinstance(obj, tuple):
             parts = [self.global_value(node, name, o) for o in obj]
-            if not all(isinstance(p, Value) and T.is_scalar(p.type) for p in parts):
-                self.error(node, f"global tuple '{name}' must hold numbers to be used in a kernel")
+            if not all(isinstance(p, Value) and isinstance(p.type, (T.Scalar, T.Array, T.BaseTuple)) for p in parts):
+                self.error(node, f"global tuple '{name}' must hold numbers, arrays or tuples of them to be used in a "
+                                 f"kernel")
             cls = type(obj) if T.is_namedtuple_class(type(obj)) else None
             return tuple_value(T.named_tuple([p.type for p in parts], cls), parts)
         if T.is_namedtuple_class(obj):

@@ -8,8 +8,8 @@ the CPU backend must run a block's threads as fibers (syncthreads*, syncwarp, wa
 user's documentation of the name: ``cudajit.cuda``'s placeholders take their docstrings from it (kernelapi.py).
 
 The mechanism is registry.py. The cuda.* entries are here; math/cmath in mathlib.py; NumPy ufuncs in npufuncs.py;
-Python builtins in pybuiltins.py; the operator module in pyoperator.py; libdevice.py, vectors.py; importing this
-module loads them all.
+NumPy's array reductions (np.sum, np.argmax, ...) in reductions.py; Python builtins in pybuiltins.py; the operator
+module in pyoperator.py; libdevice.py, vectors.py; importing this module loads them all.
 """
 import collections
 import math
@@ -21,7 +21,7 @@ from .errors import format_message, require_literal
 from .values import Value, none_value, tuple_value, typed
 from ..errors import NumbaValueError
 # Importing these modules registers their entries in REGISTRY.
-from . import flatiter, libdevice, mathlib, npufuncs, pointers, pybuiltins, pyoperator, vectors  # noqa: F401
+from . import flatiter, libdevice, mathlib, npufuncs, pointers, pybuiltins, pyoperator, reductions, vectors  # noqa: F401
 
 # Documentation of the cuda.* names that are namespaces of entries rather than entries themselves.
 NAMESPACE_DOCS = {

@@ -68,19 +68,49 @@ class LoopMixin:
 
     def unrolled_iterations(self, node, call, count):
         """``_cj_unrollN = t`` and one UnrolledIteration per element (``x = _cj_unrollN[k]`` then a copy of the
-        body): made once per loop, so the typing passes see the same nodes each time."""
+        body): made once per loop, so the typing passes see the same nodes each time. A target the function names
+        nowhere outside the loop is a variable of each copy's own (``_cj_x_u0_1``), so the elements may have
+        types that do not unify (arrays of other dtypes or dimensions), as Numba versions the body per element."""
         key = (id(node), count)
         if key not in self.unrolled:
             seq = f"_cj_unroll{len(self.unrolled)}"
             self.locals.add(seq)
+            private = self._private_target(node)
             at = lambda new, old=node: ast.fix_missing_locations(ast.copy_location(new, old))
             stmts = [at(ast.Assign(targets=[at(ast.Name(seq, ast.Store()))], value=call.args[0]))]
             for k in range(count):
                 element = at(ast.Subscript(at(ast.Name(seq, ast.Load())), at(ast.Constant(k)), ast.Load()))
-                first = at(ast.Assign(targets=[copy.deepcopy(node.target)], value=element))
-                stmts.append(at(UnrolledIteration(body=[first] + copy.deepcopy(node.body))))
+                memo = {}
+                first = at(ast.Assign(targets=[copy.deepcopy(node.target, memo)], value=element))
+                body = copy.deepcopy(node.body, memo)
+                for orig in (n for part in node.body for n in ast.walk(part)):
+                    if isinstance(orig, ast.For):       # loops inside a copy are judged as their original
+                        self.unroll_origin[id(memo[id(orig)])] = self.unroll_origin.get(id(orig), orig)
+                if private:
+                    own = f"_cj_{private}_u{len(self.unrolled)}_{k}"
+                    self.locals.add(own)
+                    for part in [first] + body:
+                        for n in ast.walk(part):
+                            if isinstance(n, ast.Name) and n.id == private:
+                                n.id = own
+                stmts.append(at(UnrolledIteration(body=[first] + body)))
             self.unrolled[key] = stmts
         return self.unrolled[key]
+
+    def _private_target(self, node):
+        """The loop's target name if the function uses it only inside loops over it (this one and others that
+        bind the same name first), so no value of it outlives one iteration's copy; else None."""
+        orig = self.unroll_origin.get(id(node), node)
+        if not isinstance(orig.target, ast.Name):
+            return None
+        name = orig.target.id
+        inside = {id(n) for loop in ast.walk(self.parsed.tree)
+                  if isinstance(loop, ast.For) and isinstance(loop.target, ast.Name) and loop.target.id == name
+                  for part in [loop.target] + loop.body for n in ast.walk(part)}
+        for n in ast.walk(self.parsed.tree):
+            if isinstance(n, ast.Name) and n.id == name and id(n) not in inside:
+                return None
+        return name
 
     def stmt_UnrolledIteration(self, node):
         code = self.sub_block(node.body)

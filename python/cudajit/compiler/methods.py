@@ -1,14 +1,16 @@
 """Methods of kernel values other than complex ``conjugate``: ``array.reshape(...)``, ``.transpose()``,
-``.view(dtype)`` and ``int.bit_count()``. NumPy's other array methods allocate or reduce, which numba-cuda's
-kernels do not ("Unsupported NumPy features: array methods"): they are an UnsupportedError naming the method."""
+``.view(dtype)``, the whole-array reductions (``a.sum()``, ``a.max()``, ... : reductions.py) and
+``int.bit_count()``. NumPy's other array methods allocate, which numba-cuda's kernels do not ("Unsupported NumPy
+features: array methods"): they are an UnsupportedError naming the method."""
+from . import reductions
 from . import types as T
 from .values import Value
 
-# NumPy array methods a user may reach for; numba-cuda offers none of them in kernels.
+# NumPy array methods a user may reach for that allocate; numba-cuda offers none of them in kernels.
 _NUMPY_ARRAY_METHODS = {
-    "copy", "astype", "fill", "sum", "prod", "mean", "std", "var", "min", "max", "argmin", "argmax", "cumsum",
-    "cumprod", "sort", "argsort", "flatten", "ravel", "nonzero", "repeat", "take", "dot", "all", "any", "clip",
-    "round", "squeeze", "swapaxes", "tolist", "item", "itemset", "conj", "conjugate", "tobytes", "resize", "ptp",
+    "copy", "astype", "fill", "cumsum", "cumprod", "sort", "argsort", "flatten", "ravel", "nonzero", "repeat", "take",
+    "dot", "clip", "round", "squeeze", "swapaxes", "tolist", "item", "itemset", "conj", "conjugate", "tobytes",
+    "resize", "ptp",
 }
 
 
@@ -21,10 +23,13 @@ def call_value_method(cx, node, v, name, args, kwargs):
         return cx.transpose(v)
     if isinstance(t, T.Array) and name == "view":
         return _view(cx, node, v, args, kwargs)
+    if isinstance(t, T.Array) and reductions.is_method(name):
+        return reductions.array_method(cx, node, v, name, args, kwargs)
     if isinstance(t, T.Array) and name in _NUMPY_ARRAY_METHODS:
         cx.unsupported(node, f"the array method .{name}() is not supported in CUDA kernels",
-                       "numba-cuda's kernels allocate no arrays and have no array methods but the views "
-                       "(.reshape, .view, .transpose, .T, .real, .imag): loop over the elements instead")
+                       "numba-cuda's kernels allocate no arrays: of the array methods they have the views "
+                       "(.reshape, .view, .transpose, .T, .real, .imag) and the whole-array reductions "
+                       "(.sum(), .max(), ...); loop over the elements instead")
     if T.is_int(t) and name == "bit_count":
         if args or kwargs:
             cx.error(node, "int.bit_count() takes no arguments")

@@ -282,7 +282,7 @@ class Program:
         if known is not None:
             return known[1]
         dt = T.from_dtype(arr.dtype)
-        if dt is None or dt == T.float16 or arr.ndim == 0:
+        if dt is None or dt == T.float16:
             cx.error(node, f"global array '{name}' of dtype {arr.dtype} and {arr.ndim} dimensions cannot be "
                            f"frozen into a kernel")
         if arr.nbytes > 65536:
@@ -292,8 +292,11 @@ class Program:
         cname = self.unique(f"cj_const_{_ident(name.split('.')[-1])}")
         self.constants.append(f"CJ_CONSTANT {dt.storage_cpp} {cname}[{max(flat.size, 1)}] = {{{_initializer(flat, dt)}}};")
         t = T.Array(dt, arr.ndim, "C", readonly=True)
-        dims = ", ".join(str(n) for n in arr.shape)
-        v = Value(t, f"cj::c_array(const_cast<{dt.storage_cpp}*>({cname}), {dims})", const=arr)
+        data = f"const_cast<{dt.storage_cpp}*>({cname})"
+        if arr.ndim == 0:                           # a 0-d array is its data pointer alone
+            v = Value(t, f"{t.cpp}{{{data}}}", const=arr)
+        else:
+            v = Value(t, f"cj::c_array({data}, {', '.join(str(n) for n in arr.shape)})", const=arr)
         self.frozen[id(arr)] = (arr, v)
         return v
 

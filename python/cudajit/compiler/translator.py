@@ -59,6 +59,7 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
         self.function_params = {name: t for name, t in zip(parsed.params, self.argtypes) if isinstance(t, T.FunctionValue)}
         self.typed_vars = {}                  # (lineno, name) -> type, for typed_listing
         self.unrolled = {}                    # (id(for node), length) -> its literal_unroll iterations (loops.py)
+        self.unroll_origin = {}               # id(a for node in such a copy) -> the user's for node it copies
         # Block coarsening (coarsen.py): the registry names this function used; in a GPU kernel, the read-only array
         # parameters whose elements load through cj::ld_nc, and whether one of them was viewed after all.
         self.intrinsics_used = set()

@@ -370,3 +370,37 @@ def cache_hints(m, x, outi, outf):
         cuda.stwb(outf, (i, 0), cuda.ldlu(m, (i, 1)) + cuda.ldcv(x, -1 - i))
         cuda.stwt(outf, (i, 1), cuda.ldcs(x, i))
         cuda.stcg(outf, (i, 2), np.int64(i) * 2)
+
+
+REDUCTION_OPS = ["sum", "prod", "mean", "var", "std", "min", "max", "argmin", "argmax", "nansum", "nanprod",
+                 "nanmean", "nanvar", "nanstd", "nanmin", "nanmax", "count_nonzero", "all", "any", ".sum", ".mean",
+                 ".std"]
+
+
+@cuda.jit
+def array_reductions(x, out):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        r = x[i]                                 # one row per thread: a 1-d view
+        out[i, 0] = np.sum(r)
+        out[i, 1] = np.prod(r)
+        out[i, 2] = np.mean(r)
+        out[i, 3] = np.var(r)
+        out[i, 4] = np.std(r)
+        out[i, 5] = np.min(r)
+        out[i, 6] = np.max(r)
+        out[i, 7] = np.argmin(r)
+        out[i, 8] = np.argmax(r)
+        out[i, 9] = np.nansum(r)
+        out[i, 10] = np.nanprod(r)
+        out[i, 11] = np.nanmean(r)
+        out[i, 12] = np.nanvar(r)
+        out[i, 13] = np.nanstd(r)
+        out[i, 14] = np.nanmin(r)
+        out[i, 15] = np.nanmax(r)
+        out[i, 16] = np.count_nonzero(r)
+        out[i, 17] = np.all(r)
+        out[i, 18] = np.any(r)
+        out[i, 19] = r.sum()
+        out[i, 20] = r.mean()
+        out[i, 21] = r.std()

@@ -254,6 +254,30 @@ def test_float16_matches_numba_cuda(both, rng):
     _assert_columns_agree("float16", HALF_OPS, agree, c, nb, {"x": a, "y": b})
 
 
+@pytest.mark.parametrize("dt", ["f8", "f4", "i4", "i8"])
+def test_array_reductions_match_numba_cuda(both, rng, dt):
+    """np.sum, np.mean, np.var, np.std, the nan* forms and the rest over one row per thread: the same bits."""
+    from numba.cuda import config as nconfig
+    from numba_parity_kernels import REDUCTION_OPS
+    n, m = 256, 37
+    if dt[0] == "f":
+        x = (rng.standard_normal((n, m)) * 10 ** rng.uniform(-2, 2, (n, 1))).astype(dt)
+        x[::7, 3] = np.nan                                  # some rows hold a NaN
+        x[::11, :] = np.nan                                 # and some nothing else
+        x[5::13, 4] = 0.0
+    else:
+        x = rng.integers(-50, 50, (n, m)).astype(dt)
+        x[::5, 2] = 0
+    saved = nconfig.CUDA_ENABLE_NRT
+    nconfig.CUDA_ENABLE_NRT = True                          # as numba-cuda's own tests of these functions
+    try:
+        (c,), (nb,) = _run_both(both, "array_reductions", (x,), (np.zeros((n, len(REDUCTION_OPS))),))
+    finally:
+        nconfig.CUDA_ENABLE_NRT = saved
+    _assert_columns_agree(f"{dt} reductions", REDUCTION_OPS, lambda k: _same_bits(c[:, k], nb[:, k]), c, nb,
+                          {"row": np.arange(n)})
+
+
 def _sum_op(a, b):
     return a + b
 

@@ -686,6 +686,31 @@ def test_print(backend, capfd):
         assert "bf16 2.500000 -9999220736.000000" in capfd.readouterr().out     # %f of the value, as numba-cuda
 
 
+@cuda.jit
+def bf16_saxpy(a, x, y, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a * x[i] + y[i]
+
+
+def test_gpu_units_compile_with_nvrtc():
+    # the GPU's units, the coarsened one (bfloat16 loads through __ldg) included, compile for sm_90
+    from cudajit.compiler import CompileOptions, compile_kernel, types as T
+    from cudajit.cuda import build
+    A = T.Array(T.bfloat16, 1, "C")
+    ks = compile_kernel(bf16_saxpy.py_func, (T.bfloat16, A, A, A), CompileOptions().for_backend("gpu"))
+    name, read_only, unit = ks.coarse
+    assert read_only == [1, 2] and "cj::ld_nc<cj_nc>(x(i))" in unit
+    options = build.nvrtc_options(CompileOptions().for_backend("gpu"))
+    try:
+        ptx = build.nvrtc(unit, "k.cu", options, 90, False)
+    except Exception as e:                     # no NVRTC on this machine
+        pytest.skip(f"NVRTC is not usable here: {e}")
+    ptx = ptx.decode() if isinstance(ptx, bytes) else ptx
+    assert "ld.global.nc.u16" in ptx or "ld.global.nc.b16" in ptx
+    build.nvrtc(ks.source, "k.cu", options, 90, False)
+
+
 # ---- errors and the module surface ----
 def test_unsupported_uses_name_the_line(backend):
     from cudajit.errors import TypingError

@@ -610,6 +610,48 @@ def test_builtin_function(backend, row):
     np.testing.assert_allclose(out[col], expected, rtol=1e-13)
 
 
+@cuda.jit
+def isinstance_and_float_of_str(a, n, flags, out):
+    flags[0] = isinstance(a[0], float)
+    flags[1] = not isinstance(a[0], int)
+    flags[2] = isinstance(n, int) and not isinstance(n, float)
+    flags[3] = isinstance(a[0], types.float64) and not isinstance(a[0], types.float32)
+    flags[4] = isinstance(n > 0, bool) and isinstance(1j, complex)
+    if isinstance(n, float):                   # decided at compile time: the branch is not typed
+        out[0] = n.no_such_attribute
+    out[0] = float("nan")
+    out[1] = float("-inf")
+    out[2] = float(" 2.5 ")
+
+
+def test_isinstance_and_float_of_a_string(backend):
+    # Numba's isinstance (decided by the argument's type) and float() of a constant string
+    flags, out = np.zeros(5, np.bool_), np.zeros(3)
+    isinstance_and_float_of_str[1, 1](np.ones(2), 3, flags, out)
+    assert flags.all(), np.nonzero(~flags)[0]
+    assert np.isnan(out[0]) and out[1] == -np.inf and out[2] == 2.5
+
+    @cuda.jit
+    def bad_string(out):
+        out[0] = float("one")
+    with pytest.raises(TypingError, match=r"test_doc_surface_python.py:\d+: could not convert string to float: 'one'"):
+        bad_string[1, 1](np.zeros(1))
+
+    @cuda.jit
+    def tuple_of_classes(a, flags):
+        flags[0] = isinstance(a[0], (int, float))
+        flags[1] = not isinstance(a[0], (int, types.float32, complex))
+    flags = np.zeros(2, np.bool_)
+    tuple_of_classes[1, 1](np.ones(1), flags)
+    assert flags.all()
+
+    @cuda.jit
+    def not_a_class(a, flags):
+        flags[0] = isinstance(a[0], 3)
+    with pytest.raises(TypingError, match=r"test_doc_surface_python.py:\d+: isinstance\(\) in CUDA kernels takes a class"):
+        not_a_class[1, 1](np.ones(1), flags)
+
+
 # ---- math, cmath, operator -----------------------------------------------------------------------------------
 @cuda.jit
 def math_functions(x, y, out):

@@ -3,6 +3,7 @@
 #include "config.h"
 #include "complex.h"
 #include "half.h"
+#include "bfloat16.h"
 #include "arith.h"
 #include "datetime.h"
 #include "mathfuncs.h"

@@ -26,7 +26,7 @@ _ALLOWED = {"cuda.grid", "cuda.gridsize", "cuda.threadIdx.x", "cuda.blockIdx.x",
             "cuda.gridDim.x", "cuda.warpsize", "cuda.local.array", "cuda.const.array_like", "cuda.brev", "cuda.cbrt",
             "cuda.clz", "cuda.ffs", "cuda.fma", "cuda.popc", "cuda.selp", "cuda.ldca", "cuda.ldcg", "cuda.ldcs",
             "cuda.ldcv", "cuda.ldlu", "cuda.stcg", "cuda.stcs", "cuda.stwb", "cuda.stwt"}
-_ALLOWED_PREFIXES = ("cuda.fp16.", "cuda.libdevice.", "cuda.random.")
+_ALLOWED_PREFIXES = ("cuda.fp16.", "cuda.bf16.", "cuda.libdevice.", "cuda.random.")
 # Thread identity: a device function reading any of it would see the physical block, so it blocks coarsening.
 _IDENTITY = ("cuda.grid", "cuda.gridsize", "cuda.threadIdx.", "cuda.blockIdx.", "cuda.blockDim.", "cuda.gridDim.",
              "cuda.laneid")
@@ -50,7 +50,8 @@ def _allowed(name):
 
 def nc_dtype(t):
     """Element types loaded through __ldg (kernels/cudajit/lang.h, ld_nc): a scalar of 1, 2, 4 or 8 bytes."""
-    return isinstance(t, T.Array) and (T.is_int(t.dtype) or t.dtype in (T.boolean, T.float16, T.float32, T.float64))
+    return isinstance(t, T.Array) and (T.is_int(t.dtype) or t.dtype in (T.boolean, T.float16, T.bfloat16, T.float32,
+                                                                           T.float64))
 
 
 def read_only_params(tree, params, argtypes):

@@ -20,7 +20,8 @@ from .typeconv import resolve, unify
 from .typeof import typeof
 from .values import Value, Symbol, cast, const_value, is_shape_constant, none_value, tuple_value, typed, PRIMARY, LAND, LOR, COND
 
-_BUILTIN_NAMES = {"abs", "min", "max", "round", "pow", "len", "int", "float", "bool", "complex", "print", "range"}
+_BUILTIN_NAMES = {"abs", "min", "max", "round", "pow", "len", "int", "float", "bool", "complex", "print", "range",
+                  "isinstance"}
 
 
 class ExpressionMixin(IndexingMixin):
@@ -485,6 +486,9 @@ class ExpressionMixin(IndexingMixin):
             func = self.visit_expr(node.func)
         args, bound = [], []
         for a in node.args:
+            if isinstance(a, ast.Tuple) and getattr(func, "path", None) == "isinstance":
+                args.append(tuple(self.visit_expr(e) for e in a.elts))   # a tuple of classes: never a value
+                continue
             if not isinstance(a, ast.Starred):
                 args.append(self.visit_expr(a))
                 continue

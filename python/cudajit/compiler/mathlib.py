@@ -10,6 +10,9 @@ c8, c16 = T.complex64, T.complex128
 
 UNARY = [(f64, (i64,)), (f64, (u64,)), (f32, (f32,)), (f64, (f64,))]
 UNARY_HALF = [(T.float16, (T.float16,))] + UNARY    # numba-cuda's fp16 math: half in, half out
+# numba-cuda's bf16 module overloads these for bfloat16 (bfloat16 in and out); other math functions take it as float32
+BF16_MATH = ("trunc", "ceil", "floor", "sqrt", "log", "log10", "cos", "sin", "tanh", "exp", "exp2")
+UNARY_BF16 = [(T.bfloat16, (T.bfloat16,))]             # last: it never takes a tie from the others
 BINARY_INT = [(f64, (i64, i64)), (f64, (u64, u64)), (f32, (f32, f32)), (f64, (f64, f64))]
 BINARY = [(f32, (f32, f32)), (f64, (f64, f64))]
 POW = BINARY + [(f32, (f32, i32)), (f64, (f64, i32))]
@@ -34,6 +37,7 @@ MATH = {
         "log10", "exp", "fabs", "trunc", "exp2")},
     **{f"math.{n}": (UNARY_HALF, n) for n in (
         "sin", "cos", "ceil", "floor", "sqrt", "log", "log2", "log10", "exp", "fabs", "trunc", "exp2")},
+    **{f"math.{n}": ((UNARY_HALF if n != "tanh" else UNARY) + UNARY_BF16, n) for n in BF16_MATH},
     "math.gamma": (UNARY, "tgamma"),
     "math.atan2": (BINARY_INT, "atan2"), "math.hypot": (BINARY_INT, "hypot"),
     "math.copysign": (BINARY, "copysign"), "math.fmod": (BINARY, "fmod"), "math.nextafter": (BINARY, "nextafter"),

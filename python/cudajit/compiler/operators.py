@@ -25,15 +25,18 @@ _REAL_BINOP = [(t, (t, t)) for t in T.real_domain]
 # numba-cuda's float16 arithmetic: half op half stays half; mixed with other numbers the conversion rules give
 # NumPy's result types (float16 op int8 is float16, op int16 or float32 is float32, op int32 is float64).
 _HALF_BINOP = [(T.float16, (T.float16, T.float16))]
+# numba-cuda's bfloat16 (numba.cuda.bf16): bf16 op bf16 stays bf16 (+ - * /); with int8/uint8 too, with other numbers
+# float32 or wider. After the other cases, so that it never takes a tie from them (bool + bool stays int64).
+_BF16_BINOP = [(T.bfloat16, (T.bfloat16, T.bfloat16))]
 _COMPLEX_BINOP = [(t, (t, t)) for t in T.complex_domain]
 
 CASES = {
-    "+": _INT_BINOP + _HALF_BINOP + _REAL_BINOP + _COMPLEX_BINOP,
-    "-": _INT_BINOP + _HALF_BINOP + _REAL_BINOP + _COMPLEX_BINOP,
-    "*": _INT_BINOP + _HALF_BINOP + _REAL_BINOP + _COMPLEX_BINOP,
+    "+": _INT_BINOP + _HALF_BINOP + _REAL_BINOP + _COMPLEX_BINOP + _BF16_BINOP,
+    "-": _INT_BINOP + _HALF_BINOP + _REAL_BINOP + _COMPLEX_BINOP + _BF16_BINOP,
+    "*": _INT_BINOP + _HALF_BINOP + _REAL_BINOP + _COMPLEX_BINOP + _BF16_BINOP,
     "%": _INT_BINOP + _REAL_BINOP,
     "//": _INT_BINOP + _REAL_BINOP,
-    "/": [(T.float64, args) for _, args in _INT_BINOP] + _HALF_BINOP + _REAL_BINOP + _COMPLEX_BINOP,
+    "/": [(T.float64, args) for _, args in _INT_BINOP] + _HALF_BINOP + _REAL_BINOP + _COMPLEX_BINOP + _BF16_BINOP,
     "**": _INT_BINOP + [(f, (f, i)) for f in T.real_domain for i in (T.int32, T.int64, T.uint64)]
     + _REAL_BINOP + _COMPLEX_BINOP,
     "<<": [(max(op, T.int64, key=lambda t: t.bitwidth) if op.signed else T.uint64, (op, n))
@@ -46,12 +49,14 @@ _NO_UNSAFE = {"<<", ">>", "&", "|", "^", "~"}
 
 _ORDERED = [(T.boolean, (T.boolean, T.boolean))] + [(T.boolean, (t, t))
                                                     for t in T.integer_domain + (T.float16,) + T.real_domain]
+_ORDERED += [(T.boolean, (T.bfloat16, T.bfloat16))]
 CMP_CASES = {"<": _ORDERED, "<=": _ORDERED, ">": _ORDERED, ">=": _ORDERED,
              "==": _ORDERED + [(T.boolean, (t, t)) for t in T.complex_domain]}
 CMP_CASES["!="] = CMP_CASES["=="]
 
 _UNARY = ([(T.uint64, (t,)) for t in T.unsigned_domain] + [(T.int64, (t,)) for t in T.signed_domain]
-          + [(t, (t,)) for t in (T.float16,) + T.real_domain + T.complex_domain] + [(T.int64, (T.boolean,))])
+          + [(t, (t,)) for t in (T.float16,) + T.real_domain + T.complex_domain] + [(T.int64, (T.boolean,))]
+          + [(T.bfloat16, (T.bfloat16,))])
 UNARY_CASES = {"-": _UNARY, "+": _UNARY,
                "~": [(T.boolean, (T.boolean,))] + [(T.uint64, (t,)) for t in T.unsigned_domain]
                + [(T.int64, (t,)) for t in T.signed_domain]}
@@ -69,8 +74,8 @@ def _implicitly_same(t_from, t_to):
     the value Numba's explicit conversion gives (so no cast needs writing)."""
     if t_from == t_to:
         return True
-    if T.float16 in (t_from, t_to):
-        return False                  # cj::half is a class: C++ never mixes it with builtin arithmetic silently
+    if T.float16 in (t_from, t_to) or T.bfloat16 in (t_from, t_to):
+        return False                  # cj::half, cj::bfloat16 are classes: C++ never mixes them with builtin arithmetic
     if T.is_float(t_to):
         return T.is_int(t_from) or t_from == T.boolean or (T.is_float(t_from) and t_from.bitwidth < t_to.bitwidth)
     if T.is_int(t_to) and t_to.bitwidth == 64:

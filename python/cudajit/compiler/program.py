@@ -282,7 +282,7 @@ class Program:
         if known is not None:
             return known[1]
         dt = T.from_dtype(arr.dtype)
-        if dt is None or dt == T.float16:
+        if dt is None or dt in (T.float16, T.bfloat16):
             cx.error(node, f"global array '{name}' of dtype {arr.dtype} and {arr.ndim} dimensions cannot be "
                            f"frozen into a kernel")
         if arr.nbytes > 65536:

@@ -1,4 +1,4 @@
-"""Python builtins inside kernels: abs min max round pow len int float bool complex print (``range`` is part of
+"""Python builtins inside kernels: abs min max round pow len int float bool complex isinstance print (``range`` is part of
 the ``for`` statement). Typing follows Numba's (e.g. ``round(x)`` is int64, ``abs`` of an int keeps its type)."""
 import warnings
 
@@ -118,6 +118,11 @@ def _scalar_cast(name, target, keeps=lambda t: False):
             return const_value({"int": 0, "float": 0.0, "bool": False}[name])
         if _undefined(args):
             return Value(T.undefined, "?")
+        if name == "float" and isinstance(getattr(args[0], "const", None), str):
+            try:                                      # float("nan"), float("inf"): a constant, as Numba folds it
+                return const_value(float(args[0].const))
+            except ValueError:
+                cx.error(node, f"could not convert string to float: {args[0].const!r}")
         t = getattr(args[0], "type", None)
         return cx.explicit_cast(node, args[0], t if t is not None and keeps(t) else target)
     intrinsic(name)(impl)
@@ -126,6 +131,33 @@ def _scalar_cast(name, target, keeps=lambda t: False):
 _scalar_cast("int", T.int64, T.is_int)
 _scalar_cast("float", T.float64, lambda t: isinstance(t, T.Float))
 _scalar_cast("bool", T.boolean)
+
+
+# isinstance(x, cls) against a builtin class: the kinds of Numba types it stands for
+_ISINSTANCE_KINDS = {int: T.is_int, float: lambda t: isinstance(t, T.Float) and t != T.bfloat16,
+                     complex: lambda t: isinstance(t, T.Complex), bool: lambda t: t == T.boolean}
+
+
+@intrinsic("isinstance")
+def _isinstance(cx, node, args, kwargs):
+    """``isinstance(x, cls)``: a compile-time bool (Numba decides it by type, so a branch on it is pruned): ``cls``
+    a type (``float32``, ``bfloat16``: x has exactly that type), int, float, complex, bool, or a tuple of these."""
+    expect_args(cx, node, "isinstance", args, 2)
+    if _undefined(args[:1]):
+        return Value(T.undefined, "?")
+    x, classes = args
+    if not isinstance(x, Value):
+        cx.error(node, "isinstance() takes a value as its first argument")
+    result = False
+    for cls in classes if isinstance(classes, tuple) else (classes,):
+        if getattr(cls, "path", None) == "type":
+            result |= x.type == cls.obj
+        elif getattr(cls, "obj", None) in _ISINSTANCE_KINDS:
+            result |= _ISINSTANCE_KINDS[cls.obj](x.type)
+        else:
+            cx.error(node, "isinstance() in CUDA kernels takes a class or a tuple of classes: types such as "
+                           "float32 or bfloat16, or int, float, complex, bool")
+    return const_value(bool(result))
 
 
 @intrinsic("complex", params=["real", "imag"])

@@ -32,6 +32,8 @@ _EDGES = [
     (T.int64, T.float64, "safe"), (T.uint64, T.float64, "safe"),
     (T.float16, T.float32, "promote"), (T.float32, T.float64, "promote"),
     (T.complex64, T.complex128, "promote"),
+    # numba-cuda's Bfloat16.can_convert_from/to: 8-bit integers fit it; it fits float32 (and so float64)
+    (T.int8, T.bfloat16, "safe"), (T.uint8, T.bfloat16, "safe"), (T.bfloat16, T.float32, "safe"),
 ]
 _ONE_WAY = [(T.float32, T.complex64, "safe"), (T.float64, T.complex128, "safe")]
 
@@ -126,6 +128,8 @@ def unify(a, b):
         return a
     if a is T.undefined:
         return b
+    if T.bfloat16 in (a, b) and T.is_number(a) and T.is_number(b):
+        return _unify_bfloat16(b if a == T.bfloat16 else a)
     if T.is_number(a) and T.is_number(b):
         return T.from_dtype(np.promote_types(a.dtype, b.dtype))
     if isinstance(a, T.BaseTuple) and isinstance(b, T.BaseTuple) and a.count == b.count:
@@ -138,6 +142,14 @@ def unify(a, b):
         if c is not None and c <= Conversion.safe:
             return y
     return None
+
+
+def _unify_bfloat16(other):
+    """bfloat16 meeting another number: itself with 8-bit integers (as ml_dtypes promotes), else as float32 would
+    (float16, int16 -> float32; int32, int64, float64 -> float64; complex), where ml_dtypes has no common type."""
+    if other in (T.boolean, T.int8, T.uint8):
+        return T.bfloat16
+    return unify(T.float32, other)
 
 
 def unify_all(ts):

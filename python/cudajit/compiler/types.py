@@ -91,6 +91,44 @@ class Float(Scalar):
         super().__init__(f"float{bits}", {16: "cj::half", 32: "float", 64: "double"}[bits], f"float{bits}")
 
 
+class BFloat16(Float):
+    """numba-cuda's ``bfloat16`` (its ``__nv_bfloat16``, ``numba.cuda.bf16.bfloat16``): C++ ``cj::bfloat16``
+    (bfloat16.h), two bytes as ``ml_dtypes.bfloat16`` stores them, whose NumPy dtype it is. Kernels need no ml_dtypes;
+    NumPy arrays and scalars of it do. Launched as its bits (``code`` 'u2')."""
+    name, cpp, code, bitwidth = "bfloat16", "cj::bfloat16", "u2", 16
+
+    def __init__(self):
+        pass
+
+    @property
+    def dtype(self):
+        dtype = ml_bfloat16()
+        if dtype is None:
+            raise TypeError("bfloat16 has no NumPy dtype without the ml_dtypes package: install ml_dtypes for "
+                            "bfloat16 arrays and scalars on the host (kernels use bfloat16 without it)")
+        return dtype
+
+    def __call__(self, *args):
+        if args and not any(isinstance(a, Type) for a in args) and len(args) == 1:
+            return self.dtype.type(args[0])          # an ml_dtypes.bfloat16 outside a kernel
+        return Type.__call__(self, *args)
+
+
+def ml_bfloat16():
+    """ml_dtypes' bfloat16 dtype, or None without ml_dtypes (imported on first use: it is optional)."""
+    global _ML_BFLOAT16
+    if _ML_BFLOAT16 is False:
+        try:
+            import ml_dtypes
+            _ML_BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
+        except ImportError:
+            _ML_BFLOAT16 = None
+    return _ML_BFLOAT16
+
+
+_ML_BFLOAT16 = False
+
+
 class Complex(Scalar):
     def __init__(self, bits):
         self.underlying = {64: float32, 128: float64}[bits]
@@ -209,7 +247,7 @@ def _field_type(fdt, fname, dtype):
     """(type, shape) of one field: a scalar and None, or for a nested array field its array type and shape."""
     base, shape = fdt.subdtype if fdt.subdtype is not None else (fdt, None)
     t = _BY_DTYPE.get(base)
-    if t is None or t == float16:
+    if t is None or t in (float16, bfloat16):
         raise TypeError(f"field '{fname}' of {dtype}: dtype {base} is not supported in kernels")
     return (t, None) if shape is None else (Array(t, len(shape), "C"), shape)
 
@@ -389,6 +427,7 @@ boolean = b1 = bool_ = Boolean()
 int8, int16, int32, int64 = (Integer(b, True) for b in (8, 16, 32, 64))
 uint8, uint16, uint32, uint64 = (Integer(b, False) for b in (8, 16, 32, 64))
 float16, float32, float64 = (Float(b) for b in (16, 32, 64))
+bfloat16 = BFloat16()
 complex64, complex128 = Complex(64), Complex(128)
 none = void = NoneType()
 undefined = Undefined()
@@ -431,7 +470,11 @@ def from_dtype(dtype):
         if count == 1 and unit in NPTime.UNITS:
             return (NPDatetime if dtype.kind == "M" else NPTimedelta)(unit)
         return None
-    return _BY_DTYPE.get(dtype)
+    t = _BY_DTYPE.get(dtype)
+    if t is None and dtype.kind == "V" and dtype.itemsize == 2 and ml_bfloat16() is not None \
+            and dtype == ml_bfloat16():                # ml_dtypes is imported by then: its dtype exists
+        return bfloat16
+    return t
 
 
 def as_dtype(t):

@@ -65,6 +65,8 @@ def cpp_float_literal(v, t):
     """A float literal that round-trips exactly; inf/nan through the runtime's helpers."""
     if t == T.float16:                                  # rounded to half by cj::half's constructor
         return f"cj::half({cpp_float_literal(v, T.float64)})"
+    if t == T.bfloat16:                                 # rounded once by cj::bfloat16's constructor
+        return f"cj::bfloat16({cpp_float_literal(v, T.float64)})"
     if v != v:
         return f"cj::nan<{t.cpp}>()"
     if v in (float("inf"), float("-inf")):
@@ -73,6 +75,26 @@ def cpp_float_literal(v, t):
     if "e" not in r and "." not in r:
         r += ".0"
     return r + ("f" if t == T.float32 else "")
+
+
+def bfloat16_value(v):
+    """The number ``v`` (an int or float) rounded once to bfloat16, to nearest even, as a float: what
+    ``cj::bfloat16(v)`` holds (inf beyond its range, nan for nan)."""
+    import math
+    if isinstance(v, float) and (math.isnan(v) or math.isinf(v)):
+        return v
+    num, den = (v, 1) if isinstance(v, int) else v.as_integer_ratio()   # den is a power of two
+    mag, exp2 = abs(num), -(den.bit_length() - 1)
+    if mag == 0:
+        return math.copysign(0.0, v) if isinstance(v, float) else 0.0
+    e = mag.bit_length() - 1 + exp2
+    s = max(e, -126) - 7 - exp2                       # the low bits of mag that bfloat16 drops
+    kept = mag >> s if s > 0 else mag << -s
+    rest, half = (mag - (kept << s), 1 << (s - 1)) if s > 0 else (0, 1)
+    kept += rest > half or (rest == half and kept & 1)
+    r = math.ldexp(kept, max(e, -126) - 7) if kept < 1 << 9 else math.inf
+    r = math.inf if r >= 2.0 ** 128 else r
+    return -r if num < 0 else r
 
 
 def const_value(v):
@@ -114,6 +136,9 @@ def cast(v, t):
             lo, hi = (-2**(t.bitwidth - 1), 2**(t.bitwidth - 1)) if t.signed else (0, 2**t.bitwidth)
             if lo <= c < hi:
                 return Value(t, cpp_int_literal(c, t), v.prec, const=c, literal=v.literal, nonneg=c >= 0)
+        if t == T.bfloat16 and isinstance(c, (int, float)) and not isinstance(c, bool):
+            fc = bfloat16_value(c)                      # the value the kernel holds, for folding
+            return Value(t, cpp_float_literal(float(c), t), const=fc, nonneg=fc >= 0)
         if T.is_float(t) and isinstance(c, (int, float)) and not isinstance(c, bool):
             fc = float(c)
             if t == T.float64 or float(__import__("numpy").float32(fc)) == fc:

@@ -28,6 +28,7 @@ from .streams import (Event, Stream, default_stream, event, event_elapsed_time, 
 # Modules as in numba.cuda (``from cudajit.cuda.fp16 import hadd``); each replaces its namespace's placeholder and
 # holds the same kernel-only names.
 fp16 = _importlib.import_module(".fp16", __name__)
+bf16 = _importlib.import_module(".bf16", __name__)
 libdevice = _importlib.import_module(".libdevice", __name__)
 
 
@@ -63,8 +64,12 @@ def is_float16_supported():
 
 
 def is_bfloat16_supported():
-    """False: cudajit has no bfloat16 type (numba-cuda's ``cuda.bf16``) yet."""
-    return False
+    """Whether kernels may use bfloat16 (``cuda.bf16``), as numba-cuda answers: on the GPU backend, when the current
+    device's compute capability is 8.0 or more; always on the CPU backend. (cudajit's bfloat16 needs no bf16
+    instructions, so it also runs on older GPUs; numba-cuda's does not.)"""
+    if _backend.name() == "cpu":
+        return True
+    return get_current_device().supports_bfloat16
 
 
 def is_fp8_supported():

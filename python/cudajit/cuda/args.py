@@ -107,11 +107,11 @@ class _Where:
 
 def _launchable_dtype(dtype):
     # native byte order only: np.dtype('>f8') != np.dtype('<f8'); records whose fields are all such scalars;
-    # datetime64/timedelta64 of one unit
+    # datetime64/timedelta64 of one unit; ml_dtypes.bfloat16
     if dtype in _KERNEL_DTYPES:
         return True
     from ..compiler.types import from_dtype
-    return (dtype.names is not None or dtype.kind in "Mm") and from_dtype(dtype) is not None
+    return (dtype.names is not None or dtype.kind in "MmV") and from_dtype(dtype) is not None
 
 
 _TAGGED_SCALAR_TYPES = {}     # datetime dtype or Enum class -> the number subclass the launcher takes for it
@@ -134,6 +134,13 @@ def _time_scalar(value):
     from ..compiler.types import from_dtype
     t = from_dtype(value.dtype)
     return _tagged_scalar_type(value.dtype, f"{t}_count", int, "i8", t)(int(value.astype(np.int64)))
+
+
+def _bfloat16_scalar(value):
+    """An ml_dtypes.bfloat16 scalar as the launcher takes it: its bits, packed as a uint16, typed as bfloat16."""
+    from ..compiler import types as T
+    bits = int(np.asarray(value).view(np.uint16))
+    return _tagged_scalar_type("bfloat16", "bfloat16_bits", int, "u2", T.bfloat16)(bits)
 
 
 def _enum_scalar(member, where):
@@ -178,11 +185,11 @@ def _refuse(a, where):
     kind = type(a).__name__
     if isinstance(a, (np.ndarray, DeviceNDArray)):
         hint = (f"arrays of dtype {_dtype_name(a.dtype)} cannot be passed: kernels take bool, integer, float, "
-                f"complex and datetime64/timedelta64 (one unit) arrays, and records whose fields are numbers "
-                f"(or arrays of those)")
+                f"complex, ml_dtypes.bfloat16 and datetime64/timedelta64 (one unit) arrays, and records whose fields "
+                f"are numbers (or arrays of those)")
     elif isinstance(a, np.generic):
         hint = (f"NumPy scalars of dtype {_dtype_name(a.dtype)} cannot be passed: kernels take bool, integer, float, "
-                f"complex and datetime64/timedelta64 (one unit) scalars")
+                f"complex, ml_dtypes.bfloat16 and datetime64/timedelta64 (one unit) scalars")
     elif isinstance(a, (str, bytes)):
         hint = "strings cannot be passed to kernels"
     elif a is None:
@@ -289,6 +296,9 @@ def _convert_all(args, writebacks, where, copies, hosts):
             continue
         if isinstance(a, (np.datetime64, np.timedelta64)) and _launchable_dtype(a.dtype):
             out.append(_time_scalar(a))
+            continue
+        if isinstance(a, np.generic) and a.dtype.kind == "V" and a.dtype.names is None and _launchable_dtype(a.dtype):
+            out.append(_bfloat16_scalar(a))
             continue
         if isinstance(a, enum.Enum) and not isinstance(a, int):
             out.append(_enum_scalar(a, at))

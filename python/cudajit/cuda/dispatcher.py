@@ -470,7 +470,8 @@ def _addresses_as_pointers(sigs, argtypes):
 
 def _launcher_can_pack(sig_args, argtypes):
     """False when some argument is a float for an int parameter or a complex for a real one (tuples element by
-    element): the launcher cannot pack those (numba-cuda fails there too, with a less clear error). Which of the
+    element), or a bfloat16 meets another type (pass ml_dtypes.bfloat16 values for bfloat16 parameters): the
+    launcher cannot pack those (numba-cuda fails there too, with a less clear error). Which of the
     signatures that remain fits best is typeconv's question."""
     from ..compiler import types
     if len(sig_args) != len(argtypes):
@@ -478,6 +479,9 @@ def _launcher_can_pack(sig_args, argtypes):
     for want, have in zip(sig_args, argtypes):
         if isinstance(want, types.BaseTuple) and isinstance(have, types.BaseTuple):
             if not _launcher_can_pack(want.types, have.types):
+                return False
+        elif types.bfloat16 in (want, have):
+            if want != have:          # a bfloat16 argument is launched as its bits: only to a bfloat16 parameter
                 return False
         elif isinstance(want, types.Scalar) and isinstance(have, types.Scalar):
             if _KIND_ORDER.index(type(have).__name__) > _KIND_ORDER.index(type(want).__name__):

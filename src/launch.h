@@ -177,8 +177,17 @@ class Dispatcher {
     pybind11::object owner() const { return owner_ ? owner_() : pybind11::none(); }
     void clear() { cache_.clear(); last_kernel_ = nullptr; last_key_.clear(); }
     size_t size() const { return cache_.size(); }
+    // Numba's kernel extensions (CUDADispatcher.extensions): `list`, a Python list read at each launch; while it
+    // holds any, every launch's arguments go through `extend(owner, args, stream, capture=...)` first, which gives
+    // (converted args, write-back or None) as prepare does. The list is held strongly, unseen by the GC: an
+    // extension that refers to its own kernel keeps both alive.
+    void set_extensions(pybind11::object list, pybind11::object extend);
 
  private:
+    // call() once the extensions (if any) have had the arguments.
+    void launch_args(const LaunchConfig& cfg, PyObject* const* args, size_t nargs);
+    // Launches prepare's or extend's (converted args, write-back) and then writes back, also when the kernel raised.
+    void launch_prepared(const LaunchConfig& cfg, pybind11::tuple prepared);
     bool make_key(PyObject* const* args, size_t nargs, DispatchKey* key, bool* has_tuple) const;
     // The kernel compiled for `key`: the last one launched, or one in the cache (nullptr if none).
     std::shared_ptr<Kernel> cached(const DispatchKey& key);
@@ -188,6 +197,7 @@ class Dispatcher {
     // copied in and back without Python; false, having done nothing, for any other (Python's prepare converts).
     bool call_with_host_arrays(const LaunchConfig& cfg, pybind11::tuple args);
     pybind11::object compile_, prepare_;
+    pybind11::object extensions_, extend_;  // null until set_extensions
     std::vector<std::string> params_;
     pybind11::weakref owner_;  // empty: compile_ is called as it is
     std::unordered_map<std::string, std::shared_ptr<Kernel>> cache_;

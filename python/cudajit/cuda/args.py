@@ -16,12 +16,38 @@ from .random import as_kernel_states, xoroshiro128p_dtype
 
 
 class _Direction:
-    """Wraps a host array to say which way it is copied around a launch."""
+    """Wraps a host array to say which way it is copied around a launch (numba-cuda's ``ArgHint``)."""
 
     copy_in = copy_out = True
 
     def __init__(self, ary):
         self.ary = ary
+
+    @property
+    def value(self):
+        """The wrapped array (numba-cuda's name for it)."""
+        return self.ary
+
+    def to_device(self, retr, stream=0):
+        """The device array the kernel gets for the wrapped array (numba-cuda's ``ArgHint.to_device``): a host
+        array's copy, copied in on ``stream`` as this direction says, with its copy back appended to ``retr`` (a
+        list of calls to make after the launch); a device or ``__cuda_array_interface__`` array as it is."""
+        from .streams import stream_handle
+        a = self.ary
+        if isinstance(a, DeviceNDArray):
+            return a
+        if hasattr(a, "__cuda_array_interface__"):
+            from .interop import as_cuda_array
+            return as_cuda_array(a)
+        host = a if isinstance(a, np.ndarray) else np.asarray(a)
+        if not _launchable_dtype(host.dtype):
+            raise _refuse(host, _Where(None, ("value",), (0,)))
+        hosts = _HostCopies(stream_handle(stream))
+        dev = hosts.add(host, self.copy_in, self.copy_out)
+        hosts.copy_in()
+        if hosts.outs:
+            retr.append(hosts.copy_back)
+        return dev
 
 
 class In(_Direction):
@@ -36,6 +62,14 @@ class Out(_Direction):
 
 class InOut(_Direction):
     """Copy both ways (what a plain NumPy argument gets)."""
+
+
+ArgHint = _Direction
+
+
+def wrap_arg(value, default=InOut):
+    """``value`` if it is already wrapped (``cuda.In/Out/InOut``), else ``default(value)`` (numba-cuda's)."""
+    return value if isinstance(value, _Direction) else default(value)
 
 
 # Numba's scalar types: what kernel parameters (and array elements) can be. Not longdouble, records, strings.

@@ -121,8 +121,9 @@ class _JitFunction:
 class CUDADispatcher(_JitFunction):
     """What ``@cuda.jit`` returns for a kernel. Launch with ``kernel[griddim, blockdim, stream, sharedmem](*args)``."""
 
-    def __init__(self, py_func, sigs=(), options=None):
+    def __init__(self, py_func, sigs=(), options=None, extensions=None):
         super().__init__(py_func, options)
+        self._extensions = _extension_list(extensions)
         self._specs = {}      # (_target(), argtypes) -> _Specialization
         self._eager = []      # Signatures given to jit(); once set, no other types compile
         self._specialized = False
@@ -131,6 +132,7 @@ class CUDADispatcher(_JitFunction):
         params = tuple(inspect.signature(py_func).parameters)
         self._core = _core.Dispatcher(self._compile_for_args,
                                       functools.partial(prepare_args, kernel=self.__name__, params=params), params)
+        self._core.set_extensions(self._extensions, _extend_args)
         for sig in sigs:
             self.compile(sig)
 
@@ -181,16 +183,33 @@ class CUDADispatcher(_JitFunction):
             self[math.ceil(ntasks / block), block, stream, sharedmem](*args)
         return launch
 
+    @property
+    def extensions(self):
+        """Numba's kernel extensions: a list of objects with a ``prepare_args(ty, val, stream=, retr=)`` method,
+        given as ``cuda.jit(extensions=[...])`` or appended here. At each launch every argument passes through
+        them, the last in the list first: ``ty`` is the argument's type in the compiled kernel, ``val`` its value,
+        ``stream`` the launch's stream (0 for the default one) and ``retr`` a list to which an extension appends
+        calls to make after the kernel has run. Each returns ``(ty, val)``; the last ``val`` is what the kernel
+        gets, converted as any argument is (a NumPy array copied in and back)."""
+        return self._extensions
+
+    @property
+    def targetoptions(self):
+        return dict(super().targetoptions, extensions=self._extensions)
+
     # --- compiling ------------------------------------------------------------------------
-    def _compile_for_args(self, args):
+    def _spec_for_args(self, args):
         names = list(inspect.signature(self.py_func).parameters)
         if len(args) != len(names):
             raise TypingError(f"kernel '{self.__name__}' takes {len(names)} arguments "
                               f"({', '.join(names)}), {len(args)} given")
         argtypes = tuple(_compiler().typeof(kernel_view(a), n) for a, n in zip(args, names))
         if self._eager:
-            return self._eager_match(argtypes).kernel
-        return self._specialize(argtypes).kernel
+            return self._eager_match(argtypes)
+        return self._specialize(argtypes)
+
+    def _compile_for_args(self, args):
+        return self._spec_for_args(args).kernel
 
     def _eager_match(self, argtypes):
         # Numba's choice among declared signatures, by the compiler's overload resolution (typeconv.resolve:
@@ -235,7 +254,7 @@ class CUDADispatcher(_JitFunction):
         key = (_target(), argtypes)
         d = self._specializations.get(key)
         if d is None:
-            d = CUDADispatcher(self.py_func, options=self._options)
+            d = CUDADispatcher(self.py_func, options=self._options, extensions=self._extensions)
             d._eager.append(_signature_of(argtypes))
             d._specialize(argtypes)
             d._specialized = True
@@ -334,13 +353,70 @@ class CUDADispatcher(_JitFunction):
     def __reduce__(self):
         # Numba's dispatchers pickle as their Python function and options (Dask and multiprocessing ship kernels to
         # other processes); the receiver compiles again, from the disk cache when the source is the same.
-        return _rebuild_dispatcher, (*pickled_function(self.py_func, self), tuple(self._eager), self._options, self._specialized)
+        return _rebuild_dispatcher, (*pickled_function(self.py_func, self), tuple(self._eager), self._options,
+                                     self._specialized, self._extensions)
 
     def __repr__(self):
         return f"<cudajit kernel {self.__name__}>"
 
 
 _core.install_getitem(CUDADispatcher)
+
+
+def _extension_list(extensions):
+    """cuda.jit(extensions=...): the list itself (Numba keeps the caller's list), or a list of any other
+    iterable; each must have a prepare_args method."""
+    if extensions is None:
+        return []
+    if not isinstance(extensions, list):
+        if isinstance(extensions, (str, bytes)) or not hasattr(extensions, "__iter__"):
+            raise TypeError(f"cuda.jit(extensions=...) must be a list of objects with a prepare_args method, "
+                            f"not {type(extensions).__name__}")
+        extensions = list(extensions)
+    for i, ext in enumerate(extensions):
+        _check_extension(ext, i)
+    return extensions
+
+
+def _check_extension(ext, i):
+    if not callable(getattr(ext, "prepare_args", None)):
+        raise TypeError(f"kernel extension {i} ({type(ext).__name__}) has no prepare_args(ty, val, stream=, retr=) "
+                        f"method")
+
+
+def _extend_args(owner, args, stream, capture=False):
+    """A launch's arguments through the kernel's extensions (numba-cuda's _Kernel._prepare_args), then converted as
+    any launch's are (args.prepare_args). Called by the core while ``owner.extensions`` holds any."""
+    if owner is None:
+        raise ReferenceError("the kernel's dispatcher has been freed")
+    spec = owner._spec_for_args(args)
+    extensions = list(reversed(owner._extensions))
+    for i, ext in enumerate(owner._extensions):
+        _check_extension(ext, i)
+    from .streams import _external
+    stream_arg = _external(stream) if stream else 0
+    retr = []
+    values = []
+    for ty, val in zip(spec.argument_types, args):
+        for ext in extensions:
+            result = ext.prepare_args(ty, val, stream=stream_arg, retr=retr)
+            if not (isinstance(result, tuple) and len(result) == 2):
+                raise TypeError(f"kernel '{owner.__name__}': extension {type(ext).__name__}.prepare_args must return "
+                                f"(ty, val), not {type(result).__name__}")
+            ty, val = result
+        values.append(val)
+    params = tuple(inspect.signature(owner.py_func).parameters)
+    converted, write_back = prepare_args(tuple(values), stream, kernel=owner.__name__, params=params,
+                                         capture=capture)
+    if not retr:
+        return converted, write_back
+
+    def finish():
+        if write_back is not None:
+            write_back()
+        for call in retr:
+            call()
+    return converted, finish
 
 
 def _reduce_launcher(launcher):
@@ -433,8 +509,8 @@ def unpickled_function(payload, text):
     return py_func
 
 
-def _rebuild_dispatcher(payload, text, sigs, options, specialized):
-    d = CUDADispatcher(unpickled_function(payload, text), sigs, options)
+def _rebuild_dispatcher(payload, text, sigs, options, specialized, extensions=None):
+    d = CUDADispatcher(unpickled_function(payload, text), sigs, options, extensions)
     d._specialized = specialized
     return d
 
@@ -521,7 +597,9 @@ def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=T
         as CUDA's ``__launch_bounds__`` (it lets the compiler budget registers for that block size).
       cache: accepted for compatibility: compiled code is always cached on disk (``CUDAJIT_CACHE_DIR``).
       lto: accepted for compatibility: a kernel and its device functions are one NVRTC unit, optimised whole.
-      nopython, extensions: accepted for compatibility and ignored, as in numba-cuda.
+      extensions: Numba's kernel extensions, objects whose ``prepare_args`` sees each argument at each launch
+        (see ``CUDADispatcher.extensions``).
+      nopython: accepted for compatibility and ignored, as in numba-cuda.
     """
     from .ffi import check_link
     for name, value in (("device", device), ("opt", opt), ("fastmath", fastmath), ("lineinfo", lineinfo),
@@ -548,7 +626,7 @@ def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=T
     def wrap(pyfunc, sigs):
         if device:
             return DeviceFunction(pyfunc, sigs, options)
-        d = CUDADispatcher(pyfunc, sigs, options)
+        d = CUDADispatcher(pyfunc, sigs, options, kws.get("extensions"))
         d._specialized = len(sigs) == 1 and not isinstance(func_or_sig, list)   # Numba: one signature, not a list
         return d
 

@@ -2,8 +2,11 @@
 #include "gil.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 
 namespace cj::drv {
 namespace {
@@ -14,6 +17,11 @@ struct Loaded {
     std::string why;   // set when !ok
     std::string path;  // the libcuda file loaded, when one was
 };
+
+// Set in a process forked after this one initialised the driver: CUDA does not survive fork(), its calls in the
+// child fail (or worse), so none is made there. The pid of the process that initialised it, for the message.
+std::atomic<bool> g_forked{false};
+pid_t g_init_pid = 0;
 
 #define CJ_DECLARE_GET_PROC(name, symbol, params) using GetProcAddressFn = CUresult(*) params;
 CJ_DRIVER_GET_PROC_ADDRESS(CJ_DECLARE_GET_PROC)
@@ -80,7 +88,19 @@ Loaded load() {
         return L;
     }
     L.ok = true;
+    g_init_pid = getpid();
+    pthread_atfork(nullptr, nullptr, [] { g_forked.store(true, std::memory_order_relaxed); });
     return L;
+}
+
+[[noreturn]] void refuse_forked() {
+    // numba-cuda's CudaDriverError says the same (its test looks for these words).
+    throw DriverError("fork", 3, "CUDA_ERROR_NOT_INITIALIZED",
+                      "CUDA initialized before forking: process " + std::to_string(getpid()) +
+                          " was forked from process " + std::to_string(g_init_pid) +
+                          " after that one had initialised CUDA, and CUDA does not work in a forked child. "
+                          "Start worker processes with multiprocessing's 'spawn' (or 'forkserver') method, or "
+                          "fork before the first use of the GPU");
 }
 
 const Loaded& loaded() {
@@ -93,6 +113,7 @@ const Loaded& loaded() {
 const Api& api() {
     const Loaded& L = loaded();
     if (!L.ok) throw SupportError("CUDA is not available: " + L.why);
+    if (g_forked.load(std::memory_order_relaxed)) refuse_forked();
     return L.api;
 }
 
@@ -104,6 +125,11 @@ Info info() {
 bool available(std::string* why) {
     const Loaded& L = loaded();
     if (!L.ok && why) *why = L.why;
+    if (L.ok && g_forked.load(std::memory_order_relaxed)) {
+        // What a forked child holds of its parent's GPU objects is dropped without a driver call.
+        if (why) *why = "this process was forked after its parent had initialised CUDA";
+        return false;
+    }
     return L.ok;
 }
 

@@ -182,3 +182,49 @@ def test_cpu_launches_in_a_forked_child_make_their_own_pool(rng):
                 pytest.fail("the forked child's launch hung (it waited for its parent's helper threads)")
             time.sleep(0.05)
         assert os.waitstatus_to_exitcode(status) == 0
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+def test_gpu_use_in_a_child_forked_after_cuda_init_raises(rng):
+    """CUDA does not survive fork(): a child forked after its parent used the GPU gets numba-cuda's
+    CudaDriverError ("CUDA initialized before forking") from its first GPU call, not a hang or a crash, and exits
+    cleanly although it holds the parent's device arrays (their frees make no driver call)."""
+    from cudajit import _backend
+    from cudajit.errors import CudaAPIError
+
+    with _backend.use("gpu"):
+        x = rng.standard_normal(1000)
+        held = cuda.to_device(x)                                   # the parent has initialised CUDA
+        assert np.array_equal(held.copy_to_host(), x)
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            message = b"no error"
+            try:
+                cuda.to_device(x)
+            except CudaAPIError as e:
+                message = str(e).encode()
+            except BaseException as e:                             # noqa: BLE001 - reported to the parent
+                message = repr(e).encode()
+            os.write(w, message[:4000])
+            os.close(w)
+            del held                                                # a parent's array, dropped without the driver
+            os._exit(0)
+        os.close(w)
+        deadline = time.monotonic() + 60
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            if time.monotonic() > deadline:
+                os.kill(pid, 9)
+                os.waitpid(pid, 0)
+                pytest.fail("the forked child's GPU call hung")
+            time.sleep(0.05)
+        with os.fdopen(r, "rb") as f:
+            said = f.read().decode()
+        assert os.waitstatus_to_exitcode(status) == 0
+        assert "CUDA initialized before forking" in said and "spawn" in said, said
+        assert np.array_equal(held.copy_to_host(), x)              # the parent's GPU still works

@@ -129,6 +129,25 @@ def test_pinned_mapped_managed(backend, rng):
     np.testing.assert_array_equal(cuda.as_cuda_array(g).copy_to_host(), np.full((4, 4), 2.5))
 
 
+def test_mapped_and_managed_arrays_keep_their_stream(backend, rng):
+    """numba-cuda: the stream given when a mapped or managed array is made is its .stream and its interface's
+    "stream" (None for the default stream); a NumPy result computed from one is ordinary host memory."""
+    s = cuda.stream()
+    for make in (cuda.mapped_array, cuda.managed_array):
+        a = make(8, np.float64, stream=s)
+        assert a.stream is s and a.__cuda_array_interface__["stream"] == s.handle
+        assert a[2:].stream is s and a[2:].__cuda_array_interface__["stream"] == s.handle
+        assert make(8).__cuda_array_interface__["stream"] is None
+        a[:] = rng.standard_normal(8)
+        total = a + 1
+        assert not hasattr(total, "__cuda_array_interface__") and not cuda.is_cuda_array(total)
+        np.testing.assert_array_equal(np.asarray(total), np.asarray(a) + 1)
+    like = cuda.mapped_array_like(np.zeros((2, 3), np.float32), stream=s)
+    assert like.stream is s and like.shape == (2, 3)
+    with pytest.raises(TypeError):
+        cuda.mapped_array(4, stream="fast")
+
+
 def test_cuda_array_interface_round_trip(backend, rng):
     a = rng.standard_normal((3, 4))
     d = cuda.to_device(a)

@@ -133,11 +133,16 @@ class MappedNDArray(np.ndarray):
     @property
     def __cuda_array_interface__(self):
         base = self._cudajit_buffer
+        if not hasattr(base, "device_ptr"):
+            # a NumPy result computed from one (m + 1) is an ordinary host array: no interface, so consumers (and
+            # kernels) take it as host memory
+            raise AttributeError(f"this {type(self).__name__} is a NumPy result in ordinary host memory, not a view "
+                                 f"of mapped or managed memory: it has no __cuda_array_interface__")
         offset = self.__array_interface__["data"][0] - base.host_ptr
         c_contig = self.flags["C_CONTIGUOUS"]
         return {"shape": self.shape, "strides": None if c_contig else self.strides,
                 "data": (base.device_ptr + offset, False), "typestr": self.dtype.str,
-                "stream": None, "version": 3}
+                "stream": _stream_handle(self.stream) or None, "version": 3}
 
     @property
     def _cudajit_buffer(self):
@@ -147,32 +152,36 @@ class MappedNDArray(np.ndarray):
         return obj
 
     def __array_finalize__(self, obj):
-        pass
+        # the stream given when it was made (numba-cuda's .stream, in the interface's "stream"); views keep it
+        self.stream = getattr(obj, "stream", 0)
 
 
 class ManagedNDArray(MappedNDArray):
     """A NumPy array in CUDA managed memory, usable on the host and by kernels."""
 
 
-def _typed_host_array(kind, cls, shape, dtype, strides, order):
+def _typed_host_array(kind, cls, shape, dtype, strides, order, stream=0):
+    _stream_handle(stream)     # refuses what is not a stream
     ary, _ = _host_array(kind, shape, dtype, strides, order)
-    return ary.view(cls)
+    ary = ary.view(cls)
+    ary.stream = stream
+    return ary
 
 
 def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, portable=False, wc=False):
     """A host array that kernels access directly (Numba: mapped, page-locked memory)."""
-    return _typed_host_array("mapped", MappedNDArray, shape, dtype, strides, order)
+    return _typed_host_array("mapped", MappedNDArray, shape, dtype, strides, order, stream)
 
 
 def mapped_array_like(ary, stream=0, portable=False, wc=False):
     """A host array mapped into the device's address space, shaped like ``ary`` (same dtype and layout)."""
     _check_like(ary, "mapped_array_like")
-    return mapped_array(ary.shape, ary.dtype, order="F" if _is_f_only(ary) else "C")
+    return mapped_array(ary.shape, ary.dtype, order="F" if _is_f_only(ary) else "C", stream=stream)
 
 
 def managed_array(shape, dtype=np.float64, strides=None, order="C", stream=0, attach_global=True):
     """An array in managed (unified) memory, usable on the host and by kernels."""
-    return _typed_host_array("managed", ManagedNDArray, shape, dtype, strides, order)
+    return _typed_host_array("managed", ManagedNDArray, shape, dtype, strides, order, stream)
 
 
 def _span(ary):

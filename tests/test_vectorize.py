@@ -129,6 +129,30 @@ def test_guvectorize_matmul_broadcast_loop(backend, rng):
         matmul_core(a, rng.random((3, 5)))
 
 
+@cuda.guvectorize(["void(int32[:], int32[:], int32[:])"], "(n),()->(n)")
+def add_first(x, y, res):
+    for i in range(x.shape[0]):
+        res[i] = x[i] + y[0]
+
+
+def test_guvectorize_loops_as_numba_cuda_over_a_pinned_input(backend, rng):
+    """numba-cuda's loop: the first largest outer shape, other inputs the same or (1,)/() (one value for every
+    iteration): "(n),()->(n)" over (4,) and (1,) loops over nothing and gives (4,), where NumPy would give (1, 4)."""
+    a = rng.integers(-100, 100, 4).astype(np.int32)
+    b = rng.integers(-100, 100, 1).astype(np.int32)
+    res = np.zeros(4, np.int32)
+    assert add_first(a, b, out=res) is res
+    np.testing.assert_array_equal(res, a + b[0])
+    np.testing.assert_array_equal(add_first(a, b), a + b[0])
+    rows = rng.integers(-100, 100, (2, 4)).astype(np.int32)
+    np.testing.assert_array_equal(add_first(rows, b), rows + b[0])
+    bs = rng.integers(-100, 100, 2).astype(np.int32)
+    np.testing.assert_array_equal(add_first(rows, bs), rows + bs[:, None])
+    np.testing.assert_array_equal(add_first(a, bs), a[None, :] + bs[:, None])      # broadcast as NumPy
+    with pytest.raises(ValueError, match=r"output shape \(1, 4\) should be \(4,\)"):
+        add_first(a, b, out=np.zeros((1, 4), np.int32))
+
+
 def test_vectorize_rejects_other_targets():
     with pytest.raises(ValueError, match="target='cuda' only"):
         cuda.vectorize(["float32(float32)"], target="cpu")

@@ -63,6 +63,24 @@ def _on_device(a, shape, stream):
     return to_device(np.ascontiguousarray(np.broadcast_to(a, shape)), stream=stream)
 
 
+def _loop_shape(outer):
+    """The loop dimensions of a gufunc call from its inputs' outer (non-core) shapes. numba-cuda's rule where it
+    applies: the first largest outer shape, every other the same or (1,) or () (given once for every iteration), so
+    "(n),()->(n)" over shapes (4,) and (1,) loops over () and gives (4,); else NumPy's broadcasting."""
+    sizes = [int(np.prod(o)) for o in outer]
+    largest = outer[sizes.index(max(sizes))] if outer else ()
+    if all(o == largest or o in ((1,), ()) for o in outer):
+        return largest
+    return np.broadcast_shapes(*outer)
+
+
+def _pinned(a, core_ndim, loop):
+    """An input whose outer shape is (1,) where the loop has none, as its core alone (numba-cuda's pinned input)."""
+    if not loop and a.ndim == core_ndim + 1 and a.shape[0] == 1:
+        return a[0]
+    return a
+
+
 def _finish(devout, shape, keep_on_device, out, stream):
     if keep_on_device:
         return devout.reshape(shape) if devout.shape != tuple(shape) else devout
@@ -253,11 +271,11 @@ class CUDAGUFunc:
                     raise ValueError(f"{self.__name__}(): argument {k + 1}: dimension '{sym}' is {n}, "
                                      f"elsewhere {sizes[sym]}")
             loop.append(tuple(a.shape[:a.ndim - len(core)]))
-        loop = np.broadcast_shapes(*loop)
+        loop = _loop_shape(loop)
         n = int(np.prod(loop))
         on_device = any(is_cuda_array(a) for a in args) or any(o is not None and is_cuda_array(o) for o in outs)
-        dev_args = [_on_device(a, loop + a.shape[a.ndim - len(c):], stream).reshape(n, *a.shape[a.ndim - len(c):])
-                    for a, c in zip(ins, self.inputs)]
+        dev_args = [_on_device(_pinned(a, len(c), loop), loop + a.shape[a.ndim - len(c):], stream)
+                    .reshape(n, *a.shape[a.ndim - len(c):]) for a, c in zip(ins, self.inputs)]
         results = []
         for o, core, dt in zip(outs, self.outputs, outtypes):
             shape = loop + tuple(sizes[s] for s in core)

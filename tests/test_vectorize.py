@@ -153,6 +153,29 @@ def test_guvectorize_loops_as_numba_cuda_over_a_pinned_input(backend, rng):
         add_first(a, b, out=np.zeros((1, 4), np.int32))
 
 
+def test_vectorize_options_are_numba_cudas():
+    def add(a, b):
+        return a + b
+    with pytest.warns(RuntimeWarning, match="nopython kwarg for cuda target is redundant"):
+        f = cuda.vectorize(["float64(float64, float64)"], nopython=True)(add)
+    x = np.random.default_rng(8).standard_normal(5)
+    np.testing.assert_array_equal(f(x, x), x + x)
+    with pytest.raises(KeyError, match="cuda vectorize target does not support option: 'fastmth'"):
+        cuda.vectorize(["float64(float64, float64)"], fastmth=True)
+    with pytest.raises(TypeError, match="caching is not supported"):
+        cuda.vectorize(["float64(float64, float64)"], cache=True)
+    layout = ("void(float32[:], float32[:])", "(x)->(x)")
+    cuda.guvectorize(*layout, nopython=True)
+    with pytest.raises(TypeError, match="nopython flag must be True"):
+        cuda.guvectorize(*layout, nopython=False)
+    with pytest.raises(TypeError, match="The following target options are not supported: 'what1', 'ever2'"):
+        cuda.guvectorize(*layout, what1=True, ever2=False)
+    with pytest.raises(TypeError, match="writable_args are not supported"):
+        cuda.guvectorize(*layout, writable_args=(0,))
+    with pytest.raises(TypeError, match="caching is not supported"):
+        cuda.guvectorize(*layout, cache=True)
+
+
 def test_vectorize_rejects_other_targets():
     with pytest.raises(ValueError, match="target='cuda' only"):
         cuda.vectorize(["float32(float32)"], target="cpu")

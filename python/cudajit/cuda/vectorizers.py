@@ -14,6 +14,7 @@ element, an even length adds the halves elementwise (``f(left, right)`` into ``l
 import importlib
 import itertools
 import linecache
+import warnings
 
 import numpy as np
 
@@ -290,20 +291,36 @@ class CUDAGUFunc:
         return done[0] if self.nout == 1 else tuple(done)
 
 
-def vectorize(ftylist_or_function=(), target="cuda", identity=None, **options):
+def vectorize(ftylist_or_function=(), target="cuda", identity=None, cache=False, **options):
     """numba-cuda's ``vectorize(signatures, target='cuda')``: a GPU ufunc from a scalar function. With
-    signatures (``['float32(float32, float32)']``) its kernels compile now; without, at each new dtype mix."""
+    signatures (``['float32(float32, float32)']``) its kernels compile now; without, at each new dtype mix.
+    Options as numba-cuda's: ``nopython`` is redundant (a RuntimeWarning), ``cache=True`` and any other refused."""
     _check_target(target)
+    if cache:
+        raise TypeError("caching is not supported")
+    for opt in options:
+        if opt != "nopython":
+            raise KeyError(f"Unrecognized options. cuda vectorize target does not support option: '{opt}'")
+        warnings.warn("nopython kwarg for cuda target is redundant", RuntimeWarning, stacklevel=2)
     if callable(ftylist_or_function):
         return CUDAUFunc(ftylist_or_function, [])
     sigs = [ftylist_or_function] if isinstance(ftylist_or_function, str) else list(ftylist_or_function)
     return lambda pyfunc: CUDAUFunc(pyfunc, sigs)
 
 
-def guvectorize(ftylist, signature, target="cuda", identity=None, **options):
+def guvectorize(ftylist, signature, target="cuda", identity=None, cache=False, writable_args=(), **options):
     """numba-cuda's ``guvectorize(signatures, layout, target='cuda')``: a generalized GPU ufunc; the core
-    function writes its outputs (``void(float32[:], float32, float32[:])`` with ``'(n),()->(n)'``)."""
+    function writes its outputs (``void(float32[:], float32, float32[:])`` with ``'(n),()->(n)'``).
+    Options as numba-cuda's: ``nopython=True`` only; ``cache=True``, ``writable_args`` and any other refused."""
     _check_target(target)
+    if cache:
+        raise TypeError("caching is not supported")
+    if writable_args:
+        raise TypeError("writable_args are not supported")
+    if not options.pop("nopython", True):
+        raise TypeError("nopython flag must be True")
+    if options:
+        raise TypeError(f"The following target options are not supported: {', '.join(map(repr, options))}")
     sigs = [ftylist] if isinstance(ftylist, str) else list(ftylist)
     return lambda pyfunc: CUDAGUFunc(pyfunc, sigs, signature)
 

@@ -194,3 +194,42 @@ def test_packed_dtype_whose_fields_are_aligned(backend, rng):
     np.testing.assert_allclose(out, a["j"].astype(np.float64).sum(axis=(1, 2)) + a["i"], rtol=1e-6)
     from cudajit.compiler.typeof import typeof
     assert ".entry" in cuda.compile_ptx(_sum_nested.py_func, (typeof(a), typeof(out)), cc=(9, 0))[0]
+
+
+HALVES = np.dtype([("x", np.float16), ("v", np.float16, (3,)), ("z", np.int32)])
+HALVES_GLOBAL = np.zeros(4, HALVES)
+HALVES_GLOBAL["x"] = np.random.default_rng(11).standard_normal(4)
+HALVES_GLOBAL["v"] = np.random.default_rng(12).standard_normal((4, 3))
+
+
+@cuda.jit
+def sum_half_fields(r, one, out):
+    i = cuda.grid(1)
+    local = cuda.local.array(1, HALVES)
+    shared = cuda.shared.array(32, HALVES)
+    if i < r.size:
+        local[0] = r[i]
+        shared[i] = r[i]
+        out[i] = local[0].x + shared[i].v[1] + one.x + HALVES_GLOBAL[i % 4].v[2]
+        one.z = 7
+        r[i].v[0] = r[i].x * np.float16(2)
+
+
+def test_float16_fields(backend, rng):
+    """float16 fields and nested float16 arrays, as numba-cuda: in argument, single, local, shared and global
+    records, each sum computed in float16 as NumPy does."""
+    a = np.zeros(16, HALVES)
+    a["x"] = rng.standard_normal(16)
+    a["v"] = rng.standard_normal((16, 3))
+    a["z"] = rng.integers(-1000, 1000, 16)
+    before = a.copy()
+    one = np.zeros(1, HALVES)[0]
+    one["x"] = rng.standard_normal()
+    out = np.zeros(16, np.float16)
+    sum_half_fields[1, 16](a, one, out)
+    want = before["x"] + before["v"][:, 1] + one["x"] + HALVES_GLOBAL["v"][np.arange(16) % 4, 2]
+    np.testing.assert_array_equal(out, want)
+    np.testing.assert_array_equal(a["v"][:, 0], before["x"] * np.float16(2))
+    np.testing.assert_array_equal(a["z"], before["z"])
+    assert one["z"] == 7
+    assert str(cudajit.from_dtype(HALVES)).startswith("Record(x[type=float16;offset=0]")

@@ -247,7 +247,7 @@ def _field_type(fdt, fname, dtype):
     """(type, shape) of one field: a scalar and None, or for a nested array field its array type and shape."""
     base, shape = fdt.subdtype if fdt.subdtype is not None else (fdt, None)
     t = _BY_DTYPE.get(base)
-    if t is None or t in (float16, bfloat16):
+    if t is None or t is bfloat16:
         raise TypeError(f"field '{fname}' of {dtype}: dtype {base} is not supported in kernels")
     return (t, None) if shape is None else (Array(t, len(shape), "C"), shape)
 

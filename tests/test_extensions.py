@@ -72,7 +72,7 @@ def test_extension_converts_an_argument_and_writes_back(backend):
     kernel = cuda.jit(extensions=[ext])(axpy)
     out = start.copy().view(Tracked)
     kernel[2, 128](out, x, 1.5)
-    np.testing.assert_allclose(out, 1.5 * x + start, rtol=1e-15)
+    np.testing.assert_allclose(out, 1.5 * x + start, rtol=1e-13)      # the GPU fuses a * x + out
     assert out.updates == 1
     # ty is the argument's type in the compiled kernel
     tys = [ty for ty, _ in ext.seen]

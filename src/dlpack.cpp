@@ -38,7 +38,9 @@ struct DLManagedTensorVersioned {
 constexpr uint32_t kDLPackMajor = 1;  // the versioned ABI this file reads
 
 enum { kDLCPU = 1, kDLCUDA = 2, kDLCUDAHost = 3, kDLCUDAManaged = 13 };
-enum { kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLComplex = 5, kDLBool = 6 };
+enum { kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLBfloat = 4, kDLComplex = 5, kDLBool = 6 };
+// ml_dtypes.bfloat16's typestr (its dtype.str): how bfloat16 arrays are spelled here and in Python (interop.py).
+constexpr const char* kBfloat16Typestr = "<V2";
 
 // What an exported tensor owns: its shape/stride storage and a reference to the array.
 struct Export {
@@ -70,6 +72,9 @@ DLDataType dl_dtype(const ArrayCore& a) {
         case 'u': return {kDLUInt, bits, 1};
         case 'f': return {kDLFloat, bits, 1};
         case 'c': return {kDLComplex, bits, 1};
+        case 'V':
+            if (a.typestr == kBfloat16Typestr) return {kDLBfloat, 16, 1};
+            break;
     }
     throw py::type_error("dtype '" + a.typestr + "' cannot be exported through DLPack");
 }
@@ -141,9 +146,14 @@ std::string typestr_of(DLDataType dt) {
         case kDLFloat: kind = "f"; widths = {16, 32, 64}; break;
         case kDLComplex: kind = "c"; widths = {64, 128}; break;
         case kDLBool: kind = "b"; widths = {8}; break;  // DLPack's bool is one byte, as NumPy's
+        case kDLBfloat:
+            if (dt.bits != 16)
+                throw py::value_error("DLPack tensor: dtype.bits = " + std::to_string(dt.bits) +
+                                      " for bfloat (code 4), which has 16 bits");
+            return kBfloat16Typestr;
         default:
             throw py::type_error("DLPack tensor: dtype.code = " + std::to_string(dt.code) +
-                                 " is not supported (int 0, uint 1, float 2, complex 5, bool 6)");
+                                 " is not supported (int 0, uint 1, float 2, bfloat 4, complex 5, bool 6)");
     }
     if (std::find(widths.begin(), widths.end(), dt.bits) == widths.end()) {
         std::string allowed;

@@ -759,3 +759,58 @@ def test_exact_model_agrees_with_ml_dtypes(rng):
         want = a.astype(BF).view(np.uint16)
     assert_bits([float_bits(float(x), "rn") for x in a], want, "model")
     assert struct.pack("<H", exact_bits(Fraction(1, 3), "rn")) == np.array([BF(1 / 3)]).view(np.uint16).tobytes()
+
+
+class _NoInterface:
+    """A producer as PyTorch's bfloat16 tensors are: reading __cuda_array_interface__ raises, DLPack works."""
+
+    def __init__(self, d):
+        self.d = d
+
+    @property
+    def __cuda_array_interface__(self):
+        raise TypeError("bfloat16 has no typestr in the CUDA array interface")
+
+    def __dlpack__(self, **kwargs):
+        return self.d.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self.d.__dlpack_device__()
+
+
+class _InterfaceOnly:
+    def __init__(self, d):
+        self.__cuda_array_interface__ = d.__cuda_array_interface__
+        self.keep = d
+
+
+@cuda.jit
+def _scale_add(a, b, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a[i] * cuda.bf16.float32_to_bfloat16(4.0) + b[i]
+
+
+def test_bfloat16_arrays_through_the_interface_and_dlpack(backend, rng):
+    """'<V2' (ml_dtypes' dtype.str, which numba-cuda and CuPy write) is bfloat16 in a __cuda_array_interface__;
+    DLPack carries kDLBfloat both ways; a producer whose interface raises is read through DLPack."""
+    a_h = rng.standard_normal(100).astype(BF)
+    b_h = rng.standard_normal(100).astype(BF)
+    a, b = cuda.to_device(a_h), cuda.to_device(b_h)
+    assert a.__cuda_array_interface__["typestr"] == "<V2"
+    view = cuda.from_cuda_array_interface(a.__cuda_array_interface__, owner=a)
+    assert view.dtype == BF and view._ptr == a._ptr
+    again = cuda.from_dlpack(a)
+    assert again.dtype == BF and again._ptr == a._ptr
+    np.testing.assert_array_equal(again.copy_to_host(), a_h)
+    out = cuda.device_array(100, BF)
+    _scale_add[1, 128](_NoInterface(a), _InterfaceOnly(b), _InterfaceOnly(out))
+    want = (a_h.astype(np.float32) * 4 + b_h.astype(np.float32)).astype(BF)
+    np.testing.assert_array_equal(out.copy_to_host(), want)
+
+    class Broken:
+        @property
+        def __cuda_array_interface__(self):
+            raise TypeError("no interface for this dtype")
+    with pytest.raises(TypeError, match="no interface for this dtype"):
+        _scale_add[1, 128](Broken(), b, out)

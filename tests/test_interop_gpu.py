@@ -55,3 +55,50 @@ def test_raw_kernel_on_cupy_array(gpu, rng):
     k[4, 256](x, x.size)
     cp.cuda.Device().synchronize()
     np.testing.assert_allclose(cp.asnumpy(x), 2 * a)
+
+
+@cuda.jit
+def _bf16_axpy(a, b, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a[i] * cuda.bf16.float32_to_bfloat16(2.0) + b[i]
+
+
+def test_cupy_bfloat16_arrays_in_kernels(gpu, rng):
+    """CuPy 14's bfloat16 arrays (ml_dtypes) pass to kernels as numba-cuda 0.30's test_cupy_bfloat16_interop does,
+    through their interface's '<V2' typestr; cudajit's pass back to CuPy."""
+    cp = pytest.importorskip("cupy")
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    bf = ml_dtypes.bfloat16
+    a_h = rng.standard_normal(300).astype(bf)
+    b_h = rng.standard_normal(300).astype(bf)
+    try:
+        a = cp.asarray(a_h)
+    except Exception as e:      # noqa: BLE001 - a CuPy without bfloat16
+        pytest.skip(f"this CuPy has no bfloat16 arrays: {e}")
+    b = cp.asarray(b_h)
+    out = cp.empty(300, dtype=bf)
+    assert a.__cuda_array_interface__["typestr"] == "<V2", a.__cuda_array_interface__
+    _bf16_axpy[3, 128](a, b, out)
+    np.testing.assert_array_equal(cp.asnumpy(out), (a_h.astype(np.float32) * 2 + b_h.astype(np.float32)).astype(bf))
+    d = cuda.as_cuda_array(out)
+    assert d.dtype == bf and d._ptr == out.data.ptr
+    back = cp.asarray(cuda.to_device(a_h))
+    np.testing.assert_array_equal(cp.asnumpy(back), a_h)
+
+
+def test_torch_bfloat16_tensors_in_kernels(gpu, rng):
+    """PyTorch's bfloat16 tensors have no __cuda_array_interface__ (reading it raises): kernels take them through
+    DLPack, and torch.from_dlpack takes cudajit's bfloat16 arrays (kDLBfloat)."""
+    torch = pytest.importorskip("torch")
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    bf = ml_dtypes.bfloat16
+    a_h = rng.standard_normal(300).astype(bf)
+    b_h = rng.standard_normal(300).astype(bf)
+    a = torch.from_dlpack(cuda.to_device(a_h))
+    assert a.dtype == torch.bfloat16 and a.is_cuda
+    b = torch.from_dlpack(cuda.to_device(b_h))
+    out = torch.empty(300, dtype=torch.bfloat16, device="cuda")
+    _bf16_axpy[3, 128](a, b, out)
+    got = cuda.from_dlpack(out).copy_to_host()
+    np.testing.assert_array_equal(got, (a_h.astype(np.float32) * 2 + b_h.astype(np.float32)).astype(bf))

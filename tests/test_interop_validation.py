@@ -162,7 +162,11 @@ def _spoil_bool_bits(p):
 
 
 def _spoil_code(p):
-    p.tensor.dtype.code = 4      # bfloat
+    p.tensor.dtype.code = 3      # kDLOpaqueHandle
+
+
+def _spoil_bfloat_bits(p):
+    p.tensor.dtype.code = 4      # bfloat, of the tensor's 32 bits
 
 
 def _spoil_lanes(p):
@@ -191,7 +195,8 @@ def _spoil_device_id(p):
     (_spoil_offset_unmapped, ValueError, ["data + byte_offset", "not memory of this process"]),
     (_spoil_bits, ValueError, ["dtype.bits = 12", "16, 32, 64"]),
     (_spoil_bool_bits, ValueError, ["dtype.bits = 1", "8 bits"]),
-    (_spoil_code, TypeError, ["dtype.code = 4"]),
+    (_spoil_code, TypeError, ["dtype.code = 3", "bfloat 4"]),
+    (_spoil_bfloat_bits, ValueError, ["dtype.bits = 32", "bfloat (code 4), which has 16 bits"]),
     (_spoil_lanes, TypeError, ["dtype.lanes = 4"]),
     (_spoil_ndim, ValueError, ["ndim = 40"]),
     (_spoil_device_type, ValueError, ["device_type = 4"]),

@@ -348,12 +348,14 @@ def _convert_all(args, writebacks, where, copies, hosts):
             direction, a = a, a.ary
             if isinstance(a, (str, bytes)) or a is None:
                 raise _refuse(a, at)
-        if hasattr(a, "__cuda_array_interface__") and direction is None:
+        if direction is None:
             # Under a capture the producer's stream is not waited for: that wait cannot be captured, and when it is
             # the captured stream itself (CuPy's current stream during its capture) the launch is ordered anyway.
-            from .interop import as_cuda_array
-            out.append(as_cuda_array(a, sync=not where.capture))
-            continue
+            from .interop import foreign_array
+            view = foreign_array(a, sync=not where.capture)
+            if view is not None:
+                out.append(view)
+                continue
         if isinstance(a, np.ndarray) or direction is not None:
             out.append(_host_argument(a, direction, where, i, copies, hosts))
             continue

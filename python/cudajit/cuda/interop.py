@@ -19,6 +19,11 @@ _CAI_VERSIONS = range(0, 4)   # versions 0 to 3 share these keys; 3 added 'strea
 _WIDEST_FLOAT = {"f": 8, "c": 16}   # bytes of double and complex<double>: wider is long double, not on CUDA devices
 _DEVICE_MEMORY = 2            # _core.pointer_memory_type: CU_MEMORYTYPE_DEVICE (not managed)
 _DL_CUDA = 2                  # DLPack's kDLCUDA: memory of the one device device_id names
+_DL_GPU_DEVICES = (2, 3, 13)  # kDLCUDA, kDLCUDAHost (pinned), kDLCUDAManaged
+_DL_CPU = 1
+# ml_dtypes.bfloat16's dtype.str, which numba-cuda, CuPy and cudajit write as the interface's typestr of bfloat16
+# arrays: NumPy itself never gives a byte order to an unstructured void ('|V2'), so it names nothing else.
+_BF16_TYPESTR = "<V2"
 
 
 def is_cuda_array(obj):
@@ -106,9 +111,20 @@ def _int_tuple(value, key):
     return tuple(out)
 
 
+def _bfloat16(what):
+    """ml_dtypes' bfloat16 dtype, which bfloat16 device memory is viewed as (TypeError naming ``what`` without it)."""
+    try:
+        import ml_dtypes
+    except ImportError:
+        raise TypeError(f"{what} holds bfloat16 values, which need ml_dtypes (pip install ml_dtypes)") from None
+    return np.dtype(ml_dtypes.bfloat16)
+
+
 def _dtype(typestr):
     if not isinstance(typestr, str):
         raise TypeError(f"{_CAI}['typestr'] = {typestr!r:.40} must be a str, not {type(typestr).__name__}")
+    if typestr == _BF16_TYPESTR:
+        return _bfloat16(f"{_CAI}['typestr'] = {typestr!r}")
     try:
         dtype = np.dtype(typestr)
     except TypeError:
@@ -158,7 +174,32 @@ def from_dlpack(obj):
     capsule = _dlpack_capsule(obj) if hasattr(obj, "__dlpack__") else obj
     ptr, shape, strides, typestr, device_type, device_id, keep = _core.from_dlpack(capsule, backend_id)
     device = device_id if backend_id == 0 and device_type == _DL_CUDA else -1   # pinned, managed: every device
-    return DeviceNDArray._view_of(ptr, shape, strides, np.dtype(typestr), keep, backend_id, device=device)
+    dtype = _bfloat16("the DLPack tensor") if typestr == _BF16_TYPESTR else np.dtype(typestr)
+    return DeviceNDArray._view_of(ptr, shape, strides, dtype, keep, backend_id, device=device)
+
+
+def foreign_array(obj, sync=True):
+    """A kernel argument another library made, as a DeviceNDArray view, or None if ``obj`` is none: its
+    ``__cuda_array_interface__``; or, where reading that raises (PyTorch's bfloat16 tensors have none to give), its
+    DLPack export when it is in GPU memory (host memory under the CPU backend)."""
+    try:
+        desc = getattr(obj, _CAI)
+    except AttributeError:
+        return None
+    except Exception:
+        if not _dlpack_on_gpu(obj):
+            raise
+        return from_dlpack(obj)
+    return from_cuda_array_interface(desc, owner=obj, sync=sync)
+
+
+def _dlpack_on_gpu(obj):
+    """True for a DLPack producer whose memory is the GPU's (or, under the CPU backend, the host's)."""
+    try:
+        kind = obj.__dlpack_device__()[0]
+    except Exception:       # noqa: BLE001 - no usable __dlpack_device__: not a DLPack producer then
+        return False
+    return kind in _DL_GPU_DEVICES or (kind == _DL_CPU and _backend_id() == 1)
 
 
 def _dlpack_capsule(obj):

@@ -46,7 +46,12 @@ def main():
     expected = set(args.expect.read_text().split()) if args.expect else set()
     files = args.files or sorted({t.split("::")[0] for t in expected}) or sorted(
         p.name for p in args.tests_dir.glob("test_*.py"))
-    work = Path(tempfile.mkdtemp(prefix="nc-suite-"))
+    # the files run in <tmp>/cudapy beside <tmp>/data, as in the wheel: tests find their data as ../data of __file__
+    root = Path(tempfile.mkdtemp(prefix="nc-suite-"))
+    work = root / "cudapy"
+    work.mkdir()
+    if (args.tests_dir.parent / "data").is_dir():
+        (root / "data").symlink_to((args.tests_dir.parent / "data").resolve())
     (work / "numba").mkdir()
     (work / "numba" / "__init__.py").write_text(NUMBA_INIT.format(here=str(HERE)))
     (work / "conftest.py").write_text("import numba  # noqa: F401 (installs the shim)\n")

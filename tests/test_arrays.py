@@ -148,6 +148,26 @@ def test_mapped_and_managed_arrays_keep_their_stream(backend, rng):
         cuda.mapped_array(4, stream="fast")
 
 
+def test_device_array_api_details_as_numba_cuda(backend, rng):
+    """A NumPy array of ints as a shape; a view of the same item size on any layout; np.array(d, copy=False)
+    refused (NumPy 2's protocol: the data must be copied); _numba_type_ gives the kernel type."""
+    assert cuda.device_array(shape=np.array([3, 4]), dtype=np.bool_).shape == (3, 4)
+    host = rng.integers(-1000, 1000, (4, 8)).astype(np.int16)
+    strided = cuda.to_device(host)[:, ::2]
+    np.testing.assert_array_equal(strided.view(np.uint16).copy_to_host(), host[:, ::2].view(np.uint16))
+    with pytest.raises(ValueError, match="To change to a dtype of a different size, the last axis must be contiguous"):
+        strided.view(np.int32)
+    with pytest.raises(ValueError, match="its size must be a divisor of the total size in bytes of the last axis"):
+        cuda.to_device(host[:, :3].copy()).view(np.int32)
+    d = cuda.to_device(rng.standard_normal(3))
+    with pytest.raises(ValueError, match="`copy=False` is not supported"):
+        np.array(d, copy=False)
+    np.testing.assert_array_equal(np.array(d), d.copy_to_host())
+    assert str(d._numba_type_) == "array(float64, 1d, C)"
+    assert cuda.to_device(np.asfortranarray(host))._numba_type_.layout == "F"
+    assert strided._numba_type_.layout == "A"
+
+
 def test_cuda_array_interface_round_trip(backend, rng):
     a = rng.standard_normal((3, 4))
     d = cuda.to_device(a)

@@ -233,3 +233,41 @@ def test_float16_fields(backend, rng):
     np.testing.assert_array_equal(a["z"], before["z"])
     assert one["z"] == 7
     assert str(cudajit.from_dtype(HALVES)).startswith("Record(x[type=float16;offset=0]")
+
+
+@cuda.jit
+def field_views(a, out):
+    i, j = cuda.grid(2)
+    if i < a.shape[0] and j < a.shape[1]:
+        out[i, j] = a.x[i, j] + a.n[i, j]          # a field of a record array is a strided array (Numba's)
+        a.flag[i, j] = a.flag[i, j] - 1
+
+
+def test_fields_of_record_arrays_are_strided_views(backend, rng):
+    a = _random_records(rng, ALIGNED, 6 * 5).reshape(6, 5)
+    want = a["x"].astype(np.float64) + a["n"]
+    flags = a["flag"] - 1
+    out = np.zeros((6, 5))
+    field_views[(1, 1), (8, 8)](a, out)
+    np.testing.assert_array_equal(out, want)
+    np.testing.assert_array_equal(a["flag"], flags)
+    rec = np.recarray(8, dtype=[("value1", np.int64), ("value2", np.float64)])       # numba-cuda's recarray case
+    rec.value1 = rng.integers(-50, 50, 8)
+    rec.value2 = rng.standard_normal(8)
+
+    @cuda.jit
+    def copy_fields(x, out1, out2):
+        i = cuda.grid(1)
+        if i < x.size:
+            out1[i] = x.value1[i]
+            out2[i] = x.value2[i]
+    got1, got2 = np.zeros(8, np.int64), np.zeros(8)
+    copy_fields[1, 8](rec, got1, got2)
+    np.testing.assert_array_equal(got1, rec.value1)
+    np.testing.assert_array_equal(got2, rec.value2)
+
+    @cuda.jit
+    def nested(a, out):
+        out[0] = a.v[0, 0]
+    with pytest.raises(cudajit.errors.UnsupportedError, match=r"'.v' of a record array, a nested array field"):
+        nested[1, 1](a, out)

@@ -290,7 +290,8 @@ def install():
             MemoryLeakMixin=testing.MemoryLeakMixin, CheckWarningsMixin=CheckWarningsMixin,
             linux_only=unittest.skipUnless(sys.platform.startswith("linux"), "linux only"),
             captured_stdout=captured_stdout, captured_stderr=captured_stderr,
-            skip_unless_cffi=unittest.skipUnless(_has("cffi"), "cffi"), run_in_subprocess=run_in_subprocess)
+            skip_unless_cffi=unittest.skipUnless(_has("cffi"), "cffi"), run_in_subprocess=run_in_subprocess,
+            IS_NUMPY_2=int(np.__version__.split(".")[0]) >= 2)
     _cuda.HAS_NUMBA = True   # numba.njit is cudajit.njit (plain Python on the host)
     return testing
 

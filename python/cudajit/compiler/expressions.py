@@ -244,6 +244,8 @@ class ExpressionMixin(IndexingMixin):
                 return self.component_view(node, v, attr)
             if attr == "ctypes":
                 return Value(T.ArrayCTypes(t), v.code, v.prec)
+            if isinstance(t.dtype, T.Record) and attr in t.dtype.fields:
+                return records.field_view(self, node, v, attr)
             self.unsupported(node, f"array attribute '.{attr}' is not supported in CUDA kernels")
         if isinstance(t, T.ArrayCTypes):
             if attr == "data":

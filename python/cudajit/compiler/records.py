@@ -55,3 +55,21 @@ def store(cx, node, rec, key, value, stmt):
             cx.emit(f"cj::fill({view}, {cx.convert(node, value, ftype.dtype).code});", stmt)
         return
     cx.emit(f"cj::set_field<{ftype.cpp}, {offset}>({rec.code}, {cx.convert(node, value, ftype).code});", stmt)
+
+
+def field_view(cx, node, arr, key):
+    """``a.x`` of a record array ``a``: a strided view of field ``x`` of every element (Numba's), the array's shape
+    and strides kept; writes through it reach ``a``."""
+    from .methods import reinterpret
+    t = arr.type
+    ftype, offset, shape = t.dtype.fields[key]
+    if shape is not None:
+        cx.unsupported(node, f"'.{key}' of a record array, a nested array field, is not supported in CUDA kernels",
+                       f"index the array first: a[i].{key}")
+    align = ftype.dtype.alignment
+    if cx.program.options.target == "gpu" and (offset % align or t.dtype.alignment % align):
+        cx.error(node, f"the field '{key}' of the record array's {t.dtype} is not aligned for {ftype} "
+                       f"(offset {offset}, record alignment {t.dtype.alignment}): GPU loads of it would fault",
+                 "use an aligned dtype: np.dtype([...], align=True)")
+    return reinterpret(arr, T.Array(ftype, t.ndim, "A", t.readonly), str(offset))
+

@@ -53,6 +53,8 @@ def _normalize_shape(shape, what="shape"):
     """A shape as a tuple of non-negative ints (TypeError/ValueError naming the bad entry)."""
     if isinstance(shape, (int, np.integer)) and not isinstance(shape, (bool, np.bool_)):
         shape = (shape,)
+    elif isinstance(shape, np.ndarray) and shape.ndim == 1 and shape.dtype.kind in "iu":
+        shape = shape.tolist()                 # numba-cuda takes a NumPy array of ints as a shape
     if not isinstance(shape, (tuple, list)):
         raise TypeError(f"{what} must be an int or a tuple of ints, not {type(shape).__name__}")
     out = []
@@ -318,7 +320,16 @@ class DeviceNDArray(_core.ArrayCore):
             raise CudaJitError(f"this array belongs to the {_backend_name(self._backend)} backend, "
                                f"but the {_backend.name()} backend is in use")
 
+    @property
+    def _numba_type_(self):
+        """Numba's typing hook: the type a kernel parameter gets for this array (its layout C, F or A)."""
+        from ..compiler.typeof import typeof
+        return typeof(self)
+
     def __array__(self, dtype=None, copy=None):
+        if copy is False:                       # NumPy 2's protocol: the data is on the device, a copy is needed
+            raise ValueError("`copy=False` is not supported: a device array's data must be copied to the host "
+                             "(np.asarray(d) or d.copy_to_host())")
         host = self.copy_to_host()
         return host.astype(dtype, copy=False) if dtype is not None else host
 
@@ -473,11 +484,18 @@ class DeviceNDArray(_core.ArrayCore):
     def view(self, dtype):
         """The same memory seen with another dtype (the last axis rescales), as ``ndarray.view``."""
         dtype = _check_dtype(dtype, "view: dtype")
-        if self.ndim == 0 or self.strides[-1] != self.dtype.itemsize and self.shape[-1] != 1:
-            raise ValueError("view: the last axis must be contiguous")
+        if dtype.itemsize == self.dtype.itemsize:        # any layout, as NumPy: only the type changes
+            return self._derived(self._ptr, self.shape, self.strides, dtype)
+        if self.ndim == 0:
+            raise ValueError("view: changing the dtype of a 0d array is only supported if the itemsize is unchanged")
+        if self.strides[-1] != self.dtype.itemsize and self.shape[-1] != 1:
+            raise ValueError(f"view: To change to a dtype of a different size, the last axis must be contiguous "
+                             f"(its stride is {self.strides[-1]} bytes, the item {self.dtype.itemsize})")
         last_bytes = self.shape[-1] * self.dtype.itemsize
         if last_bytes % dtype.itemsize:
-            raise ValueError(f"view: the last axis ({last_bytes} bytes) is not a multiple of {dtype}'s size")
+            raise ValueError(f"view: When changing to a larger dtype, its size must be a divisor of the total size in "
+                             f"bytes of the last axis of the array: {last_bytes} bytes is not a multiple of "
+                             f"{dtype}'s {dtype.itemsize}")
         shape = self.shape[:-1] + (last_bytes // dtype.itemsize,)
         strides = self.strides[:-1] + (dtype.itemsize,)
         return self._derived(self._ptr, shape, strides, dtype)

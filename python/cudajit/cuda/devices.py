@@ -283,6 +283,61 @@ class Context:
         with self.device:
             return MemoryInfo(*_core.mem_info())
 
+    # --- numba-cuda's memory and object API of a context (numba.cuda.cudadrv.driver.Context) ---------------
+    def memalloc(self, size):
+        """``size`` bytes of device memory as a MemoryPointer (the EMM plugin's when one is set), freed by its
+        ``free()`` or when it is garbage collected."""
+        from . import emm
+        mgr = self.memory_manager
+        return mgr.memalloc(size) if mgr is not None else emm.own_device_memory(self, size)
+
+    def memhostalloc(self, size, mapped=False, portable=False, wc=False):
+        """``size`` bytes of page-locked host memory: MappedMemory (reachable from kernels at its
+        ``device_pointer``) when ``mapped``, else PinnedMemory. cudajit's is always portable."""
+        from . import emm
+        mgr = self.memory_manager
+        if mgr is not None:
+            return mgr.memhostalloc(size, mapped, portable, wc)
+        return emm.own_host_memory(self, size, mapped)
+
+    def mempin(self, owner, pointer, size, mapped=False):
+        """Page-lock the existing host memory at ``pointer`` (``size`` bytes, kept alive by ``owner``)."""
+        from . import emm
+        mgr = self.memory_manager
+        if mgr is not None:
+            return mgr.mempin(owner, pointer, size, mapped)
+        return emm.pin_host_memory(self, owner, pointer, size, mapped)
+
+    def memallocmanaged(self, size, attach_global=True):
+        """``size`` bytes of managed memory (ManagedMemory: one address on the host and every device)."""
+        from . import emm
+        return emm.own_managed_memory(self, size)
+
+    def memfree(self, pointer):
+        """Free memory from ``memalloc`` now (its ``free()``)."""
+        pointer.free()
+
+    def create_stream(self):
+        """A new stream on this context's device (``cuda.stream()``)."""
+        from .streams import stream
+        with self.device:
+            return stream()
+
+    def create_external_stream(self, ptr):
+        """A stream made elsewhere (``cuda.external_stream``)."""
+        from .streams import external_stream
+        return external_stream(ptr)
+
+    def get_default_stream(self):
+        from .streams import default_stream
+        return default_stream()
+
+    def create_event(self, timing=True):
+        """A new event (``cuda.event``)."""
+        from .streams import event
+        with self.device:
+            return event(timing)
+
     def synchronize(self):
         """Wait for all work on this context's device."""
         if _on_cpu():

@@ -120,6 +120,16 @@ class _HostMemory(MemoryPointer):
         return {"shape": (self.size,), "typestr": "|u1", "data": (_address(self.host_pointer), False),
                 "version": 3}
 
+    def __buffer__(self, flags):
+        """The bytes as a writable buffer (``np.ndarray(buffer=mem)``, ``memoryview(mem)``; Python 3.12+)."""
+        return _host_bytes(self)
+
+
+def _host_bytes(mem):
+    raw = (ctypes.c_ubyte * mem.size).from_address(_address(mem.host_pointer))
+    raw.keep = mem             # the view keeps the memory alive
+    return memoryview(raw).cast("B")
+
 
 class PinnedMemory(_HostMemory):
     """Pinned (page-locked) host memory from an EMM plugin (numba.cuda's ``PinnedMemory``)."""
@@ -132,6 +142,73 @@ class MappedMemory(_HostMemory):
     def __init__(self, context, pointer, size, owner=None, finalizer=None):
         super().__init__(context, pointer, size, owner, finalizer,
                          device_pointer=_core.host_device_pointer(_address(pointer)))
+
+
+class ManagedMemory(MemoryPointer):
+    """Managed (unified) memory (numba.cuda's ``ManagedMemory``): the same address on the host and the device;
+    NumPy can view it (``np.asarray``)."""
+
+    def __init__(self, context, pointer, size, owner=None, finalizer=None):
+        super().__init__(context, pointer, size, owner=owner, finalizer=finalizer)
+        self.host_pointer = pointer
+
+    @property
+    def __array_interface__(self):
+        return {"shape": (self.size,), "typestr": "|u1", "data": (_address(self.host_pointer), False),
+                "version": 3}
+
+    def __buffer__(self, flags):
+        """The bytes as a writable buffer (Python 3.12+)."""
+        return _host_bytes(self)
+
+
+def _freed_with(obj):
+    """(holder, finalizer): a list holding ``obj`` and the call that drops it, so that ``free()`` frees it."""
+    holder = [obj]
+    return holder, holder.clear
+
+
+def own_device_memory(context, size):
+    """``size`` bytes of cudajit's device memory on ``context``'s device, as a MemoryPointer whose ``free()`` (or
+    garbage collection) gives them back (``Context.memalloc`` without a plugin)."""
+    size = _byte_count(size, "memalloc")
+    with context.device:
+        buffer = _core.DeviceBuffer(size)
+    _, release = _freed_with(buffer)
+    return MemoryPointer(context, buffer.ptr, size, finalizer=release)
+
+
+def own_host_memory(context, size, mapped=False):
+    """``size`` bytes of cudajit's page-locked host memory (mapped into every device when ``mapped``)."""
+    size = _byte_count(size, "memhostalloc")
+    buffer = _core.HostBuffer(size, "mapped" if mapped else "pinned")
+    _, release = _freed_with(buffer)
+    cls = MappedMemory if mapped else PinnedMemory
+    return cls(context, buffer.host_ptr, size, owner=buffer, finalizer=release)
+
+
+def own_managed_memory(context, size):
+    """``size`` bytes of managed memory, reachable from the host and every device (``Context.memallocmanaged``)."""
+    size = _byte_count(size, "memallocmanaged")
+    buffer = _core.HostBuffer(size, "managed")
+    _, release = _freed_with(buffer)
+    return ManagedMemory(context, buffer.host_ptr, size, finalizer=release)
+
+
+def pin_host_memory(context, owner, pointer, size, mapped=False):
+    """Page-lock existing host memory until the returned object's ``free()`` or its garbage collection."""
+    registration = _core.HostRegistration(_address(pointer), _byte_count(size, "mempin"), mapped)
+    cls = MappedMemory if mapped else PinnedMemory
+    return cls(context, pointer, size, owner=owner, finalizer=registration.release)
+
+
+def _byte_count(size, what):
+    if isinstance(size, bool) or not hasattr(size, "__index__"):
+        raise TypeError(f"{what}: size must be an int number of bytes, not {type(size).__name__}")
+    size = size.__index__()
+    if size < 0:
+        raise ValueError(f"{what}: size must not be negative, got {size}")
+    return size
 
 
 class BaseCUDAMemoryManager(metaclass=ABCMeta):
@@ -190,15 +267,11 @@ class HostOnlyCUDAMemoryManager(BaseCUDAMemoryManager):
     def memhostalloc(self, size, mapped=False, portable=False, wc=False):
         """cudajit's page-locked host memory (portable: every device reaches it), freed with the returned
         object."""
-        buffer = _core.HostBuffer(size, "mapped" if mapped else "pinned")
-        cls = MappedMemory if mapped else PinnedMemory
-        return cls(self.context, buffer.host_ptr, size, owner=buffer)
+        return own_host_memory(self.context, size, mapped)
 
     def mempin(self, owner, pointer, size, mapped=False):
         """Page-lock existing host memory until the returned object's ``free()`` or its garbage collection."""
-        registration = _core.HostRegistration(pointer, size, mapped)
-        cls = MappedMemory if mapped else PinnedMemory
-        return cls(self.context, pointer, size, owner=owner, finalizer=registration.release)
+        return pin_host_memory(self.context, owner, pointer, size, mapped)
 
     def reset(self):
         """Host memory allocated here goes with the last array over it, so there is nothing to free early."""

@@ -85,13 +85,16 @@ def main():
         if args.verbose:
             lines = out.splitlines()
             for ln in lines:
-                if ln.startswith(("FAILED", "ERROR")):
+                if ln.startswith(("FAILED", "ERROR", "SUBFAIL")):
                     print("   ", ln[:300])
             if "error" in counts:       # a collection error's summary line has no reason: show the raise
                 for ln in [ln for ln in lines if ln.startswith("E ")][-4:]:
                     print("     ", ln[:300])
     print("TOTAL:", ", ".join(f"{n} {k}" for k, n in sorted(totals.items())))
-    shutil.rmtree(work, ignore_errors=True)
+    if os.environ.get("NC_KEEP"):
+        print("kept:", work)
+    else:
+        shutil.rmtree(root, ignore_errors=True)
     if args.record:
         args.record.write_text("".join(t + "\n" for t in sorted(passed)))
     lost = sorted(expected - passed)

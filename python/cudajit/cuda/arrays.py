@@ -123,7 +123,8 @@ def pinned_array(shape, dtype=np.float64, strides=None, order="C"):
 def pinned_array_like(ary):
     """An uninitialised page-locked host array with the shape, dtype and layout of ``ary``."""
     _check_like(ary, "pinned_array_like")
-    return pinned_array(ary.shape, ary.dtype, order="F" if _is_f_only(ary) else "C")
+    return pinned_array(ary.shape, ary.dtype, strides=_compact_strides_like(ary),
+                        order="F" if _is_f_only(ary) else "C")
 
 
 class MappedNDArray(np.ndarray):
@@ -176,7 +177,8 @@ def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, por
 def mapped_array_like(ary, stream=0, portable=False, wc=False):
     """A host array mapped into the device's address space, shaped like ``ary`` (same dtype and layout)."""
     _check_like(ary, "mapped_array_like")
-    return mapped_array(ary.shape, ary.dtype, order="F" if _is_f_only(ary) else "C", stream=stream)
+    return mapped_array(ary.shape, ary.dtype, strides=_compact_strides_like(ary),
+                        order="F" if _is_f_only(ary) else "C", stream=stream)
 
 
 def managed_array(shape, dtype=np.float64, strides=None, order="C", stream=0, attach_global=True):

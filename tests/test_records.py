@@ -271,3 +271,63 @@ def test_fields_of_record_arrays_are_strided_views(backend, rng):
         out[0] = a.v[0, 0]
     with pytest.raises(cudajit.errors.UnsupportedError, match=r"'.v' of a record array, a nested array field"):
         nested[1, 1](a, out)
+
+
+KERNEL_REC = np.dtype([("a", np.int32), ("b", np.float32), ("v", np.float64, (3,))], align=True)
+
+
+@cuda.jit
+def read_and_set_record(rec, out):
+    out[0] = rec.a + rec.v[1] * rec.b
+    rec.a = rec.a * 3
+
+
+def test_device_records_are_device_memory(backend, rng):
+    """numba-cuda's DeviceRecord: d[i] of a record device array is the record on the device (writes to its fields
+    reach the array; it was a host copy, so they were lost), cuda.to_device of a NumPy record is one, and kernels
+    take it as a record by reference."""
+    from cudajit.cuda.cudadrv.devicearray import DeviceRecord, auto_device, from_record_like
+    host = np.zeros(5, KERNEL_REC)
+    host["a"] = rng.integers(-100, 100, 5)
+    host["b"] = rng.standard_normal(5).astype(np.float32)
+    host["v"] = rng.standard_normal((5, 3))
+    d = cuda.to_device(host)
+    rec = d[2]
+    assert isinstance(rec, DeviceRecord) and rec.shape == () and rec.dtype == KERNEL_REC
+    assert rec["a"] == host[2]["a"] and rec[1] == host[2]["b"]
+    np.testing.assert_array_equal(rec["v"].copy_to_host(), host[2]["v"])
+    rec["a"] = 1234
+    rec["v"] = [1.0, 2.0, 3.0]
+    rec["v"][0] = -5.0                       # a view of the nested array field
+    want = host.copy()
+    want[2]["a"], want[2]["v"] = 1234, [-5.0, 2.0, 3.0]
+    np.testing.assert_array_equal(d.copy_to_host(), want)
+    with pytest.raises(KeyError, match="no field of name 'zz'"):
+        rec["zz"]
+    with pytest.raises(ValueError, match="cannot store 'x' in field 'a'"):
+        rec["a"] = "x"
+    one = cuda.to_device(host[4])
+    assert isinstance(one, DeviceRecord) and one._numba_type_ == cudajit.from_dtype(KERNEL_REC)
+    out = np.zeros(1)
+    read_and_set_record[1, 1](one, out)
+    assert out[0] == host[4]["a"] + host[4]["v"][1] * np.float64(host[4]["b"])
+    assert one["a"] == host[4]["a"] * 3
+    read_and_set_record[1, 1](d[0], out)
+    assert d.copy_to_host()[0]["a"] == host[0]["a"] * 3
+    back = np.zeros(1, KERNEL_REC)[0]
+    one.copy_to_host(back)
+    assert back["a"] == host[4]["a"] * 3 and back["b"] == host[4]["b"]
+    made, copied = auto_device(host[3])
+    assert isinstance(made, DeviceRecord) and copied and made["a"] == host[3]["a"]
+    empty = from_record_like(host[3])
+    assert isinstance(empty, DeviceRecord) and empty.gpu_data is not made.gpu_data
+
+
+def test_string_device_arrays(backend):
+    """Unicode arrays (4 bytes a character) go to the device and back whole."""
+    a = np.array(["hello", "device", "x"])
+    d = cuda.to_device(a)
+    assert d.alloc_size == a.nbytes
+    np.testing.assert_array_equal(d.copy_to_host(), a)
+    d[2] = "arrays"
+    assert d[2] == "arrays" and d.copy_to_host()[0] == "hello"

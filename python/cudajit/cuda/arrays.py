@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import _core
 from . import emm
-from .devicearray import (DeviceNDArray, _backend_id, _c_strides, _check_dtype, _f_strides, _init_new,
+from .devicearray import (DeviceNDArray, DeviceRecord, _backend_id, _c_strides, _check_dtype, _f_strides, _init_new,
                           _normalize_shape, _normalize_strides, _span_bytes, _stream_handle)
 
 _new_array = DeviceNDArray.__new__
@@ -87,6 +87,10 @@ def to_device(obj, stream=0, copy=True, to=None):
         to.copy_to_device(obj, stream=stream)
         return to
     handle = _stream_handle(stream)
+    if isinstance(obj, np.void) and obj.dtype.names is not None:      # numba-cuda: a record gives a DeviceRecord
+        rec = DeviceRecord(obj.dtype, stream=stream)
+        rec._write_host(np.array(obj), handle)
+        return rec
     host = np.asarray(obj)
     if host.dtype.hasobject:
         raise TypeError(f"to_device: arrays of Python objects cannot be copied to the device "

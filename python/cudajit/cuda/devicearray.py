@@ -89,6 +89,12 @@ _KNOWN_DTYPES = {}
 _KNOWN_DTYPES_LIMIT = 512
 
 
+def _core_typestr(dtype):
+    """The typestr the core reads the item size from: NumPy's, but for unicode strings, whose '<U5' counts
+    characters (4 bytes each), the bytes as a void ('|V20')."""
+    return f"|V{dtype.itemsize}" if dtype.kind == "U" else dtype.str
+
+
 def _known_dtype(dtype):
     """(np.dtype, typestr) of a dtype argument, as ``_check_dtype`` accepts it (same errors)."""
     try:
@@ -97,7 +103,7 @@ def _known_dtype(dtype):
         pass
     checked = _check_dtype(dtype)
     _backend_id()
-    entry = (checked, checked.str)
+    entry = (checked, _core_typestr(checked))
     if len(_KNOWN_DTYPES) < _KNOWN_DTYPES_LIMIT:
         try:
             _KNOWN_DTYPES[dtype] = entry
@@ -165,7 +171,8 @@ class DeviceNDArray(_core.ArrayCore):
             gpu_data = _core.DeviceBuffer(nbytes, _stream_handle(stream))
         device = getattr(gpu_data, "device", None)       # our DeviceBuffer's ordinal; others: the current device
         device = device if isinstance(device, int) else _current_device(backend_id)
-        _core.ArrayCore.__init__(self, gpu_data.ptr, shape, strides, dtype.str, gpu_data, backend_id, device)
+        _core.ArrayCore.__init__(self, gpu_data.ptr, shape, strides, _core_typestr(dtype), gpu_data, backend_id,
+                                 device)
         self.dtype = dtype
         self.stream = stream
 
@@ -175,7 +182,8 @@ class DeviceNDArray(_core.ArrayCore):
         for the current device."""
         self = cls.__new__(cls)
         device = _current_device(backend_id) if device is None else device
-        _core.ArrayCore.__init__(self, ptr, tuple(shape), tuple(strides), dtype.str, owner, backend_id, device)
+        _core.ArrayCore.__init__(self, ptr, tuple(shape), tuple(strides), _core_typestr(dtype), owner, backend_id,
+                                 device)
         self.dtype = dtype
         self.stream = stream
         return self
@@ -337,8 +345,16 @@ class DeviceNDArray(_core.ArrayCore):
     def __getitem__(self, key):
         view = self._view(key)
         if view.ndim == 0 and not _is_array_index(key):
+            if self.dtype.names is not None:      # a record stays on the device: writes to its fields reach it
+                return view._as_record()
             return view.copy_to_host()[()]
         return view
+
+    def _as_record(self):
+        rec = DeviceRecord._view_of(self._ptr, (), (), self.dtype, self._owner, self._backend, self.stream,
+                                    self._device)
+        rec._readonly = self._readonly
+        return rec
 
     def __setitem__(self, key, value):
         if value is None:
@@ -549,6 +565,86 @@ class DeviceNDArray(_core.ArrayCore):
         return (2, self._device if self._device >= 0 else _core.current_device())  # kDLCUDA
 
 
+class DeviceRecord(DeviceNDArray):
+    """One record of a structured dtype in device memory (numba-cuda's ``DeviceRecord``): what ``d[i]`` of a record
+    device array and ``cuda.to_device(rec)`` of a NumPy record give. ``rec['x']`` copies a scalar field to the host
+    and is a view of a nested record or array field; ``rec['x'] = value`` writes the field on the device. Kernels
+    take it as a record, by reference."""
+
+    _record_scalar = True
+
+    def __init__(self, dtype, stream=0, gpu_data=None):
+        dtype = _check_dtype(dtype)
+        if dtype.names is None:
+            raise TypeError(f"DeviceRecord needs a structured (record) dtype, not {dtype}")
+        super().__init__((), (), dtype, stream, gpu_data)
+
+    def _field(self, key):
+        names = self.dtype.names
+        if isinstance(key, (int, np.integer)) and not isinstance(key, (bool, np.bool_)):
+            if not -len(names) <= key < len(names):
+                raise IndexError(f"record index {key} out of range: the record has {len(names)} fields")
+            key = names[key]
+        if not isinstance(key, str):
+            raise TypeError(f"a device record is indexed by a field name, not {type(key).__name__}")
+        if key not in self.dtype.fields:
+            raise KeyError(f"no field of name {key!r}: the record's fields are {', '.join(names)}")
+        ftype, offset = self.dtype.fields[key][:2]
+        return key, ftype, self._ptr + offset
+
+    def _field_view(self, ftype, ptr):
+        if ftype.subdtype is not None:
+            base, shape = ftype.subdtype
+            return self._derived(ptr, shape, _c_strides(shape, base.itemsize), base)
+        view = self._derived(ptr, (), (), ftype)
+        return view._as_record() if ftype.names is not None else view
+
+    def __getitem__(self, key):
+        return self.getitem(key)
+
+    def getitem(self, key, stream=0):
+        """``rec[key]`` (numba-cuda's method form): a scalar field is read on ``stream``; a nested record or array
+        field is a view."""
+        _, ftype, ptr = self._field(key)
+        view = self._field_view(ftype, ptr)
+        if ftype.subdtype is None and ftype.names is None:
+            return view.copy_to_host(stream=stream)[()]
+        return view
+
+    def __setitem__(self, key, value):
+        self.setitem(key, value)
+
+    def setitem(self, key, value, stream=0):
+        """``rec[key] = value``: the field written on the device (on ``stream``; synchronous on the default)."""
+        name, ftype, ptr = self._field(key)
+        self._check_writable("setitem")
+        view = self._field_view(ftype, ptr)
+        try:
+            host = np.asarray(value, dtype=view.dtype)
+        except (TypeError, ValueError, OverflowError) as e:
+            raise type(e)(f"cannot store {value!r:.60} in field '{name}' ({ftype}) of a device record: {e}") from None
+        host = np.ascontiguousarray(np.broadcast_to(host, view.shape))
+        view._write_host(host, _stream_handle(stream if stream else view.stream))
+        _sync_if_default(_stream_handle(stream if stream else view.stream), self._device)
+
+    def copy_to_host(self, ary=None, stream=0):
+        """The record as a 0-d NumPy array (numba-cuda's), or copied into ``ary`` (an array or a NumPy record)."""
+        if isinstance(ary, np.void):
+            host = super().copy_to_host(stream=stream)
+            if _stream_handle(stream):
+                _core.stream_synchronize(_stream_handle(stream), self._device)
+            for name in self.dtype.names:
+                ary[name] = host[name]
+            return ary
+        return super().copy_to_host(ary, stream)
+
+    @property
+    def _numba_type_(self):
+        """The record's type (numba-cuda's ``from_dtype(dtype)``)."""
+        from ..compiler.types import from_dtype
+        return from_dtype(self.dtype)
+
+
 def _backend_name(backend_id):
     return "CPU" if backend_id == 1 else "GPU"
 
@@ -615,7 +711,7 @@ def _is_array_index(key):
 
 _NUMBA_HELPERS = frozenset({"auto_device", "is_cuda_ndarray", "require_cuda_ndarray", "verify_cuda_ndarray_interface",
                             "array_core", "is_contiguous", "sentry_contiguous", "check_array_compatibility",
-                            "from_array_like", "DeviceNDArrayBase"})
+                            "from_array_like", "from_record_like", "DeviceNDArrayBase"})
 
 
 def __getattr__(name):

@@ -3,7 +3,7 @@
 import numpy as np
 
 from ..arrays import ManagedNDArray, MappedNDArray  # noqa: F401
-from ..devicearray import DeviceNDArray
+from ..devicearray import DeviceNDArray, DeviceRecord  # noqa: F401  (numba-cuda names it here)
 
 DeviceNDArrayBase = DeviceNDArray    # numba-cuda's base class of its device arrays: isinstance checks hold
 
@@ -14,6 +14,12 @@ _NOT_CONTIGUOUS = ("Array contains non-contiguous buffer and cannot be transferr
 def from_array_like(ary, stream=0, gpu_data=None):
     """An uninitialised device array with ``ary``'s shape, strides and dtype (or viewing ``gpu_data``)."""
     return DeviceNDArray(ary.shape, ary.strides, ary.dtype, stream=stream, gpu_data=gpu_data)
+
+
+def from_record_like(rec, stream=0, gpu_data=None):
+    """An uninitialised DeviceRecord of ``rec``'s dtype (a NumPy record or a DeviceRecord), or viewing
+    ``gpu_data``."""
+    return DeviceRecord(rec.dtype, stream=stream, gpu_data=gpu_data)
 
 
 def is_cuda_ndarray(obj):
@@ -75,6 +81,11 @@ def auto_device(obj, stream=0, copy=True, user_explicit=False):
         return as_cuda_array(obj), False
     if isinstance(obj, MappedNDArray):
         return as_cuda_array(obj), False
+    if isinstance(obj, np.void) and obj.dtype.names is not None:
+        device = from_record_like(obj, stream=stream)
+        if copy:
+            device.copy_to_device(obj, stream=stream)
+        return device, True
     host = np.asarray(obj)
     sentry_contiguous(host)
     device = from_array_like(host, stream=stream)

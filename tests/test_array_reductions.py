@@ -301,7 +301,7 @@ def test_empty_raises_under_debug(backend, kernel, message, text):
         kernel[1, 1](a, 0, out)
     msg = str(info.value)
     fn = spread if kernel is spread_of_slice else kernel
-    assert message in msg and f"test_array_reductions.py:{_line(fn, text)}" in msg, msg
+    assert message in msg and f"test_array_reductions.py, line {_line(fn, text)}," in msg, msg
 
 
 # ---- local, shared and global arrays; device functions; one reduction per thread --------------------------------

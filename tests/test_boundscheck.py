@@ -33,7 +33,7 @@ def test_seed_matmul_off_the_tile_raises_instead_of_corrupting(backend, rng):
     with pytest.raises(IndexError) as info:
         kernel[grid, (TPB, TPB)](cuda.to_device(A), cuda.to_device(B), cuda.device_array((n, n), np.float32))
     msg = str(info.value)
-    assert "kernel 'cuda_fast_matmul'" in msg and "test_seeds.py:" in msg, msg
+    assert "In function 'cuda_fast_matmul', file " in msg and "test_seeds.py, line " in msg, msg
     assert re.search(r"tid=\[\d+, \d+, 0\] ctaid=\[\d+, \d+, 0\]: index 10\d\d is out of bounds for axis [01] "
                      r"with size 1000 \(array shape \(1000, 1000\)\)", msg), msg
     m = 48                                            # the process is intact: a multiple of the tile still works
@@ -54,7 +54,7 @@ def test_stray_store_raises(backend):
     with pytest.raises(IndexError) as info:
         _checked(strided_store, backend)[1, 32](x)
     msg = str(info.value)
-    assert f"test_boundscheck.py:{_line(strided_store, 'x[i * 1000] = i')}" in msg, msg
+    assert f"test_boundscheck.py, line {_line(strided_store, 'x[i * 1000] = i')}," in msg, msg
     assert re.search(r"index \d+000 is out of bounds for axis 0 with size 5000 \(array shape \(5000,\)\)", msg), msg
     np.testing.assert_array_equal(x[::1000], np.arange(5) * 1)   # the threads in range did their stores
 

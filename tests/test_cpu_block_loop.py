@@ -108,7 +108,7 @@ def test_a_thread_that_fails_a_check_ends_alone(backend, rng, stride):
         some_threads_read_past_the_end[3, 256](a, out, stride)
     msg = str(info.value)
     line = _line(some_threads_read_past_the_end, "out[i] = a[j] * 3")
-    assert f"test_cpu_block_loop.py:{line}" in msg, msg
+    assert f"test_cpu_block_loop.py, line {line}," in msg, msg
     assert "is out of bounds for axis 0 with size 768" in msg, msg
     bad = np.arange(a.size) % stride == stride - 1
     np.testing.assert_array_equal(out[~bad], a[~bad] * 3)   # every other thread, before and after, did its store

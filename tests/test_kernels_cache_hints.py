@@ -102,8 +102,8 @@ def test_out_of_range_index_raises_with_the_line(backend):
         out[0] = cuda.ldcs(x, x.size)
 
     line = inspect.getsourcelines(reads_past.py_func)[1] + 2
-    with pytest.raises(IndexError, match=rf"index 4 is out of bounds for axis 0 with size 4 .*"
-                                         rf"kernel 'reads_past', .*test_kernels_cache_hints\.py:{line}\)"):
+    with pytest.raises(IndexError, match=rf"In function 'reads_past', file .*test_kernels_cache_hints\.py, line {line}, "
+                                         rf"tid=.*: index 4 is out of bounds for axis 0 with size 4"):
         reads_past[1, 1](np.arange(4.0), np.zeros(1))
         cuda.synchronize()
 

@@ -13,6 +13,7 @@ Where numba-cuda departs from Python, cudajit keeps Python's answer, and the tes
   thread (no debug), where cudajit returns the float power."""
 import math
 import os
+import re
 import sys
 
 import numpy as np
@@ -124,6 +125,9 @@ def test_division_by_zero_under_debug_raises_as_numba_cuda(both, dt, op):
     cj_msg, nb_msg = messages
     assert "tid=[5, 0, 0] ctaid=[1, 0, 0]" in cj_msg, cj_msg
     assert nb_msg.split(": ", 1)[-1].strip() in cj_msg, (cj_msg, nb_msg)
+    # numba-cuda's words around it: In function 'f', file <absolute path>, line N, tid=[..] ctaid=[..]: message
+    pattern = r"In function 'zero_div_debug', file /\S+\.py, line \d+, tid=\[5, 0, 0\] ctaid=\[1, 0, 0\]: "
+    assert re.match(pattern, nb_msg) and re.match(pattern, cj_msg), (cj_msg, nb_msg)
 
 
 FLOAT_PAIRS = [("f4", "f4"), ("f8", "f8"), ("f4", "f8"), ("i4", "f4"), ("i8", "f8"), ("f4", "i8"), ("u8", "f4"),

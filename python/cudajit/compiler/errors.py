@@ -7,8 +7,9 @@ from ..errors import RequireLiteralValueError, TypingError, UnsupportedError
 
 class SourceLocation:
     """Where a function's source lives: file name, first line number, and its lines (for quoting)."""
-    def __init__(self, filename, firstlineno, lines):
+    def __init__(self, filename, firstlineno, lines, function=None):
         self.filename, self.firstlineno, self.lines = filename, firstlineno, lines
+        self.function = function        # the function's name (a raise's message names it, as Numba's)
 
     def lineno(self, node):
         """The absolute line number of an AST node of the (dedented) function source."""

@@ -44,7 +44,7 @@ class ParsedFunction:
                                        f"exec() of a string or python -c") from None
             self.tree = _parse_def(lines, pyfunc)
         filename = inspect.getsourcefile(pyfunc) or pyfunc.__code__.co_filename
-        self.loc = SourceLocation(filename, first, textwrap.dedent("".join(lines)).splitlines())
+        self.loc = SourceLocation(filename, first, textwrap.dedent("".join(lines)).splitlines(), self.name)
         if self.tree is None:
             raise UnsupportedError(f"{filename}:{first}: cannot find the source of {self.name} "
                                    f"(kernels must be a `def` or a lambda on its own line)")

@@ -1,6 +1,7 @@
 """One compilation unit per kernel specialization: ``#include <cudajit/runtime.h>``, frozen constant arrays, the
 device functions it calls (each specialised per argument types, callees first), the kernel, ``CJ_ENTRY``."""
 import dataclasses
+import os
 import itertools
 import re
 from typing import Optional, Union
@@ -75,10 +76,12 @@ class ErrorSite:
     filename: str
     lineno: int
     names_index: bool = False       # a run-time tuple index: the message adds the index and the tuple's length
+    function: Optional[str] = None  # the function the raise is in (the kernel's or a device function's)
 
     def exception(self, kernel, tid, ctaid, values):
-        """The exception to raise on the host, Numba's way (``tid=[..] ctaid=[..]: message``) plus the line.
-        ``values``: the record's (index, axis, extent, ndim, shape's first four dimensions)."""
+        """The exception to raise on the host, in numba-cuda's words: ``In function 'f', file <absolute path>, line
+        N, tid=[..] ctaid=[..]: message``. ``values``: the record's (index, axis, extent, ndim, shape's first four
+        dimensions)."""
         if self.args is None:
             index, axis, size, ndim, shape = values
             dims = ", ".join(map(str, shape)) + (", ..." if ndim > len(shape) else "," if ndim == 1 else "")
@@ -87,9 +90,10 @@ class ErrorSite:
             msg = str(self.cls(*self.args))
             if self.names_index:
                 msg += f" (index {values[0]}, length {values[2]})"
-        where = f"tid={list(tid)} ctaid={list(ctaid)}"
-        text = f"{where}: {msg}" if msg else where
-        return self.cls(f"{text} (kernel '{kernel}', {self.filename}:{self.lineno})")
+        path = self.filename if self.filename.startswith("<") else os.path.abspath(self.filename)
+        where = (f"In function {self.function or kernel!r}, file {path}, line {self.lineno}, "
+                 f"tid={list(tid)} ctaid={list(ctaid)}")
+        return self.cls(f"{where}: {msg}" if msg else where)
 
 
 class _Pending:
@@ -209,7 +213,7 @@ class Program:
 
     def error_site(self, cls, args, loc, node, names_index=False):
         """The index of a place that can raise (debug=True): the kernel records it, the host raises from it."""
-        site = ErrorSite(cls, args, loc.filename, loc.lineno(node), names_index)
+        site = ErrorSite(cls, args, loc.filename, loc.lineno(node), names_index, getattr(loc, "function", None))
         key = (cls, repr(args), site.filename, site.lineno, names_index)
         if key not in self._site_index:
             self._site_index[key] = len(self.error_sites)

@@ -42,7 +42,7 @@ CASES = [
                ("KernelRuntimeError", "MemoryError", "ValueError"), "CUDAJIT_CPU_STACK", backends=CPU, check=RIGHT),
     env_returns("cpu_stack_16m", {"CUDAJIT_CPU_STACK": "16M"}, backends=CPU),
     env_warns("boundscheck_text", "CUDAJIT_BOUNDSCHECK", "maybe"),
-    env_raises("boundscheck_env_on", {"CUDAJIT_BOUNDSCHECK": "1"}, ("IndexError",), "oob_env", "{file}:", "9",
+    env_raises("boundscheck_env_on", {"CUDAJIT_BOUNDSCHECK": "1"}, ("IndexError",), "oob_env", "{file}, line ", "9",
                code="@cuda.jit\ndef oob_env(a):\n    a[9] = 1.0\noob_env[1, 1](np.zeros(4))"),
     env_returns("check_nvrtc_on", {"CUDAJIT_CHECK_NVRTC": "1"}, backends=CPU),
     env_raises("cxx_missing", {"CXX": "/nonexistent/g++"}, ("CompileError", "CudaSupportError"), "CXX", "/nonexistent/g++",

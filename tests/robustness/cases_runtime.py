@@ -16,7 +16,7 @@ def kernel_src(name, params, body, options=""):
 def oob(name, params, body, launch, index, *words, options="", backends=("cpu", "gpu"), prefix=""):
     """An out-of-range access: IndexError naming the kernel, its file, the thread (Numba's tid=[..] ctaid=[..]), the index, axis and shape."""
     code = prefix + kernel_src(name, params, body, options) + launch
-    return raises(name, code, ("IndexError",), name, "{file}:", "tid=[", str(index), "axis", *words,
+    return raises(name, code, ("IndexError",), name, "{file}, line ", "tid=[", str(index), "axis", *words,
                   backends=backends)
 
 
@@ -84,13 +84,13 @@ CASES = [
             + "a = np.zeros(6)\nneg_in_range[1, 1](a)", "a[-1] == 5.0 and a[0] == 3.0"),
     # debug=True: Python's error model, as numba-cuda's debug mode
     raises("debug_int_floordiv_zero", kernel_src("dbg_floordiv", "a, d", "a[0] = 7 // d", "debug=True, opt=False")
-           + "dbg_floordiv[1, 1](np.zeros(1, np.int64), 0)", ("ZeroDivisionError",), "dbg_floordiv", "{file}:"),
+           + "dbg_floordiv[1, 1](np.zeros(1, np.int64), 0)", ("ZeroDivisionError",), "dbg_floordiv", "{file}, line "),
     raises("debug_int_mod_zero", kernel_src("dbg_mod", "a, d", "a[0] = 7 % d", "debug=True, opt=False")
-           + "dbg_mod[1, 1](np.zeros(1, np.int64), 0)", ("ZeroDivisionError",), "dbg_mod", "{file}:"),
+           + "dbg_mod[1, 1](np.zeros(1, np.int64), 0)", ("ZeroDivisionError",), "dbg_mod", "{file}, line "),
     raises("debug_float_div_zero", kernel_src("dbg_fdiv", "a, d", "a[0] = 1.0 / d", "debug=True, opt=False")
-           + "dbg_fdiv[1, 1](np.zeros(1), 0.0)", ("ZeroDivisionError",), "dbg_fdiv", "{file}:"),
+           + "dbg_fdiv[1, 1](np.zeros(1), 0.0)", ("ZeroDivisionError",), "dbg_fdiv", "{file}, line "),
     raises("debug_shape_index", kernel_src("dbg_shape", "a, i", "a[0] = a.shape[i]", "debug=True, opt=False")
-           + "dbg_shape[1, 1](np.zeros(3), 4)", ("IndexError",), "dbg_shape", "{file}:", "4"),
+           + "dbg_shape[1, 1](np.zeros(3), 4)", ("IndexError",), "dbg_shape", "{file}, line ", "4"),
     raises("debug_raise", kernel_src("dbg_raise", "a", "if a[0] == 0:\n    raise ValueError('boom')", "debug=True, opt=False")
            + "dbg_raise[1, 1](np.zeros(1))", ("ValueError",), "boom"),
     raises("debug_assert", kernel_src("dbg_assert", "a", "assert a[0] > 0, 'a[0] must be positive'", "debug=True, opt=False")

@@ -334,9 +334,12 @@ def test_numba_cuda_030_host_names(backend):
     assert cuda.runtime.get_version() == tuple(_core.nvrtc_version()) and len(cuda.runtime.get_version()) == 2
     assert cuda.runtime.is_supported_version() is (cuda.runtime.get_version()[0] in (12, 13))
     assert cuda.is_float16_supported() is True
-    assert cuda.is_fp8_supported() is False                                             # no fp8 types yet
     want_bf16 = backend == "cpu" or cuda.get_current_device().compute_capability >= (8, 0)
     assert cuda.is_bfloat16_supported() is want_bf16                                    # numba-cuda's answer
+    want_fp8 = backend == "cpu" or cuda.get_current_device().compute_capability >= (8, 9)
+    assert cuda.is_fp8_supported() is want_fp8                                          # numba-cuda's answer
+    from cudajit.cuda import api                                                        # numba.cuda.api
+    assert api.is_fp8_supported is cuda.is_fp8_supported and api.to_device is cuda.to_device
 
     @cuda.require_context
     def doubled(x, *, by=2):

@@ -4,6 +4,7 @@
 #include "complex.h"
 #include "half.h"
 #include "bfloat16.h"
+#include "fp8.h"
 #include "arith.h"
 #include "datetime.h"
 #include "mathfuncs.h"

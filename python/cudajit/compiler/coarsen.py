@@ -26,7 +26,7 @@ _ALLOWED = {"cuda.grid", "cuda.gridsize", "cuda.threadIdx.x", "cuda.blockIdx.x",
             "cuda.gridDim.x", "cuda.warpsize", "cuda.local.array", "cuda.const.array_like", "cuda.brev", "cuda.cbrt",
             "cuda.clz", "cuda.ffs", "cuda.fma", "cuda.popc", "cuda.selp", "cuda.ldca", "cuda.ldcg", "cuda.ldcs",
             "cuda.ldcv", "cuda.ldlu", "cuda.stcg", "cuda.stcs", "cuda.stwb", "cuda.stwt"}
-_ALLOWED_PREFIXES = ("cuda.fp16.", "cuda.bf16.", "cuda.libdevice.", "cuda.random.")
+_ALLOWED_PREFIXES = ("cuda.fp16.", "cuda.bf16.", "cuda.fp8.", "cuda.libdevice.", "cuda.random.")
 # Thread identity: a device function reading any of it would see the physical block, so it blocks coarsening.
 _IDENTITY = ("cuda.grid", "cuda.gridsize", "cuda.threadIdx.", "cuda.blockIdx.", "cuda.blockDim.", "cuda.gridDim.",
              "cuda.laneid")

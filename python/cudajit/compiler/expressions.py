@@ -10,7 +10,7 @@ import numpy as np
 
 from . import types as T
 from . import intrinsics as I
-from . import datetimes, pyvalues, records, vectors
+from . import datetimes, fp8lib, pyvalues, records, vectors
 from .errors import CONSTRUCT_HINTS, describe_construct, require_literal
 from .frontend import NOT_FOLDED, TOO_LARGE, canonical_name, python_folded
 from .indexing import IndexingMixin
@@ -101,6 +101,11 @@ class ExpressionMixin(IndexingMixin):
             if isinstance(obj, int):
                 return const_value(int(obj))           # an IntEnum member is its int, as in Numba
             return pyvalues.enum_member(self, node, obj)
+        if isinstance(obj, type) and issubclass(obj, int) and obj is not bool and obj.__module__ != "builtins":
+            return Symbol(obj.__name__, obj)           # another library's int enum (cuda.bindings' cudaRoundMode)
+        if isinstance(obj, int) and type(obj) not in (int, bool) and not isinstance(obj, np.generic):
+            self.check_int_range(node, int(obj))
+            return const_value(int(obj))               # and its members: their ints
         if isinstance(obj, (bool, int, float, complex)) and not isinstance(obj, np.generic):
             self.check_int_range(node, obj)
             return const_value(obj)
@@ -108,6 +113,8 @@ class ExpressionMixin(IndexingMixin):
             t = T.from_dtype(obj.dtype)
             if t is None:
                 self.error(node, f"'{name}' is a NumPy scalar of unsupported dtype {obj.dtype}")
+            if isinstance(t, T.FP8):                   # ml_dtypes' float8: its bits (a conversion would saturate)
+                return Value(t, f"{t.cpp}::from_bits({int(np.asarray(obj).view(np.uint8))}u)")
             return cast(const_value(obj.item()), t)
         if isinstance(obj, tuple):
             parts = [self.global_value(node, name, o) for o in obj]
@@ -259,6 +266,8 @@ class ExpressionMixin(IndexingMixin):
             return pyvalues.namedtuple_attribute(self, node, v, attr)
         if isinstance(t, T.EnumMember):
             return pyvalues.enum_attribute(self, node, v, attr)
+        if fp8lib.involved(t):
+            return fp8lib.attribute(self, node, v, attr)
         if T.is_number(t) or t == T.boolean:
             if attr in ("real", "imag"):
                 if isinstance(t, T.Complex):
@@ -406,6 +415,8 @@ class ExpressionMixin(IndexingMixin):
         v = self.as_value(node, v)
         if v.type == T.undefined:
             return Value(t, "?")
+        if v.type != t and fp8lib.involved(v.type, t):
+            fp8lib.implicit_error(self, node, v, t)
         if datetimes.involved(v.type, t) and v.type != t and not datetimes.convertible(v.type, t):
             self.error(node, f"cannot convert {v.type} to {t}",
                        "NumPy converts a datetime64/timedelta64 only to one of its kind with a finer unit")
@@ -419,6 +430,8 @@ class ExpressionMixin(IndexingMixin):
         v = self.as_value(node, v)
         if v.type == T.undefined:
             return Value(T.undefined, "?")
+        if fp8lib.involved(v.type, t):
+            return fp8lib.explicit_cast(self, node, v, t)
         if not T.is_scalar(v.type):
             self.error(node, f"cannot convert {v.type} to {t}")
         if isinstance(v.type, T.Complex) and not isinstance(t, T.Complex):
@@ -525,6 +538,8 @@ class ExpressionMixin(IndexingMixin):
 
     def call_symbol(self, node, func, args, kwargs):
         if func.path == "type":
+            if isinstance(func.obj, (T.FP8, T.FP8Vector)):
+                return fp8lib.construct(self, node, func.obj, args, kwargs)
             if kwargs or len(args) != 1:
                 self.error(node, f"{func.obj}() takes exactly one argument")
             return self.explicit_cast(node, args[0], func.obj)

@@ -7,7 +7,7 @@ declarations), the call's AST node and its translated arguments (``Value``/``Sym
 the CPU backend must run a block's threads as fibers (syncthreads*, syncwarp, warp collectives). ``doc`` is the
 user's documentation of the name: ``cudajit.cuda``'s placeholders take their docstrings from it (kernelapi.py).
 
-The mechanism is registry.py. The cuda.* entries are here (cuda.bf16 in bf16lib.py); math/cmath in mathlib.py;
+The mechanism is registry.py. The cuda.* entries are here (cuda.bf16 in bf16lib.py, cuda.fp8 in fp8lib.py); math/cmath in mathlib.py;
 NumPy ufuncs in npufuncs.py; NumPy's array reductions (np.sum, np.argmax, ...) in reductions.py; Python builtins in
 pybuiltins.py; the operator module in pyoperator.py; libdevice.py, vectors.py; importing this module loads them all.
 """
@@ -21,7 +21,7 @@ from .errors import format_message, require_literal
 from .values import Value, none_value, tuple_value, typed
 from ..errors import NumbaValueError
 # Importing these modules registers their entries in REGISTRY.
-from . import (bf16lib, flatiter, libdevice, mathlib, npufuncs, pointers, pybuiltins, pyoperator,  # noqa: F401
+from . import (bf16lib, flatiter, fp8lib, libdevice, mathlib, npufuncs, pointers, pybuiltins, pyoperator,  # noqa: F401
                reductions, vectors)
 
 # Documentation of the cuda.* names that are namespaces of entries rather than entries themselves.
@@ -40,6 +40,8 @@ NAMESPACE_DOCS = {
     "cuda.fp16": "Half-precision (float16) arithmetic and math for kernels, as numba.cuda.fp16.",
     "cuda.bf16": "bfloat16 arithmetic, comparisons, conversions (with rounding modes) and math for kernels, as "
                  "numba.cuda.bf16; its type is ``cuda.bf16.bfloat16``.",
+    "cuda.fp8": "CUDA's fp8 conversion functions (cvt_float_to_fp8, cvt_float_to_e8m0 ...), as "
+                "numba.cuda._internal.cuda_fp8; its types are ``cuda.fp8.fp8_e4m3``, ``fp8_e5m2``, ``fp8_e8m0``.",
     "cuda.libdevice": "libdevice's math functions with fixed types (``sin`` float64, ``sinf`` float32), those that "
                       "cudajit's math provides.",
 }

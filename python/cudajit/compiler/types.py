@@ -129,6 +129,63 @@ def ml_bfloat16():
 _ML_BFLOAT16 = False
 
 
+class FP8(Scalar):
+    """numba-cuda's ``fp8_e4m3``, ``fp8_e5m2``, ``fp8_e8m0`` (numba.cuda._internal.cuda_fp8; CUDA's ``__nv_fp8_*``):
+    C++ ``cj::fp8_e4m3`` ... (fp8.h), one byte as ml_dtypes' ``float8_e4m3fn``, ``float8_e5m2`` and
+    ``float8_e8m0fnu`` store it, whose NumPy dtype it is (kernels need no ml_dtypes). A number with no arithmetic:
+    it converts to and from the other numbers only explicitly (``fp8_e4m3(x)``, ``float32(f)``), as numba-cuda's.
+    Launched as its bits (``code`` 'u1'). ``__name__`` is its name, as numba-cuda's type objects have one."""
+    code, bitwidth = "u1", 8
+
+    def __init__(self, name, ml_name):
+        self.name, self.cpp, self.ml_name, self.__name__ = name, f"cj::{name}", ml_name, name
+
+    @property
+    def dtype(self):
+        dtype = ml_fp8(self.ml_name)
+        if dtype is None:
+            raise TypeError(f"{self.name} has no NumPy dtype without the ml_dtypes package: install ml_dtypes for "
+                            f"{self.name} arrays and scalars on the host (ml_dtypes.{self.ml_name}; kernels use "
+                            f"{self.name} without it)")
+        return dtype
+
+    def __call__(self, *args):
+        if args and not any(isinstance(a, Type) for a in args) and len(args) == 1:
+            return self.dtype.type(args[0])          # an ml_dtypes value outside a kernel
+        return Type.__call__(self, *args)
+
+
+class FP8Vector(Type):
+    """numba-cuda's ``fp8x2_e4m3`` ... ``fp8x4_e8m0``: ``count`` (2 or 4) values of the fp8 type ``element`` in one
+    integer (``storage``, uint16 or uint32, its ``__x``), lane i in byte i. C++ ``cj::fp8x2_e4m3`` ... (fp8.h)."""
+    def __init__(self, element, count):
+        self.element, self.count = element, count
+        self.storage = uint16 if count == 2 else uint32
+        kind = element.name.split("_")[1]
+        self.name = self.__name__ = f"fp8x{count}_{kind}"
+        self.cpp = f"cj::{self.name}"
+
+
+class BFloat16Raw(Type):
+    """CUDA's ``__nv_bfloat16_raw`` (numba-cuda's cuda_bf16 type of it): a bfloat16's bits in ``.x`` (uint16), what
+    ``cvt_e8m0_to_bf16raw`` returns and the ``cvt_bfloat16raw_*`` functions take. C++ ``cj::bfloat16_raw``."""
+    name, cpp = "bfloat16_raw", "cj::bfloat16_raw"
+
+
+def ml_fp8(ml_name):
+    """ml_dtypes' dtype ``ml_name`` (``float8_e5m2`` ...), or None without ml_dtypes or with one that lacks it."""
+    if ml_name not in _ML_FP8:
+        try:
+            import ml_dtypes
+            _ML_FP8[ml_name] = np.dtype(getattr(ml_dtypes, ml_name))
+        except (ImportError, AttributeError):
+            _ML_FP8[ml_name] = None
+    return _ML_FP8[ml_name]
+
+
+_ML_FP8 = {}
+
+
 class Complex(Scalar):
     def __init__(self, bits):
         self.underlying = {64: float32, 128: float64}[bits]
@@ -428,6 +485,11 @@ int8, int16, int32, int64 = (Integer(b, True) for b in (8, 16, 32, 64))
 uint8, uint16, uint32, uint64 = (Integer(b, False) for b in (8, 16, 32, 64))
 float16, float32, float64 = (Float(b) for b in (16, 32, 64))
 bfloat16 = BFloat16()
+fp8_e4m3, fp8_e5m2, fp8_e8m0 = (FP8("fp8_e4m3", "float8_e4m3fn"), FP8("fp8_e5m2", "float8_e5m2"),
+                                FP8("fp8_e8m0", "float8_e8m0fnu"))
+fp8x2_e4m3, fp8x2_e5m2, fp8x2_e8m0 = (FP8Vector(t, 2) for t in (fp8_e4m3, fp8_e5m2, fp8_e8m0))
+fp8x4_e4m3, fp8x4_e5m2, fp8x4_e8m0 = (FP8Vector(t, 4) for t in (fp8_e4m3, fp8_e5m2, fp8_e8m0))
+bfloat16_raw = BFloat16Raw()
 complex64, complex128 = Complex(64), Complex(128)
 none = void = NoneType()
 undefined = Undefined()
@@ -474,6 +536,10 @@ def from_dtype(dtype):
     if t is None and dtype.kind == "V" and dtype.itemsize == 2 and ml_bfloat16() is not None \
             and dtype == ml_bfloat16():                # ml_dtypes is imported by then: its dtype exists
         return bfloat16
+    if t is None and dtype.kind in "Vf" and dtype.itemsize == 1 and dtype.names is None:
+        for f in (fp8_e4m3, fp8_e5m2, fp8_e8m0):      # ml_dtypes' float8_e4m3fn ('V'), float8_e5m2 ('f') ...
+            if dtype == ml_fp8(f.ml_name):
+                return f
     return t
 
 

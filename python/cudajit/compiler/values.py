@@ -121,6 +121,8 @@ def cast(v, t):
     """``v`` converted to ``t`` (Numba's implicit conversion), as C++ code; unchanged if already ``t``."""
     if v.type == t:
         return v
+    if isinstance(v.type, T.FP8):                    # CUDA's conversion operators (fp8.h); fp8lib checked t
+        return Value(t, f"cj::fp8::to<{t.cpp}>({v.code})")
     if isinstance(t, T.NPTime):                      # to a finer unit (datetimes.convertible said it may)
         return Value(t, f"cj::to_unit<{t.unit_code}>({v.code})")
     if isinstance(t, T.Array) or isinstance(v.type, T.Array):

@@ -32,6 +32,9 @@ def attribute(cx, node, v, attr):
 
 def _constructor(t):
     def impl(cx, node, args, kwargs):
+        if len(args) == 1 and isinstance(getattr(args[0], "type", None), T.FP8Vector):
+            from . import fp8lib
+            return fp8lib.to_vector(cx, node, t, args[0])     # float32x2 of an fp8 pair: its lanes as float32
         parts = []
         for a in args:
             a = cx.as_value(node, a)

@@ -29,6 +29,7 @@ from .streams import (Event, Stream, default_stream, event, event_elapsed_time, 
 # holds the same kernel-only names.
 fp16 = _importlib.import_module(".fp16", __name__)
 bf16 = _importlib.import_module(".bf16", __name__)
+fp8 = _importlib.import_module(".fp8", __name__)
 libdevice = _importlib.import_module(".libdevice", __name__)
 
 
@@ -73,8 +74,12 @@ def is_bfloat16_supported():
 
 
 def is_fp8_supported():
-    """False: cudajit has no fp8 types (numba-cuda's ``cuda.fp8``) yet."""
-    return False
+    """Whether kernels may use the fp8 types (``cuda.fp8``, numba.cuda._internal.cuda_fp8), as numba-cuda answers: on
+    the GPU backend, when the current device's compute capability is 8.9 or more; always on the CPU backend.
+    (cudajit's fp8 conversions need no fp8 instructions, so they also run on older GPUs; numba-cuda's do not.)"""
+    if _backend.name() == "cpu":
+        return True
+    return get_current_device().supports_fp8
 
 
 def require_context(fn):

@@ -141,11 +141,11 @@ class _Where:
 
 def _launchable_dtype(dtype):
     # native byte order only: np.dtype('>f8') != np.dtype('<f8'); records whose fields are all such scalars;
-    # datetime64/timedelta64 of one unit; ml_dtypes.bfloat16
+    # datetime64/timedelta64 of one unit; ml_dtypes.bfloat16 and its float8 types (float8_e5m2 is of kind 'f')
     if dtype in _KERNEL_DTYPES:
         return True
     from ..compiler.types import from_dtype
-    return (dtype.names is not None or dtype.kind in "MmV") and from_dtype(dtype) is not None
+    return (dtype.names is not None or dtype.kind in "MmVf") and from_dtype(dtype) is not None
 
 
 _TAGGED_SCALAR_TYPES = {}     # datetime dtype or Enum class -> the number subclass the launcher takes for it
@@ -175,6 +175,15 @@ def _bfloat16_scalar(value):
     from ..compiler import types as T
     bits = int(np.asarray(value).view(np.uint16))
     return _tagged_scalar_type("bfloat16", "bfloat16_bits", int, "u2", T.bfloat16)(bits)
+
+
+def _fp8_scalar(value):
+    """An ml_dtypes float8 scalar (float8_e4m3fn, float8_e5m2, float8_e8m0fnu) as the launcher takes it: its bits,
+    packed as a uint8, typed as fp8_e4m3, fp8_e5m2 or fp8_e8m0."""
+    from ..compiler.types import from_dtype
+    t = from_dtype(value.dtype)
+    bits = int(np.asarray(value).view(np.uint8))
+    return _tagged_scalar_type(t.name, f"{t.name}_bits", int, "u1", t)(bits)
 
 
 def _enum_scalar(member, where):
@@ -219,11 +228,13 @@ def _refuse(a, where):
     kind = type(a).__name__
     if isinstance(a, (np.ndarray, DeviceNDArray)):
         hint = (f"arrays of dtype {_dtype_name(a.dtype)} cannot be passed: kernels take bool, integer, float, "
-                f"complex, ml_dtypes.bfloat16 and datetime64/timedelta64 (one unit) arrays, and records whose fields "
+                f"complex, ml_dtypes' bfloat16 and float8 (e4m3fn, e5m2, e8m0fnu) and datetime64/timedelta64 (one unit) "
+                f"arrays, and records whose fields "
                 f"are numbers (or arrays of those)")
     elif isinstance(a, np.generic):
         hint = (f"NumPy scalars of dtype {_dtype_name(a.dtype)} cannot be passed: kernels take bool, integer, float, "
-                f"complex, ml_dtypes.bfloat16 and datetime64/timedelta64 (one unit) scalars")
+                f"complex, ml_dtypes' bfloat16 and float8 (e4m3fn, e5m2, e8m0fnu) and datetime64/timedelta64 (one "
+                f"unit) scalars")
     elif isinstance(a, (str, bytes)):
         hint = "strings cannot be passed to kernels"
     elif a is None:
@@ -330,6 +341,9 @@ def _convert_all(args, writebacks, where, copies, hosts):
             continue
         if isinstance(a, (np.datetime64, np.timedelta64)) and _launchable_dtype(a.dtype):
             out.append(_time_scalar(a))
+            continue
+        if isinstance(a, np.generic) and a.dtype.itemsize == 1 and a.dtype.kind in "Vf" and _launchable_dtype(a.dtype):
+            out.append(_fp8_scalar(a))
             continue
         if isinstance(a, np.generic) and a.dtype.kind == "V" and a.dtype.names is None and _launchable_dtype(a.dtype):
             out.append(_bfloat16_scalar(a))

@@ -176,6 +176,10 @@ class Device:
     def supports_bfloat16(self):
         return self.compute_capability >= (8, 0)
 
+    @property
+    def supports_fp8(self):
+        return self.compute_capability >= (8, 9)
+
     def reset(self):
         """Destroy every allocation and module of this device's primary context."""
         if self._core is not None:

@@ -546,7 +546,8 @@ def _addresses_as_pointers(sigs, argtypes):
 
 def _launcher_can_pack(sig_args, argtypes):
     """False when some argument is a float for an int parameter or a complex for a real one (tuples element by
-    element), or a bfloat16 meets another type (pass ml_dtypes.bfloat16 values for bfloat16 parameters): the
+    element), or a bfloat16 or fp8 type meets another type (pass ml_dtypes.bfloat16 values for bfloat16
+    parameters, ml_dtypes.float8_e4m3fn for fp8_e4m3 ...): the
     launcher cannot pack those (numba-cuda fails there too, with a less clear error). Which of the
     signatures that remain fits best is typeconv's question."""
     from ..compiler import types
@@ -556,8 +557,8 @@ def _launcher_can_pack(sig_args, argtypes):
         if isinstance(want, types.BaseTuple) and isinstance(have, types.BaseTuple):
             if not _launcher_can_pack(want.types, have.types):
                 return False
-        elif types.bfloat16 in (want, have):
-            if want != have:          # a bfloat16 argument is launched as its bits: only to a bfloat16 parameter
+        elif types.bfloat16 in (want, have) or isinstance(want, types.FP8) or isinstance(have, types.FP8):
+            if want != have:          # a bfloat16 or fp8 argument is launched as its bits: only to its own type
                 return False
         elif isinstance(want, types.Scalar) and isinstance(have, types.Scalar):
             if _KIND_ORDER.index(type(have).__name__) > _KIND_ORDER.index(type(want).__name__):

@@ -83,8 +83,9 @@ def test_cupy_bfloat16_arrays_in_kernels(gpu, rng):
     np.testing.assert_array_equal(cp.asnumpy(out), (a_h.astype(np.float32) * 2 + b_h.astype(np.float32)).astype(bf))
     d = cuda.as_cuda_array(out)
     assert d.dtype == bf and d._ptr == out.data.ptr
-    back = cp.asarray(cuda.to_device(a_h))
-    np.testing.assert_array_equal(cp.asnumpy(back), a_h)
+    back = cp.asarray(cuda.to_device(a_h))         # CuPy 14.2 reads '<V2' as 2-byte void items: the same bits
+    assert back.data.ptr and back.dtype.itemsize == 2
+    np.testing.assert_array_equal(cp.asnumpy(back).view(np.uint16), a_h.view(np.uint16))
 
 
 def test_torch_bfloat16_tensors_in_kernels(gpu, rng):

@@ -331,3 +331,31 @@ def test_string_device_arrays(backend):
     np.testing.assert_array_equal(d.copy_to_host(), a)
     d[2] = "arrays"
     assert d[2] == "arrays" and d.copy_to_host()[0] == "hello"
+
+
+def test_aligned_and_packed_records_of_equal_layout_stay_apart(backend, rng):
+    """NumPy calls an aligned record dtype equal to a packed one with the same offsets; numba-cuda types them apart
+    (its Record names the alignment), and so do device arrays and the dispatcher here."""
+    packed = np.dtype([("x", np.float16), ("y", np.float16)])
+    aligned = np.dtype([("x", np.float16), ("y", np.float16)], align=True)
+    assert packed == aligned and not packed.isalignedstruct and aligned.isalignedstruct
+
+    @cuda.jit
+    def swap(r):
+        i = cuda.grid(1)
+        if i < r.size:
+            x = r[i].x
+            r[i].x = r[i].y
+            r[i].y = x
+    arrays = []
+    for dt in (packed, aligned):
+        host = np.zeros(8, dt)
+        host["x"], host["y"] = rng.standard_normal(8), rng.standard_normal(8)
+        d = cuda.to_device(host)
+        assert d.dtype.isalignedstruct == dt.isalignedstruct
+        swap[1, 8](d)
+        got = d.copy_to_host()
+        np.testing.assert_array_equal(got["x"], host["y"])
+        np.testing.assert_array_equal(got["y"], host["x"])
+        arrays.append(d)
+    assert len(swap.signatures) == 2 and swap.signatures[0] != swap.signatures[1]

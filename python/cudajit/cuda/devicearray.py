@@ -104,7 +104,9 @@ def _known_dtype(dtype):
     checked = _check_dtype(dtype)
     _backend_id()
     entry = (checked, _core_typestr(checked))
-    if len(_KNOWN_DTYPES) < _KNOWN_DTYPES_LIMIT:
+    # records are not kept: NumPy calls an aligned record dtype equal to a packed one with the same offsets, and the
+    # cache would hand one's dtype to the other's arrays
+    if checked.names is None and len(_KNOWN_DTYPES) < _KNOWN_DTYPES_LIMIT:
         try:
             _KNOWN_DTYPES[dtype] = entry
         except TypeError:
@@ -140,7 +142,9 @@ def dtype_key(dtype, scalar):
         from ..compiler.types import from_dtype
         if from_dtype(dtype) is None:            # a plain void dtype: not a kernel dtype
             return None
-    return _DTYPE_KEYS.setdefault((dtype, scalar), len(_DTYPE_KEYS))
+    # NumPy calls an aligned record dtype equal to a packed one with the same offsets; their kernel types differ
+    aligned = dtype.names is not None and dtype.isalignedstruct
+    return _DTYPE_KEYS.setdefault((dtype, aligned, scalar), len(_DTYPE_KEYS))
 
 
 class DeviceNDArray(_core.ArrayCore):

@@ -179,6 +179,54 @@ def zero_div_debug(a, b, out, op):
             out[i] = a[i] / b[i]
 
 
+@cuda.jit(device=True)
+def note(marks, i, v):
+    # a side effect inside an expression: the thread's mark shows whether the call ran
+    marks[i] = v
+    return v
+
+
+# What a statement that raises leaves behind under debug=True: nothing of its own (no store), and the thread stops
+# there, so s[i] stays; what ran before the raise in Python's order (a call's writes, an atomic) is done.
+HALT_CASES = ["r = y / x", "r = y // x", "r = y % x", "r += y / x", "r, s = y * 2, y // x",
+              "r = note + y / x", "r = y / x + note", "r += note / x", "assert x != 0", "r = atomic * 0 + y % x",
+              "r = f(note, y // x)", "if note < y / x"]
+
+
+@cuda.jit(debug=True, opt=False)
+def halt_debug(r, s, marks, x, y, case):
+    i = cuda.grid(1)
+    if i >= x.size:
+        return
+    if case == 0:
+        r[i] = y[i] / x[i]
+    elif case == 1:
+        r[i] = y[i] // x[i]
+    elif case == 2:
+        r[i] = y[i] % x[i]
+    elif case == 3:
+        r[i] += y[i] / x[i]
+    elif case == 4:
+        r[i], s[i] = y[i] * 2, y[i] // x[i]
+    elif case == 5:
+        r[i] = note(marks, i, y[i]) + y[i] / x[i]        # the call runs, then the division raises
+    elif case == 6:
+        r[i] = y[i] / x[i] + note(marks, i, y[i])        # the division raises first: no call
+    elif case == 7:
+        r[i] += note(marks, i, y[i]) / x[i]
+    elif case == 8:
+        assert x[i] != 0, "zero divisor"
+        r[i] = y[i] / x[i]
+    elif case == 9:
+        r[i] = cuda.atomic.add(marks, 0, 1.0) * 0.0 + y[i] % x[i]     # the old value depends on the threads' order
+    elif case == 10:
+        r[i] = max(note(marks, i, y[i]), y[i] // x[i])
+    elif case == 11:
+        if note(marks, i, y[i]) < y[i] / x[i]:
+            r[i] = 1.0
+    s[i] = -1.0 - i                                       # only threads that did not raise get here
+
+
 @cuda.jit
 def mixed_typing(a, out):
     i = cuda.grid(1)

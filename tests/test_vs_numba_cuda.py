@@ -133,6 +133,32 @@ def test_division_by_zero_under_debug_raises_as_numba_cuda(both, dt, op):
     assert re.match(pattern, cj_msg), cj_msg
 
 
+@pytest.mark.parametrize("dt", ["i8", "f8"])
+@pytest.mark.parametrize("case", range(12))
+def test_raising_statement_leaves_what_numba_cuda_leaves(both, rng, case, dt):
+    """debug=True: the statement that raised stores nothing and the thread stops there, while what ran before the
+    raise in the same expression (a device function's write, an atomic) is done: both leave the same arrays
+    (tests/test_kernels_debug_halt.py checks the same kernel against Python on every backend)."""
+    from numba import cuda as ncuda
+    from cudajit import cuda
+    from numba_parity_kernels import HALT_CASES
+    n = 64
+    x = (rng.integers(-9, 10, n) | 1).astype(dt) if dt == "i8" else rng.uniform(-4, 4, n)
+    x[rng.choice(n, 6, replace=False)] = 0
+    y = rng.integers(-1000, 1000, n).astype(dt) if dt == "i8" else rng.uniform(-100, 100, n)
+    outs = [rng.uniform(1000, 2000, n) for _ in range(3)]
+    expected = AssertionError if HALT_CASES[case].startswith("assert") else ZeroDivisionError
+    results = []
+    for lib, mod in ((cuda, both[0]), (ncuda, both[1])):
+        dev = [lib.to_device(o.copy()) for o in outs]
+        with pytest.raises(expected):
+            mod.halt_debug[2, 32](*dev, lib.to_device(x), lib.to_device(y), case)
+            lib.synchronize()
+        results.append([d.copy_to_host() for d in dev])
+    for name, c, nb in zip(("r", "s", "marks"), *results):
+        np.testing.assert_array_equal(c, nb, err_msg=f"{HALT_CASES[case]}: {name}")
+
+
 FLOAT_PAIRS = [("f4", "f4"), ("f8", "f8"), ("f4", "f8"), ("i4", "f4"), ("i8", "f8"), ("f4", "i8"), ("u8", "f4"),
                ("f8", "i2")]
 

@@ -191,13 +191,18 @@ template <class R, class T, int ND, class L, class... S> CJ_INLINE R view(const 
 template <class T, int N> struct UniTuple {
     T v[N];
 #if defined(CJ_ERROR_RECORD)
-    // t[i] with a run-time index, checked (debug=True): out of range records the error and gives T{}.
+    // t[i] with a run-time index, checked (debug=True): out of range records the error and ends the thread, as
+    // an array's checked element does (a cooperative kernel's thread runs on with T{}: debug.h, to_nowhere).
     template <bool Wrap, class I> CJ_INLINE T checked(int32_t site, I idx) const {
         const int64_t raw = static_cast<int64_t>(idx);
         const int64_t i = Wrap && raw < 0 ? raw + N : raw;
         if (__builtin_expect(static_cast<uint64_t>(i) >= static_cast<uint64_t>(N), 0)) {
             index_error(site, raw, 0, N, 1, N, 0, 0, 0);
+#if defined(CJ_INDEX_ERROR_RUNS_ON)
             return T{};
+#else
+            return to_nowhere<T>();
+#endif
         }
         return v[i];
     }

@@ -66,9 +66,9 @@ struct cj_cpu_state {
     // (CJ_LOOP_POLL) and then call poll, which returns non-zero when the running thread must unwind.
     const int32_t* control;
     int32_t (*poll)(struct cj_cpu_state* s);
-    // Threads of this launch that ended at an index error on this OS thread (the launcher zeroes it per
-    // launch). Past CJ_CPU_MAX_ENDED_THREADS the OS thread runs no more of the launch's blocks: its IndexError
-    // is due anyway, and each ended thread costs an exception's unwinding.
+    // Threads of this launch that ended at an index error or a debug raise on this OS thread (the launcher
+    // zeroes it per launch). Past CJ_CPU_MAX_ENDED_THREADS the OS thread runs no more of the launch's blocks: its
+    // exception is due anyway, and each ended thread costs an exception's unwinding.
     int32_t ended;
 };
 #define CJ_CPU_MAX_ENDED_THREADS 1024

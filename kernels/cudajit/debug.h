@@ -61,18 +61,26 @@ CJ_INLINE bool debug_claim(int32_t site) {
     return first;
 }
 
-CJ_INLINE void debug_raise(int32_t site, int64_t v0 = 0, int64_t v1 = 0, int64_t v2 = 0) {
-    if (!debug_claim(site)) return;
-    cj_error_record.value[0] = v0;
-    cj_error_record.value[1] = v1;
-    cj_error_record.value[2] = v2;
+// A raise in a debug kernel (raise, a failed assert, a zero divisor, ...): records it, then ends the thread right
+// there, as numba-cuda's kernel returns as soon as the exception's status is set. Nothing after the raise in
+// Python's order runs: the statement's store, the rest of the expression, the callers of a device function. GPU:
+// PTX `exit` (also in cooperative kernels: a raise ends the thread in numba-cuda too); CPU: EndThread. Out of
+// line: a check's failure path stays one call.
+[[noreturn]] CJ_COLD void debug_raise(int32_t site, int64_t v0 = 0, int64_t v1 = 0, int64_t v2 = 0) {
+    if (debug_claim(site)) {
+        cj_error_record.value[0] = v0;
+        cj_error_record.value[1] = v1;
+        cj_error_record.value[2] = v2;
+    }
+#if defined(CJ_GPU)
+    asm volatile("exit;");
+    __builtin_unreachable();
+#else
+    throw cpu_detail::EndThread{};
+#endif
 }
 
-// Some thread has raised: callers of a device function that may raise stop there (Numba's exception status).
-CJ_INLINE bool debug_raised() { return *static_cast<volatile int32_t*>(&cj_error_record.code) != 0; }
-
-// debug=True: a zero divisor raises ZeroDivisionError (numba-cuda's 'python' error model); the division itself
-// still runs with it and gives the NumPy model's value, and the statement's raise check ends the thread.
+// debug=True: a zero divisor raises ZeroDivisionError (numba-cuda's 'python' error model) before the division.
 template <class T> CJ_INLINE T check_divisor(int32_t site, T b) {
     if (__builtin_expect(b == T{}, 0)) debug_raise(site);
     return b;

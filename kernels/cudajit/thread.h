@@ -173,8 +173,8 @@ inline int32_t sync(int32_t op, uint32_t arg) {
     return r;
 }
 
-// Thrown by a failed index check (debug.h, index_error) after it recorded the error: ends the running CUDA
-// thread only, as PTX `exit` ends it on the GPU. Its block goes on (Entry::run_box; a fiber exits).
+// Thrown by a failed index check (debug.h, index_error) or a raise in a debug kernel (debug_raise) after it
+// recorded the error: ends the running CUDA thread only, as PTX `exit` ends it on the GPU. Its block goes on (Entry::run_box; a fiber exits).
 struct EndThread {};
 
 // A kernel's parameters as locals, parameter I in base Slot<I, P_I> (std::tuple without <tuple>'s compile time).
@@ -237,7 +237,7 @@ template <class... P> struct Entry {
         return Args{{*static_cast<P*>(params[I])}...};
     }
 
-    // A thread that ends early (EndThread, after an index error) leaves the loops; the others go on from the
+    // A thread that ends early (EndThread, after an index error or a debug raise) leaves the loops; the others go on from the
     // next thread, unless so many have ended that the launch stops (cpu_exec.h, CJ_CPU_MAX_ENDED_THREADS).
     template <void (*Kernel)(P...)> static void run_box(const Args& args, int32_t from[3], const int32_t end[3]) {
         for (;;) {

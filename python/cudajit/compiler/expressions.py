@@ -302,9 +302,15 @@ class ExpressionMixin(IndexingMixin):
         folded = self.folded_constant(node)
         if folded is not None:
             return folded
+        mark = self.effects_mark()
         a = self.as_value(node.left, self.visit_expr(node.left))
+        fa, mark = self.effects_since(mark), self.effects_mark()
         b = self.as_value(node.right, self.visit_expr(node.right))
-        return self.binop(node, PY_OPS[type(node.op).__name__], a, b)
+        fb, mark = self.effects_since(mark), self.effects_mark()
+        op = PY_OPS[type(node.op).__name__]
+        result = self.binop(node, op, a, b)
+        return self.in_python_order(result, lambda ab: self.binop(node, op, *ab), [a, b], [fa, fb],
+                                    self.effects_since(mark))
 
     def binop(self, node, op, a, b):
         if op == "@":
@@ -320,10 +326,20 @@ class ExpressionMixin(IndexingMixin):
         return unary(self, node, op, a)
 
     def expr_Compare(self, node):
-        left = self.as_value(node.left, self.visit_expr(node.left))
-        parts = []
-        for op, right_node in zip(node.ops, node.comparators):
-            right = self.as_value(right_node, self.visit_expr(right_node))
+        operands, effects = [], []
+        for n in [node.left] + node.comparators:
+            mark = self.effects_mark()
+            operands.append(self.as_value(n, self.visit_expr(n)))
+            effects.append(self.effects_since(mark))
+        mark = self.effects_mark()
+        result = self.comparisons(node, operands)
+        return self.in_python_order(result, lambda vs: self.comparisons(node, vs), operands, effects,
+                                    self.effects_since(mark))
+
+    def comparisons(self, node, operands):
+        """``a < b <= c``: each comparison of neighbours, joined by ``&&``."""
+        left, parts = operands[0], []
+        for op, right in zip(node.ops, operands[1:]):
             name = {ast.Is: "is", ast.IsNot: "is not"}.get(type(op)) or PY_OPS.get(type(op).__name__)
             if name is None:
                 self.unsupported(node, f"the '{type(op).__name__}' comparison is not supported in CUDA kernels")
@@ -391,7 +407,15 @@ class ExpressionMixin(IndexingMixin):
                      nonneg=a.nonneg and b.nonneg)
 
     def expr_Tuple(self, node):
-        parts = [self.as_value(e, self.visit_expr(e)) for e in node.elts]
+        parts, effects = [], []
+        for e in node.elts:
+            mark = self.effects_mark()
+            parts.append(self.as_value(e, self.visit_expr(e)))
+            effects.append(self.effects_since(mark))
+        result = self.tuple_of(node, parts)
+        return self.in_python_order(result, lambda ps: self.tuple_of(node, ps), parts, effects)
+
+    def tuple_of(self, node, parts):
         if any(p.type == T.undefined for p in parts):
             return Value(T.undefined, "?")
         for p, e in zip(parts, node.elts):
@@ -499,24 +523,39 @@ class ExpressionMixin(IndexingMixin):
                 func = self.symbol_attribute(node.func, base, node.func.attr)
         else:
             func = self.visit_expr(node.func)
-        args, bound = [], []
+        args, bound, effects = [], [], []
         for a in node.args:
             if isinstance(a, ast.Tuple) and getattr(func, "path", None) == "isinstance":
                 args.append(tuple(self.visit_expr(e) for e in a.elts))   # a tuple of classes: never a value
+                effects.append((0, 0))
                 continue
             if not isinstance(a, ast.Starred):
+                mark = self.effects_mark()
                 args.append(self.visit_expr(a))
+                effects.append(self.effects_since(mark))
                 continue
             spread = self.starred_argument(a, bound)
             if spread is None:
                 return Value(T.undefined, "?")
             args.extend(spread)
-        kwargs = {k.arg: self.visit_expr(k.value) for k in node.keywords}
+            effects.extend([(0, 0)] * len(spread))
+        kwargs = {}
+        for k in node.keywords:
+            mark = self.effects_mark()
+            kwargs[k.arg] = self.visit_expr(k.value)
+            effects.append(self.effects_since(mark))
         if None in kwargs:
             self.unsupported(node, "**kwargs in calls is not supported in CUDA kernels")
         if isinstance(func, Value):
             self.error(node, f"a value of type {func.type} is not callable")
+        mark = self.effects_mark()
         result = self.call_symbol(node, func, args, kwargs)
+        if not bound:
+            # Python evaluates the arguments in order (keywords last), then calls
+            n = len(args)
+            result = self.in_python_order(
+                result, lambda vs: self.call_symbol(node, func, vs[:n], dict(zip(kwargs, vs[n:]))),
+                args + list(kwargs.values()), effects, self.effects_since(mark))
         for name, v in reversed(bound):
             # f(*g(x)): g runs once, its tuple is the parameter of a lambda around the call
             result = Value(result.type, f"[&](const {v.type.cpp}& {name}) {{ return {result.code}; }}({v.code})")
@@ -563,6 +602,8 @@ class ExpressionMixin(IndexingMixin):
         self.intrinsics_used.add(entry.name)
         if entry.barrier:
             self.uses_barriers = True
+        if entry.effect:
+            self.note_effect(writes=True)
         return entry.impl(self, node, args, {})
 
     def call_method(self, node, func, args, kwargs):
@@ -572,6 +613,8 @@ class ExpressionMixin(IndexingMixin):
             self.intrinsics_used.add(entry.name)
             if entry.barrier:
                 self.uses_barriers = True
+            if entry.effect:
+                self.note_effect(writes=True)
             return entry.impl(self, node, [v] + list(args), kwargs)
         if name == "conjugate" and not args:
             if isinstance(v.type, T.Complex):
@@ -601,6 +644,7 @@ class ExpressionMixin(IndexingMixin):
                 self.program.link.append(item)
         if ext.cooperative:
             self.program.cooperative = True
+        self.note_effect(writes=True)
         return Value(sig.return_type, f"cj_ext_{ext.name}({', '.join(conv)})")
 
     def extern_argument(self, node, ext, k, v, t):
@@ -657,8 +701,8 @@ class ExpressionMixin(IndexingMixin):
         if res.return_type == T.undefined:     # recursion whose return type is not known yet
             return Value(T.undefined, "?")
         if res.translator.may_raise:
-            self.calls_raiser = True
             self.may_raise = True
+        self.note_effect(writes=True, raises=res.translator.may_raise)   # it may write arrays (evalorder.py)
         if res.uses_barriers:
             self.uses_barriers = True
         if res.uses_dynamic_shared:

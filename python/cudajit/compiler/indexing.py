@@ -21,8 +21,17 @@ class IndexingMixin:
             return records.load(self, node, base, records.field_key(node.slice))
         sl = node.slice
         elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
-        idx = [self.slice_spec(e) if isinstance(e, ast.Slice) else self.as_value(e, self.visit_expr(e)) for e in elts]
-        return self.subscript(node, base, idx)
+        idx, effects = [], [(0, 0)]            # the base was evaluated first (its effects: the caller's to order)
+        for e in elts:
+            mark = self.effects_mark()
+            idx.append(self.slice_spec(e) if isinstance(e, ast.Slice) else self.as_value(e, self.visit_expr(e)))
+            effects.append(self.effects_since(mark))
+        mark = self.effects_mark()
+        result = self.subscript(node, base, idx)
+        if any(isinstance(i, tuple) for i in idx):
+            return result
+        return self.in_python_order(result, lambda vs: self.subscript(node, base, vs[1:]), [base] + idx, effects,
+                                    self.effects_since(mark))
 
     def enum_by_name(self, node, cls):
         """``Color["red"]``: the member of that constant name, as ``Color.red`` (Numba)."""
@@ -105,6 +114,7 @@ class IndexingMixin:
         if self.program.options.boundscheck and t.ndim:
             # Checked (boundscheck, or debug=True): out of range raises IndexError on the host (debug.h).
             site = self.program.error_site(IndexError, None, self.loc, node)
+            self.note_effect(raises=True)
             wrap = sum(1 << d for d, i in enumerate(idx) if _may_be_negative(i))
             codes = ", ".join(i.code for i in idx)
             fits = self.grid_axes(base, idx)
@@ -181,6 +191,7 @@ class IndexingMixin:
                 # debug=True: a run-time index out of range raises IndexError on the host, as Numba's.
                 site = self.program.error_site(IndexError, ("tuple index out of range",), self.loc, node,
                                                names_index=True)
+                self.note_effect(raises=True)
                 wrap = "true" if _may_be_negative(i) else "false"
                 return Value(t.dtype, f"{whole}.checked<{wrap}>({site}, {i.code})")
             code = f"cj::wrap({i.code}, {t.count})" if _may_be_negative(i) else i.code

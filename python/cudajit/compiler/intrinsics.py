@@ -282,7 +282,7 @@ def _atomic_rmw(name):
         ptr = _atomic_target(cx, node, name, ary, idx, _ATOMIC_TYPES[name])
         dt = ary.type.dtype
         return Value(dt, f"cj::atomic_{name}({ptr}, {typed(cx.convert(node, val, dt), dt).code})")
-    intrinsic(f"cuda.atomic.{name}", params=["ary", "idx", "val"],
+    intrinsic(f"cuda.atomic.{name}", params=["ary", "idx", "val"], effect=True,
               doc=f"cuda.atomic.{name}(ary, idx, val): atomically ``{_ATOMIC_DOCS[name]}``; returns the old value. "
                   f"idx is an int or a tuple; dtypes: {', '.join(map(str, _ATOMIC_TYPES[name]))}.")(impl)
 
@@ -291,7 +291,7 @@ for _n in _ATOMIC_TYPES:
     _atomic_rmw(_n)
 
 
-@intrinsic("cuda.atomic.compare_and_swap", params=["ary", "old", "val"],
+@intrinsic("cuda.atomic.compare_and_swap", params=["ary", "old", "val"], effect=True,
            doc="cuda.atomic.compare_and_swap(ary, old, val): atomically set ary[0] to val if it equals old; returns "
                "the value found. ary is a 1-d integer array.")
 def _atomic_compare_and_swap(cx, node, args, kwargs):
@@ -305,7 +305,7 @@ def _atomic_compare_and_swap(cx, node, args, kwargs):
     return Value(dt, f"cj::atomic_cas({ptr}, {typed(cx.convert(node, old, dt), dt).code}, {typed(cx.convert(node, val, dt), dt).code})")
 
 
-@intrinsic("cuda.atomic.cas", params=["ary", "idx", "old", "val"],
+@intrinsic("cuda.atomic.cas", params=["ary", "idx", "old", "val"], effect=True,
            doc="cuda.atomic.cas(ary, idx, old, val): atomically set ary[idx] to val if it equals old; returns the "
                "value found (integer arrays).")
 def _atomic_cas(cx, node, args, kwargs):
@@ -366,7 +366,7 @@ def _cache_store(op):
             cx.check_writable(node, node.args[0], ary)
         dt = ref.type
         return Value(T.none, f"cj::st_{op}(&{ref.code}, {typed(cx.convert(node, val, dt), dt).code})")
-    intrinsic(f"cuda.st{op}", params=["array", "i", "value"],
+    intrinsic(f"cuda.st{op}", params=["array", "i", "value"], effect=True,
               doc=f"cuda.st{op}(array, i, value): array[i] = value stored with PTX's st.global.{op} "
                   f"({_CACHE_STORES[op]}); i is an int or a tuple. The CPU backend stores plainly.")(impl)
 
@@ -516,7 +516,7 @@ def _xoroshiro(name, ret):
     else:
         doc = (f"{name}(states, index): the next {_RANDOM_DOCS[name.split('_')[1]]} ({ret}) from generator "
                f"``index`` of the states made by create_xoroshiro128p_states; advances that generator.")
-    intrinsic(name, params=["states", "index"], doc=doc)(impl)
+    intrinsic(name, params=["states", "index"], doc=doc, effect=True)(impl)
 
 
 _RANDOM_DOCS = {"next": "raw 64-bit number", "uniform": "number uniform in [0, 1)",

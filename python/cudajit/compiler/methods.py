@@ -63,7 +63,8 @@ def _reshape(cx, node, v, args, kwargs):
     if cx.program.options.debug:
         site = cx.program.error_site(ValueError, ("cannot reshape array: total size of new array must be unchanged",),
                                      cx.loc, node)
-        cx.calls_raiser = cx.may_raise = True
+        cx.may_raise = True
+        cx.note_effect(raises=True)
     rt = T.Array(t.dtype, len(values), "C", t.readonly)
     shape = ", ".join(f"int64_t({d.code})" for d in values)
     return Value(rt, f"cj::reshape<{rt.cpp}>({site}, {v.code}, {shape})")

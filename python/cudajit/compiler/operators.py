@@ -130,7 +130,8 @@ def _checked_divisor(cx, node, op, ret, b):
     else:
         msg = _INT_ZERO_DIVISION.get(op) if T.is_int(ret) else None
     site = cx.program.error_site(ZeroDivisionError, (msg or _ZERO_DIVISION[op],), cx.loc, node)
-    cx.calls_raiser = cx.may_raise = True          # the statement ends the thread once the record is set
+    cx.may_raise = True
+    cx.note_effect(raises=True)                    # a zero divisor ends the thread before the division (debug.h)
     return Value(b.type, f"cj::check_divisor({site}, {b.code})", nonneg=b.nonneg)
 
 

@@ -200,7 +200,7 @@ def _print_item(cx, node, v):
 _PRINT_MAX_ITEMS = 32
 
 
-@intrinsic("print")
+@intrinsic("print", effect=True)
 def _print(cx, node, args, kwargs):
     if kwargs:
         cx.unsupported(node, "print() keyword arguments (sep, end, file) are not supported in CUDA kernels")

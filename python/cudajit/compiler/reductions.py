@@ -89,7 +89,8 @@ def _empty_site(cx, node, message):
     the reduction gives NaN (floats, complex), 0 (integers, bools) or -1 (argmin/argmax)."""
     if not cx.program.options.debug:
         return -1
-    cx.calls_raiser = cx.may_raise = True
+    cx.may_raise = True
+    cx.note_effect(raises=True)
     return cx.program.error_site(ValueError, (message,), cx.loc, node)
 
 

@@ -9,18 +9,21 @@ REGISTRY = {}
 
 
 class Intrinsic:
-    def __init__(self, name, impl, kind, barrier, params, doc):
+    def __init__(self, name, impl, kind, barrier, params, doc, effect):
         self.name, self.impl, self.kind, self.barrier, self.params = name, impl, kind, barrier, params
-        self.doc = doc
+        self.doc, self.effect = doc, effect
 
 
-def intrinsic(*names, kind="call", barrier=False, params=None, doc=None):
+def intrinsic(*names, kind="call", barrier=False, params=None, doc=None, effect=False):
     """Register ``impl`` under each of ``names``. ``params``: the parameter names, so keyword arguments
     (``shape=``, ``dtype=``) are matched to positions before ``impl`` sees them. ``doc``: what the name does,
-    for the user (a ``{name}`` in it becomes the entry's name)."""
+    for the user (a ``{name}`` in it becomes the entry's name). ``effect``: the call writes memory (atomics,
+    random generators); barriers count as such too. Under debug=True its place in Python's order of evaluation
+    is kept (evalorder.py)."""
     def register(impl):
         for n in names:
-            REGISTRY[n] = Intrinsic(n, impl, kind, barrier, params, doc and doc.replace("{name}", n))
+            REGISTRY[n] = Intrinsic(n, impl, kind, barrier, params, doc and doc.replace("{name}", n),
+                                    effect or barrier)
         return impl
     return register
 

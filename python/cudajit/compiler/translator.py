@@ -9,6 +9,7 @@ import re
 
 from . import coarsen, records, types as T
 from .errors import CONSTRUCT_HINTS, describe_construct, typing_error, unsupported
+from .evalorder import EvalOrderMixin
 from .expressions import ExpressionMixin
 from .loops import LoopMixin
 from .operators import PY_OPS
@@ -20,7 +21,7 @@ MAX_PASSES = 40
 _NOT_GRID = object()  # FunctionTranslator.def_grid: a definition that is not cuda.grid's
 
 
-class FunctionTranslator(LoopMixin, ExpressionMixin):
+class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin):
     def __init__(self, program, parsed, argtypes, is_kernel, options, cname, literals=None):
         self.program, self.parsed, self.loc = program, parsed, parsed.loc
         self.argtypes, self.is_kernel, self.options, self.cname = tuple(argtypes), is_kernel, options, cname
@@ -51,8 +52,7 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
         self.uses_dynamic_shared = False
         self.callees = set()
         self.recursive = False                # reached again while being translated (program.py)
-        self.may_raise = False                # has raise/assert: callers check for a raise (debug=True)
-        self.calls_raiser = False
+        self.may_raise = False                # has raise/assert or calls a function that has (evalorder.py)
         self.locals = self._assigned_names(parsed.tree)
         # Parameters holding a function or a type (types.FunctionValue): names of compile-time objects, not
         # variables, so they take no C++ parameter and cannot be reassigned.
@@ -116,6 +116,7 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
         self.block, self.chain, self.loops, self.loop_ctx = (0,), (), (), []
         self.next_block, self.next_sid, self.temp_counter = 1, 0, 0
         self.top_lines = []
+        self.reset_effects()
         for name, t, arg in zip(self.parsed.params, self.argtypes, self.parsed.tree.args.args):
             if name in self.function_params:
                 continue
@@ -312,12 +313,7 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
         method = getattr(self, "stmt_" + type(node).__name__, None)
         if method is None:
             self.unsupported(node, f"{describe_construct(node)} is not supported in CUDA kernels", CONSTRUCT_HINTS.get(type(node)))
-        self.calls_raiser = False
         method(node)
-        if self.calls_raiser and self.program.options.debug and self.final and self.env is not None:
-            # A device function this statement called may have raised: stop here, as Numba's exception status.
-            self.emit(f"if (cj::debug_raised()) {self._bail()}", node)
-        self.calls_raiser = False
 
     def _bail(self):
         """The statement that ends this thread's work after a raise: return (a default value from a function)."""
@@ -355,8 +351,10 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
 
     def _emit_raise(self, node, cls, args, indent=None):
         if self.program.options.debug:
+            # records the raise and ends the thread there (debug.h): a device function's callers never resume
             site = self.program.error_site(cls, args, self.loc, node)
             self.emit(f"cj::debug_raise({site});", node, indent)
+            return
         self.emit(self._bail(), node, indent)
 
     def _exception(self, exc):
@@ -418,6 +416,7 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
 
     def stmt_AugAssign(self, node):
         op = _op(node.op)
+        mark = self.effects_mark()
         if isinstance(node.target, ast.Name):
             current = self.visit_expr(ast.copy_location(ast.Name(node.target.id, ast.Load()), node.target))
         elif isinstance(node.target, ast.Subscript):
@@ -428,8 +427,14 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
                 ast.Attribute(node.target.value, node.target.attr, ast.Load()), node.target))
         else:
             self.unsupported(node, f"augmented assignment to {describe_construct(node.target)} is not supported")
+        f_current, mark = self.effects_since(mark), self.effects_mark()
         value = self.as_value(node.value, self.visit_expr(node.value))
+        f_value, mark = self.effects_since(mark), self.effects_mark()
         result = self.binop(node, op, current, value)
+        f_op = self.effects_since(mark)
+        if self.needs_order([f_current, (f_value[0] + f_op[0], f_value[1] + f_op[1])]) \
+                and self._update_element(node, op, current, value, f_value[0] > 0):
+            return
         compound = self.final and op in ("+", "-", "*", "/", "&", "|", "^") \
             and result.code.startswith(f"{current.code} {op} ")
         if compound and isinstance(node.target, ast.Name) and _is_identifier(current.code):
@@ -448,6 +453,26 @@ class FunctionTranslator(LoopMixin, ExpressionMixin):
             self.emit(f"{current.code} {op}= {result.code[len(current.code) + len(op) + 2:]};", node)
             return
         self.assign(node.target, result, node, simple=False)
+
+    def _update_element(self, node, op, current, value, value_writes):
+        """``a[i] op= v`` where Python's order shows (debug=True, evalorder.py): the element is found (its index
+        checked) before ``v`` is evaluated, as Python loads it first; C++'s ``x op= v`` evaluates ``v`` first. Where
+        ``v`` has a side effect, the element's value is also read before it (``v`` may write the element).
+        False where the target is not a writable array's element (the plain path then says why)."""
+        target = node.target
+        base = self.visit_expr(target.value) if isinstance(target, ast.Subscript) else None
+        if not (isinstance(base, Value) and isinstance(base.type, T.Array) and not base.type.readonly
+                and current.lvalue and T.is_scalar(current.type)):
+            return False
+        ref = self.temp("ref")
+        self.emit(f"auto& {ref} = {current.code};", node)
+        loaded = ref
+        if value_writes:
+            loaded = self.temp("old")
+            self.emit(f"const {current.type.cpp} {loaded} = {ref};", node)
+        result = self.binop(node, op, Value(current.type, loaded), value)
+        self.emit(f"{ref} = {self.convert(node, result, current.type).code};", node)
+        return True
 
     def assign(self, target, value, stmt, simple):
         if isinstance(target, ast.Name):

@@ -156,6 +156,14 @@ def test_raising_statement_leaves_what_numba_cuda_leaves(both, rng, case, dt):
             lib.synchronize()
         results.append([d.copy_to_host() for d in dev])
     for name, c, nb in zip(("r", "s", "marks"), *results):
+        if name == "r" and dt == "f8" and "%" in HALT_CASES[case]:
+            # numba-cuda compiles this kernel with opt=False, where its float % is inexact (tens of ulps, on the H100
+            # in session 16); cudajit's is Python's, exactly: NumPy's np.mod where the thread did not raise
+            ok = x != 0
+            np.testing.assert_array_equal(c[ok], np.mod(y, x)[ok], err_msg=HALT_CASES[case])
+            np.testing.assert_array_equal(c[~ok], nb[~ok], err_msg=HALT_CASES[case])
+            np.testing.assert_allclose(c, nb, rtol=1e-11, err_msg=HALT_CASES[case])
+            continue
         np.testing.assert_array_equal(c, nb, err_msg=f"{HALT_CASES[case]}: {name}")
 
 

@@ -144,6 +144,20 @@ def test_a_launch_where_every_thread_fails_raises_and_the_next_runs_whole(backen
     np.testing.assert_array_equal(out, a * 3)                 # no thread of the next launch was skipped
 
 
+def _exit_code(pid, hung, seconds=60):
+    """The exit code of forked child ``pid``; the test fails naming ``hung`` if it has not ended in ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        if time.monotonic() > deadline:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            pytest.fail(hung)
+        time.sleep(0.05)
+
+
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
 def test_cpu_launches_in_a_forked_child_make_their_own_pool(rng):
     """A forked child has none of its parent's helper threads: its first launch must make a new pool (counted by
@@ -171,17 +185,7 @@ def test_cpu_launches_in_a_forked_child_make_their_own_pool(rng):
                 code = 0 if np.array_equal(out_child.copy_to_host(), 2 * y) else 3
             finally:
                 os._exit(code)
-        deadline = time.monotonic() + 60
-        while True:
-            done, status = os.waitpid(pid, os.WNOHANG)
-            if done:
-                break
-            if time.monotonic() > deadline:
-                os.kill(pid, 9)
-                os.waitpid(pid, 0)
-                pytest.fail("the forked child's launch hung (it waited for its parent's helper threads)")
-            time.sleep(0.05)
-        assert os.waitstatus_to_exitcode(status) == 0
+        assert _exit_code(pid, "the forked child's launch hung (it waited for its parent's helper threads)") == 0
 
 
 @pytest.mark.gpu
@@ -213,18 +217,9 @@ def test_gpu_use_in_a_child_forked_after_cuda_init_raises(rng):
             del held                                                # a parent's array, dropped without the driver
             os._exit(0)
         os.close(w)
-        deadline = time.monotonic() + 60
-        while True:
-            done, status = os.waitpid(pid, os.WNOHANG)
-            if done:
-                break
-            if time.monotonic() > deadline:
-                os.kill(pid, 9)
-                os.waitpid(pid, 0)
-                pytest.fail("the forked child's GPU call hung")
-            time.sleep(0.05)
+        code = _exit_code(pid, "the forked child's GPU call hung")
         with os.fdopen(r, "rb") as f:
             said = f.read().decode()
-        assert os.waitstatus_to_exitcode(status) == 0
+        assert code == 0
         assert "CUDA initialized before forking" in said and "spawn" in said, said
         assert np.array_equal(held.copy_to_host(), x)              # the parent's GPU still works

@@ -372,16 +372,18 @@ CJ_HD inline uint8_t cvt_double_to_fp8(double x, int saturate, int interp) {
 CJ_HD inline uint8_t cvt_float_to_fp8(float x, int saturate, int interp) {
     return from_float(x, saturate, interp == e4m3 ? e4m3 : e5m2);
 }
+// Two converted bytes as CUDA packs an x2 result: .x in the low byte.
+CJ_HD inline uint16_t pack_pair(uint8_t lo, uint8_t hi) {
+    return static_cast<uint16_t>(lo | (static_cast<uint32_t>(hi) << 8));
+}
 CJ_HD inline uint8_t cvt_bfloat16raw_to_fp8(bfloat16_raw x, int saturate, int interp) {
     return from_bf16_bits(x.x, saturate, interp == e4m3 ? e4m3 : e5m2);
 }
 template <class V> CJ_HD inline uint16_t cvt_float2_to_fp8x2(const V& v, int saturate, int interp) {
-    return static_cast<uint16_t>(cvt_float_to_fp8(v.x, saturate, interp) |
-                                 (static_cast<uint32_t>(cvt_float_to_fp8(v.y, saturate, interp)) << 8));
+    return pack_pair(cvt_float_to_fp8(v.x, saturate, interp), cvt_float_to_fp8(v.y, saturate, interp));
 }
 template <class V> CJ_HD inline uint16_t cvt_double2_to_fp8x2(const V& v, int saturate, int interp) {
-    return static_cast<uint16_t>(cvt_double_to_fp8(v.x, saturate, interp) |
-                                 (static_cast<uint32_t>(cvt_double_to_fp8(v.y, saturate, interp)) << 8));
+    return pack_pair(cvt_double_to_fp8(v.x, saturate, interp), cvt_double_to_fp8(v.y, saturate, interp));
 }
 CJ_HD inline uint8_t cvt_bfloat16raw_to_e8m0(bfloat16_raw x, int saturate, int rounding) {
     return e8m0_from_bf16_bits(x.x, saturate, rounding);
@@ -393,12 +395,10 @@ CJ_HD inline uint8_t cvt_double_to_e8m0(double x, int saturate, int rounding) {
     return e8m0_from_double(x, saturate, rounding);
 }
 template <class V> CJ_HD inline uint16_t cvt_float2_to_e8m0x2(const V& v, int saturate, int rounding) {
-    return static_cast<uint16_t>(e8m0_from_float(v.x, saturate, rounding) |
-                                 (static_cast<uint32_t>(e8m0_from_float(v.y, saturate, rounding)) << 8));
+    return pack_pair(e8m0_from_float(v.x, saturate, rounding), e8m0_from_float(v.y, saturate, rounding));
 }
 template <class V> CJ_HD inline uint16_t cvt_double2_to_e8m0x2(const V& v, int saturate, int rounding) {
-    return static_cast<uint16_t>(e8m0_from_double(v.x, saturate, rounding) |
-                                 (static_cast<uint32_t>(e8m0_from_double(v.y, saturate, rounding)) << 8));
+    return pack_pair(e8m0_from_double(v.x, saturate, rounding), e8m0_from_double(v.y, saturate, rounding));
 }
 CJ_HD inline bfloat16_raw cvt_e8m0_to_bf16raw(uint8_t x) { return bfloat16_raw{e8m0_to_bf16_bits(x)}; }
 

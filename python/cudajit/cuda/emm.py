@@ -106,14 +106,9 @@ class MemoryPointer:
         return MemoryPointer(self.context, _address(self.device_pointer) + start, stop - start, owner=self.owner)
 
 
-class _HostMemory(MemoryPointer):
-    """Page-locked host memory: ``host_pointer`` its address; NumPy can view it (``np.asarray``)."""
-
-    def __init__(self, context, pointer, size, owner=None, finalizer=None, device_pointer=None):
-        super().__init__(context, pointer if device_pointer is None else device_pointer, size, finalizer=finalizer)
-        self.owned = owner
-        self.host_pointer = pointer
-        self.handle = pointer
+class _HostBytes:
+    """Memory the host reaches at ``host_pointer``: NumPy views its bytes (``np.asarray``), and on Python 3.12+ it is
+    a writable buffer (``np.ndarray(buffer=mem)``, ``memoryview(mem)``)."""
 
     @property
     def __array_interface__(self):
@@ -121,14 +116,19 @@ class _HostMemory(MemoryPointer):
                 "version": 3}
 
     def __buffer__(self, flags):
-        """The bytes as a writable buffer (``np.ndarray(buffer=mem)``, ``memoryview(mem)``; Python 3.12+)."""
-        return _host_bytes(self)
+        raw = (ctypes.c_ubyte * self.size).from_address(_address(self.host_pointer))
+        raw.keep = self            # the view keeps the memory alive
+        return memoryview(raw).cast("B")
 
 
-def _host_bytes(mem):
-    raw = (ctypes.c_ubyte * mem.size).from_address(_address(mem.host_pointer))
-    raw.keep = mem             # the view keeps the memory alive
-    return memoryview(raw).cast("B")
+class _HostMemory(_HostBytes, MemoryPointer):
+    """Page-locked host memory: ``host_pointer`` its address."""
+
+    def __init__(self, context, pointer, size, owner=None, finalizer=None, device_pointer=None):
+        super().__init__(context, pointer if device_pointer is None else device_pointer, size, finalizer=finalizer)
+        self.owned = owner
+        self.host_pointer = pointer
+        self.handle = pointer
 
 
 class PinnedMemory(_HostMemory):
@@ -144,22 +144,12 @@ class MappedMemory(_HostMemory):
                          device_pointer=_core.host_device_pointer(_address(pointer)))
 
 
-class ManagedMemory(MemoryPointer):
-    """Managed (unified) memory (numba.cuda's ``ManagedMemory``): the same address on the host and the device;
-    NumPy can view it (``np.asarray``)."""
+class ManagedMemory(_HostBytes, MemoryPointer):
+    """Managed (unified) memory (numba.cuda's ``ManagedMemory``): the same address on the host and the device."""
 
     def __init__(self, context, pointer, size, owner=None, finalizer=None):
         super().__init__(context, pointer, size, owner=owner, finalizer=finalizer)
         self.host_pointer = pointer
-
-    @property
-    def __array_interface__(self):
-        return {"shape": (self.size,), "typestr": "|u1", "data": (_address(self.host_pointer), False),
-                "version": 3}
-
-    def __buffer__(self, flags):
-        """The bytes as a writable buffer (Python 3.12+)."""
-        return _host_bytes(self)
 
 
 def _freed_with(obj):

@@ -35,6 +35,8 @@ void bind_cpu(py::module_& m) {
     m.def("compile_host", &host::compile, "source"_a, "options"_a, "include_dir"_a,
           py::call_guard<NoGil>(),
           "Compile a generated kernel to a shared library (cached on disk); returns its path.");
+    m.def("host_pch_uses", &host::precompiled_header_uses,
+          "How many host compiles of this process used a precompiled cudajit/runtime.h that GCC accepted.");
     m.def("cpu_num_threads", &cpu::num_threads, "OS threads that run blocks ($CUDAJIT_NUM_THREADS or all cores).");
 
     using Dim = std::tuple<unsigned, unsigned, unsigned>;

@@ -159,21 +159,36 @@ std::pair<std::string, Access> resolve_directory() {
     return {dir, it->second};
 }
 
-// The files of a cache directory: entries ("<key>.<ext>") and temporary files of writers
-// ("tmp-*" from the host compiler, ".<key>.<ext>.tmp.*" from store()); anything else is left alone.
+// The files of a cache directory: entries ("<key>.<ext>", and the host compiler's precompiled headers, directories
+// "pch-<key>" holding cudajit/runtime.h.gch) and temporary files of writers ("tmp-*" from the host compiler,
+// ".<key>.<ext>.tmp.*" from store()); anything else is left alone.
 enum class Kind { Entry, Temp };
 struct CacheFile {
     std::string path;
     Kind kind;
     uint64_t bytes;
     fs::file_time_type mtime;
+    bool directory;  // a "pch-<key>" directory: removed with everything in it
 };
+
+constexpr const char* kPchFile = "/cudajit/runtime.h.gch";
 
 std::vector<CacheFile> list_files(const std::string& dir) {
     std::vector<CacheFile> out;
     std::error_code ec;
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
         std::string name = it->path().filename().string();
+        std::error_code e;
+        if (name.rfind("pch-", 0) == 0 && safe_name(name.substr(4)) && it->is_directory(e) &&
+            !it->is_symlink(e)) {
+            // Its size and recency are the header's; one without a header (a writer's leftover) is temporary.
+            fs::path gch = it->path().string() + kPchFile;
+            bool whole = fs::is_regular_file(gch, e);
+            uint64_t bytes = whole ? fs::file_size(gch, e) : 0;
+            auto mtime = whole ? fs::last_write_time(gch, e) : it->last_write_time(e);
+            if (!e) out.push_back({it->path().string(), whole ? Kind::Entry : Kind::Temp, bytes, mtime, true});
+            continue;
+        }
         Kind kind;
         size_t dot = name.find('.');
         if (name.rfind("tmp-", 0) == 0 || (name[0] == '.' && name.find(".tmp.") != std::string::npos))
@@ -183,13 +198,18 @@ std::vector<CacheFile> list_files(const std::string& dir) {
             kind = Kind::Entry;
         else
             continue;
-        std::error_code e;
         if (!it->is_regular_file(e)) continue;
         uint64_t bytes = it->file_size(e);
         auto mtime = it->last_write_time(e);
-        if (!e) out.push_back({it->path().string(), kind, bytes, mtime});
+        if (!e) out.push_back({it->path().string(), kind, bytes, mtime, false});
     }
     return out;
+}
+
+bool remove(const CacheFile& f) {
+    if (!f.directory) return ::unlink(f.path.c_str()) == 0;
+    std::error_code ec;
+    return fs::remove_all(f.path, ec) > 0 && !ec;
 }
 
 // Removes temporary files older than ten minutes (a writer killed mid-write) and, when the entries
@@ -200,14 +220,14 @@ void trim(const std::string& dir, uint64_t limit) {
     uint64_t total = 0;
     std::vector<const CacheFile*> entries;
     for (const CacheFile& f : files) {
-        if (f.kind == Kind::Temp && f.mtime < stale) ::unlink(f.path.c_str());
+        if (f.kind == Kind::Temp && f.mtime < stale) remove(f);
         if (f.kind == Kind::Entry) total += f.bytes, entries.push_back(&f);
     }
     if (total <= limit) return;
     std::sort(entries.begin(), entries.end(), [](auto* a, auto* b) { return a->mtime < b->mtime; });
     for (const CacheFile* f : entries) {
         if (total <= limit) break;
-        if (::unlink(f->path.c_str()) == 0) total -= f->bytes;
+        if (remove(*f)) total -= f->bytes;
     }
 }
 
@@ -356,7 +376,7 @@ size_t clear() {
     std::string dir = directory();
     size_t removed = 0;
     if (!dir.empty())
-        for (const CacheFile& f : list_files(dir)) removed += ::unlink(f.path.c_str()) == 0;
+        for (const CacheFile& f : list_files(dir)) removed += remove(f);
     return removed;
 }
 
@@ -393,6 +413,12 @@ void store(const std::string& key, const std::string& ext, std::string_view payl
     // rename() replaces atomically: a reader sees the old file or the new one, never a mix.
     if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) ::unlink(tmp.c_str());
     trim(dir, limit);
+}
+
+std::string pch_directory(const std::string& key) {
+    if (!safe_name(key)) return {};
+    std::string dir = writable_directory();
+    return dir.empty() ? dir : dir + "/pch-" + key;
 }
 
 std::string header_hash(const std::string& include_dir) {

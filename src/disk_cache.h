@@ -39,7 +39,7 @@ uint64_t size_limit();
 // The bytes held by cache entries (temporary files not counted); 0 when caching is off.
 uint64_t size();
 
-// Deletes every entry and temporary file of the cache directory; returns how many files went.
+// Deletes every entry and temporary file of the cache directory; returns how many went.
 size_t clear();
 
 // The payload stored under (key, ext) when the file is whole; a corrupt or truncated file is
@@ -57,6 +57,11 @@ std::optional<std::string> read_regular_file(const std::string& path);
 // Writes atomically (temp file in the same directory, then rename), then trims the cache to its
 // size limit. Failures are silent (the cache is an optimisation); a malformed $CUDAJIT_CACHE_MAX is not.
 void store(const std::string& key, const std::string& ext, std::string_view payload);
+
+// Where the host compiler's precompiled runtime header for `key` lives (host_compiler.cpp): the directory
+// "<cache>/pch-<key>", which holds cudajit/runtime.h.gch; an entry for size(), clear() and the size limit like any
+// other (its recency is the header file's mtime). Empty when the cache directory is not writable.
+std::string pch_directory(const std::string& key);
 
 // A hash of every file under include_dir/cudajit/ (names and contents), computed once per
 // directory per process, so that editing a runtime header invalidates compiled kernels.

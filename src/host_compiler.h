@@ -15,7 +15,13 @@ std::string compiler_identity();
 // returns its path in the disk cache. options: extra compiler flags ("-ffast-math", "-I<dir>").
 // include_dir holds cudajit/*.h. Cached by source, options, compiler, target machine and the
 // headers' hash, so a repeated call costs one hash. Throws CompileError with the compiler's log.
+// With GCC, a unit that begins with its #defines and "#include <cudajit/runtime.h>" (as generated units do) is
+// compiled against a precompiled runtime.h kept in the cache ("pch-<key>"), built on a background thread by the
+// first compile that wants it; $CUDAJIT_CPU_PCH=0 turns this off.
 std::string compile(const std::string& source, const std::vector<std::string>& options,
                     const std::string& include_dir);
+
+// How many compiles of this process GCC ran with a precompiled runtime header it accepted (for tests).
+unsigned precompiled_header_uses();
 
 }  // namespace cj::host

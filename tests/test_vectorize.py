@@ -55,6 +55,16 @@ def test_vectorize_eager_host_and_broadcast(backend, rng):
     np.testing.assert_allclose(d, np.sqrt(6.25 + 4 * a.astype(np.float64)), rtol=1e-14)
 
 
+def test_vectorize_of_a_lambda(backend, rng):
+    # its name is '<lambda>', which the generated kernel must not take as its own
+    eager = cuda.vectorize(["float64(float64, float64)"])(lambda x, y: x * y - 1.0)
+    lazy = cuda.vectorize(lambda x: x + 2)
+    x, y = rng.standard_normal(300), rng.standard_normal(300)
+    np.testing.assert_allclose(eager(x, y), x * y - 1.0, rtol=1e-15)
+    n = rng.integers(-100, 100, 300).astype(np.int32)
+    np.testing.assert_array_equal(lazy(n), n + 2)
+
+
 def test_vectorize_device_inputs_stay_on_device(backend, rng):
     x = rng.random(300).astype(np.float32)
     y = rng.random(300).astype(np.float32)

@@ -14,6 +14,7 @@ element, an even length adds the halves elementwise (``f(left, right)`` into ``l
 import importlib
 import itertools
 import linecache
+import re
 import warnings
 
 import numpy as np
@@ -29,6 +30,7 @@ _serial = itertools.count()
 
 def _compile(name, params, body, core):
     """A kernel from generated source calling ``core``; linecache keeps the text for the front end."""
+    name = re.sub(r"\W", "_", name)  # a lambda's name is '<lambda>'
     filename = f"<cudajit.vectorize {name} #{next(_serial)}>"
     src = (f"def {name}({', '.join(params)}):\n    i = cuda.grid(1)\n    if i < {params[-1]}.shape[0]:\n"
            f"        {body}\n")

@@ -303,7 +303,7 @@ def random_draws(states, u32, u64, n32, n64):
 
 
 HALF_OPS = ["+", "-", "*", "/", "neg", "abs", "sqrt", "exp", "log", "sin", "hfma", "hmax", "*int8", "*f32", "+i32",
-            "<", "*2.5"]
+            "<", "*2.5", "*+"]
 
 
 @cuda.jit
@@ -329,6 +329,7 @@ def half_ops(a, b, out):
         out[i, 14] = x + np.int32(3)
         out[i, 15] = x < y
         out[i, 16] = x * 2.5
+        out[i, 17] = x * y + x          # a mul and an add of halves, which the GPU may fuse
 
 
 @cuda.jit

@@ -1,7 +1,8 @@
 // cudajit: float16 in kernels (owned by the compiler). cj::half is two bytes, as NumPy's float16: the bits converted
-// with PTX's cvt on the GPU (no cuda_fp16.h needed), the compiler's _Float16 on the CPU. Arithmetic is done in float
-// and rounded once to half, on both targets: float holds every sum, product and quotient of two halves closely
-// enough that this equals half-precision arithmetic (and NumPy's float16, which computes the same way).
+// with PTX's cvt on the GPU (no cuda_fp16.h needed), the compiler's _Float16 on the CPU. On the CPU arithmetic is done
+// in float and rounded once to half: float holds every sum, product and quotient of two halves closely enough that
+// this equals half-precision arithmetic (and NumPy's float16, which computes the same way). On the GPU +, -, *,
+// unary -, comparisons and fabs are the f16 instructions numba-cuda emits (same results, one instruction).
 #pragma once
 #include "config.h"
 
@@ -33,22 +34,57 @@ struct half {
 #endif
 };
 
+#if defined(CJ_GPU)
+// The GPU's own half instructions (sm_53+), as numba-cuda emits them: add, sub and mul round once to half, the
+// result float arithmetic gives too; without .rn, ptxas may fuse a mul and an add into fma.f16 as it fuses floats.
+// Comparisons are setp (ne unordered: true for NaN, as Python's !=); division goes through float.
+#define CJ_HALF_BINARY(op, instr)                                                                 \
+    CJ_INLINE half operator op(half a, half b) {                                                  \
+        half r;                                                                                   \
+        asm(instr " %0, %1, %2;" : "=h"(r.bits) : "h"(a.bits), "h"(b.bits));                      \
+        return r;                                                                                 \
+    }
+CJ_HALF_BINARY(+, "add.f16")
+CJ_HALF_BINARY(-, "sub.f16")
+CJ_HALF_BINARY(*, "mul.f16")
+#undef CJ_HALF_BINARY
+#define CJ_HALF_COMPARE(op, cmp)                                                                  \
+    CJ_INLINE bool operator op(half a, half b) {                                                  \
+        unsigned short r;                                                                         \
+        asm("{ .reg .pred p; setp." cmp ".f16 p, %1, %2; selp.u16 %0, 1, 0, p; }"                 \
+            : "=h"(r) : "h"(a.bits), "h"(b.bits));                                                \
+        return r != 0;                                                                            \
+    }
+CJ_HALF_COMPARE(==, "eq")
+CJ_HALF_COMPARE(!=, "neu")
+CJ_HALF_COMPARE(<, "lt")
+CJ_HALF_COMPARE(<=, "le")
+CJ_HALF_COMPARE(>, "gt")
+CJ_HALF_COMPARE(>=, "ge")
+#undef CJ_HALF_COMPARE
+CJ_INLINE half operator-(half a) {
+    half r;
+    asm("neg.f16 %0, %1;" : "=h"(r.bits) : "h"(a.bits));
+    return r;
+}
+#else
 CJ_INLINE half operator+(half a, half b) { return half(float(a) + float(b)); }
 CJ_INLINE half operator-(half a, half b) { return half(float(a) - float(b)); }
 CJ_INLINE half operator*(half a, half b) { return half(float(a) * float(b)); }
-CJ_INLINE half operator/(half a, half b) { return half(float(a) / float(b)); }
 CJ_INLINE half operator-(half a) { return half(-float(a)); }
-CJ_INLINE half operator+(half a) { return a; }
-CJ_INLINE half& operator+=(half& a, half b) { return a = a + b; }
-CJ_INLINE half& operator-=(half& a, half b) { return a = a - b; }
-CJ_INLINE half& operator*=(half& a, half b) { return a = a * b; }
-CJ_INLINE half& operator/=(half& a, half b) { return a = a / b; }
 CJ_INLINE bool operator==(half a, half b) { return float(a) == float(b); }
 CJ_INLINE bool operator!=(half a, half b) { return float(a) != float(b); }
 CJ_INLINE bool operator<(half a, half b) { return float(a) < float(b); }
 CJ_INLINE bool operator<=(half a, half b) { return float(a) <= float(b); }
 CJ_INLINE bool operator>(half a, half b) { return float(a) > float(b); }
 CJ_INLINE bool operator>=(half a, half b) { return float(a) >= float(b); }
+#endif
+CJ_INLINE half operator/(half a, half b) { return half(float(a) / float(b)); }
+CJ_INLINE half operator+(half a) { return a; }
+CJ_INLINE half& operator+=(half& a, half b) { return a = a + b; }
+CJ_INLINE half& operator-=(half& a, half b) { return a = a - b; }
+CJ_INLINE half& operator*=(half& a, half b) { return a = a * b; }
+CJ_INLINE half& operator/=(half& a, half b) { return a = a / b; }
 
 // cuda.fp16.hfma: a * b + c rounded once to half (double holds a * b exactly and the sum closely enough).
 CJ_INLINE half hfma(half a, half b, half c) { return half(double(float(a)) * double(float(b)) + double(float(c))); }

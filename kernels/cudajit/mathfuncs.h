@@ -136,8 +136,16 @@ CJ_HALF1(floor)
 CJ_HALF1(ceil)
 CJ_HALF1(trunc)
 CJ_HALF1(rint)
-CJ_HALF1(fabs)
 #undef CJ_HALF1
+#if defined(CJ_GPU)
+CJ_INLINE half fabs(half x) {  // abs.f16, as numba-cuda
+    half r;
+    asm("abs.f16 %0, %1;" : "=h"(r.bits) : "h"(x.bits));
+    return r;
+}
+#else
+CJ_INLINE half fabs(half x) { return half(fabs(float(x))); }
+#endif
 CJ_INLINE half fmin(half a, half b) { return half(fmin(float(a), float(b))); }
 CJ_INLINE half fmax(half a, half b) { return half(fmax(float(a), float(b))); }
 CJ_INLINE bool isnan(half x) { return isnan(float(x)); }

@@ -121,6 +121,8 @@ class _JitFunction:
 class CUDADispatcher(_JitFunction):
     """What ``@cuda.jit`` returns for a kernel. Launch with ``kernel[griddim, blockdim, stream, sharedmem](*args)``."""
 
+    _lto = False     # cuda.jit(lto=True): only inspect_lto_ptx asks
+
     def __init__(self, py_func, sigs=(), options=None, extensions=None):
         super().__init__(py_func, options)
         self._extensions = _extension_list(extensions)
@@ -255,6 +257,7 @@ class CUDADispatcher(_JitFunction):
         d = self._specializations.get(key)
         if d is None:
             d = CUDADispatcher(self.py_func, options=self._options, extensions=self._extensions)
+            d._lto = self._lto
             d._eager.append(_signature_of(argtypes))
             d._specialize(argtypes)
             d._specialized = True
@@ -316,7 +319,21 @@ class CUDADispatcher(_JitFunction):
 
     inspect_ptx = inspect_asm     # the PTX, by the name older Numba code uses
     inspect_llvm = _no_llvm("inspect_llvm", "LLVM IR")
-    inspect_lto_ptx = _no_llvm("inspect_lto_ptx", "LTO-IR")
+    def inspect_lto_ptx(self, signature=None):
+        """numba-cuda's PTX after link-time optimisation, for a kernel made with ``lto=True`` (RuntimeError
+        otherwise, as there). A kernel and the device functions it calls are one NVRTC unit, optimised whole, so
+        this is that unit's PTX: ``inspect_asm()``'s. A kernel linking LTO-IR files (``link=[...]``) is not
+        covered: NotImplementedError."""
+        if not self._lto:
+            raise RuntimeError("LTO is not enabled")
+        picked = self._pick(signature)
+        for s in picked.values():
+            ltoir = [o.name for o in s.source.link_objects if o.kind == "ltoir"]
+            if ltoir:
+                raise NotImplementedError(f"inspect_lto_ptx: kernel '{self.__name__}' links LTO-IR "
+                                          f"({', '.join(map(str, ltoir))}); cudajit gives the PTX of its own unit "
+                                          f"only (inspect_asm()), not of the program nvJitLink optimises with it")
+        return self.inspect_asm(signature)
 
     def inspect_sass(self, signature=None):
         """SASS for each specialization: the cubin NVRTC builds for the current device (sm_90 without a GPU),
@@ -597,7 +614,8 @@ def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=T
       launch_bounds: the largest block the kernel will be launched with, or ``(max_threads, min_blocks)``,
         as CUDA's ``__launch_bounds__`` (it lets the compiler budget registers for that block size).
       cache: accepted for compatibility: compiled code is always cached on disk (``CUDAJIT_CACHE_DIR``).
-      lto: accepted for compatibility: a kernel and its device functions are one NVRTC unit, optimised whole.
+      lto: a kernel and its device functions are one NVRTC unit, optimised whole, with or without it; True lets
+        ``inspect_lto_ptx()`` give that unit's PTX, as numba-cuda gives its PTX after link-time optimisation.
       extensions: Numba's kernel extensions, objects whose ``prepare_args`` sees each argument at each launch
         (see ``CUDADispatcher.extensions``).
       nopython: accepted for compatibility and ignored, as in numba-cuda.
@@ -628,6 +646,7 @@ def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=T
         if device:
             return DeviceFunction(pyfunc, sigs, options)
         d = CUDADispatcher(pyfunc, sigs, options, kws.get("extensions"))
+        d._lto = bool(lto)
         d._specialized = len(sigs) == 1 and not isinstance(func_or_sig, list)   # Numba: one signature, not a list
         return d
 

@@ -86,8 +86,17 @@ CJ_INLINE half& operator-=(half& a, half b) { return a = a - b; }
 CJ_INLINE half& operator*=(half& a, half b) { return a = a * b; }
 CJ_INLINE half& operator/=(half& a, half b) { return a = a / b; }
 
-// cuda.fp16.hfma: a * b + c rounded once to half (double holds a * b exactly and the sum closely enough).
+// cuda.fp16.hfma: a * b + c rounded once to half: fma.rn.f16 on the GPU (numba-cuda's instruction); on the CPU in
+// double, which holds a * b exactly and, for any product a half can hold, the sum exactly too.
+#if defined(CJ_GPU)
+CJ_INLINE half hfma(half a, half b, half c) {
+    half r;
+    asm("fma.rn.f16 %0, %1, %2, %3;" : "=h"(r.bits) : "h"(a.bits), "h"(b.bits), "h"(c.bits));
+    return r;
+}
+#else
 CJ_INLINE half hfma(half a, half b, half c) { return half(double(float(a)) * double(float(b)) + double(float(c))); }
+#endif
 
 // cuda.fp16.__hisinf: CUDA's int result: -1 for -inf, 1 for +inf, else 0.
 CJ_INLINE int32_t hisinf(half x) {

@@ -6,6 +6,8 @@ directory is still read (nothing new is stored there). Size: each new entry keep
 ``$CUDAJIT_CACHE_MAX`` (bytes, or a number with a K, M, G or T suffix in powers of 1024: ``500M``, ``2G``;
 default 1 GiB) by deleting the least recently used entries; temporary files left by killed writers are
 removed after ten minutes. Numba's equivalent is its ``__pycache__`` index, cleared by deleting files.
+With GCC the CPU backend also keeps a precompiled ``cudajit/runtime.h`` there (``pch-<key>`` folders, ~20 MB each,
+an entry like any other for the size limit and ``clear()``; ``CUDAJIT_CPU_PCH=0`` turns them off).
 """
 from . import _core
 

@@ -233,14 +233,14 @@ void start_pch_build(const Compiler& cxx, const std::vector<std::string>& flags,
 }
 
 // The directory to put first on the include path for this unit, when its PCH is built; else empty (and the build
-// starts). Keyed like the library, less the source and plus the macros before the #include.
-std::string precompiled_header(const Compiler& cxx, const std::vector<std::string>& flags, const std::string& source,
-                               const std::string& include_dir) {
+// starts). Keyed like the library (flags_key: its flags, one a line), less the source and plus the macros before the
+// #include.
+std::string precompiled_header(const Compiler& cxx, const std::vector<std::string>& flags, const std::string& flags_key,
+                               const std::string& source, const std::string& include_dir) {
     if (!pch_wanted(cxx)) return {};
     std::optional<std::vector<std::string>> defines = runtime_prelude(source);
     if (!defines) return {};
-    std::string all;
-    for (const std::string& f : flags) all += f + '\n';
+    std::string all = flags_key;
     for (const std::string& d : *defines) all += d + '\n';
     std::string key = cache::key({"cpu-pch-1", all, key_identity(cxx), cxx.machine, cache::header_hash(include_dir)});
     std::string root = cache::pch_directory(key);
@@ -279,7 +279,7 @@ std::string compile(const std::string& source, const std::vector<std::string>& o
     std::string src = base + ".cpp", lib = base + ".so";
     if (!write_file(src, source)) throw CompileError("cannot write " + src);
 
-    std::string pch = precompiled_header(cxx, flag_list, source, include_dir);
+    std::string pch = precompiled_header(cxx, flag_list, flags, source, include_dir);
     std::vector<std::string> argv = cxx.command;
     argv.insert(argv.end(), kBaseFlags.begin(), kBaseFlags.end());
     if (!pch.empty()) argv.insert(argv.end(), {"-I" + pch, "-Winvalid-pch"});

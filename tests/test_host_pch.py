@@ -108,13 +108,19 @@ def test_size_limit_evicts_it_like_an_entry(cache, rng, monkeypatch):
 
 
 def test_off_and_not_for_other_units(cache, rng, monkeypatch):
-    monkeypatch.setenv("CUDAJIT_CPU_PCH", "0")
     compile_and_call(unit(29), 1.5)
-    # a unit with code before the #include is never given one either
+    wait_for_pch(cache)                                 # PRELUDE's header exists from here on
+    before = _core.host_pch_uses()
+    monkeypatch.setenv("CUDAJIT_CPU_PCH", "0")
+    assert compile_and_call(unit(37), 40.0) == pytest.approx(1003.0)
+    assert _core.host_pch_uses() == before              # off: not given it although it is there
+    # a unit with code before the #include is never given one either (nor starts a build of its own)
     monkeypatch.delenv("CUDAJIT_CPU_PCH")
     assert compile_and_call(unit(31, "static int before = 1;\n" + PRELUDE), 40.0) == pytest.approx(1009.0)
-    time.sleep(1.0)
-    assert not pch_dirs(cache) and not [f for f in os.listdir(cache) if f.startswith("tmp-pch")]
+    assert _core.host_pch_uses() == before
+    assert compile_and_call(unit(41), 40.0) == pytest.approx(1040.0)
+    assert _core.host_pch_uses() == before + 1          # and the header was usable all along
+    assert len(pch_dirs(cache)) == 1 and not [f for f in os.listdir(cache) if f.startswith("tmp-pch")]
 
 
 def test_kernels_compiled_with_it_match_numpy(backend, cache, rng):

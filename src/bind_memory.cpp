@@ -12,6 +12,7 @@
 #include "driver.h"
 #include "errors.h"
 #include "graph_capture.h"
+#include "ipc.h"
 #include "memory.h"
 #include "gil.h"
 
@@ -193,6 +194,19 @@ void bind_memory(py::module_& m) {
     m.def("context_epoch", &block_cache::epoch,
           "A number that changes whenever cuda.close() or Device.reset() ends the contexts: memory allocated before "
           "belongs to none (block_cache.h).");
+    m.def("ipc_export", [](uintptr_t ptr, int device, uintptr_t base) {
+        auto [handle, offset] = ipc::export_handle(ptr, device, base);
+        return py::make_tuple(py::bytes(handle), offset);
+    }, py::arg("ptr"), py::arg("device"), py::arg("base") = 0,
+          "(handle bytes, offset of ptr in its allocation): a CUDA IPC handle to the device memory at ptr; base: the "
+          "allocation's start when it is a DeviceBuffer of cudajit's pool, else 0 (ipc.h).");
+    m.def("ipc_open", [](py::bytes handle, int device) { return ipc::open(std::string(handle), device); },
+          py::arg("handle"), py::arg("device"),
+          "The address of the allocation an IPC handle names, opened on device (counted per handle).");
+    m.def("ipc_close", [](py::bytes handle, int device) { ipc::close(std::string(handle), device); },
+          py::arg("handle"), py::arg("device"), "Gives back one ipc_open of the handle on device.");
+    m.def("ipc_is_legacy", [](py::bytes handle) { return ipc::is_legacy(std::string(handle)); }, py::arg("handle"),
+          "True for a legacy CUipcMemHandle's 64 bytes, False for a cudajit pool handle.");
     m.def("cached_device_bytes", &block_cache::cached_bytes, py::arg("device"),
           "Bytes of freed device blocks the block cache keeps for reuse on a device (block_cache.h).");
     m.def("pointer_device", &pointer_device, py::arg("ptr"),

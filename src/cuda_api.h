@@ -32,13 +32,21 @@ typedef struct CUgraphNode_st* CUgraphNode;
 typedef struct CUuuid_st {
     char bytes[16];
 } CUuuid;
+typedef struct CUipcMemHandle_st {  // a legacy IPC handle (cuIpcGetMemHandle), passed by value
+    char reserved[64];
+} CUipcMemHandle;
+typedef struct CUmemPoolPtrExportData_st {  // one pool allocation, as cuMemPoolExportPointer describes it
+    unsigned char reserved[64];
+} CUmemPoolPtrExportData;
 typedef void (*CUhostFn)(void* user_data);
 typedef size_t (*CUoccupancyB2DSize)(int block_size);
 
 // ---- driver: result codes (only those the core tests for; any other value passes through) ----
 typedef enum CUresult_enum : int {
     CUDA_SUCCESS = 0,
+    CUDA_ERROR_INVALID_VALUE = 1,
     CUDA_ERROR_OUT_OF_MEMORY = 2,
+    CUDA_ERROR_INVALID_CONTEXT = 201,
     CUDA_ERROR_NO_DEVICE = 100,
     CUDA_ERROR_NOT_FOUND = 500,
     CUDA_ERROR_NOT_READY = 600,
@@ -65,7 +73,8 @@ typedef enum CUresult_enum : int {
     X(SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO, 87) X(PAGEABLE_MEMORY_ACCESS, 88)                     \
     X(CONCURRENT_MANAGED_ACCESS, 89) X(COMPUTE_PREEMPTION_SUPPORTED, 90)                           \
     X(COOPERATIVE_LAUNCH, 95) X(MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, 97)                             \
-    X(MAX_BLOCKS_PER_MULTIPROCESSOR, 106) X(MEMORY_POOLS_SUPPORTED, 115) X(CLUSTER_LAUNCH, 120)
+    X(MAX_BLOCKS_PER_MULTIPROCESSOR, 106) X(MEMORY_POOLS_SUPPORTED, 115) X(MEMPOOL_SUPPORTED_HANDLE_TYPES, 119)     \
+    X(CLUSTER_LAUNCH, 120)
 typedef enum CUdevice_attribute_enum : int {
 #define CJ_CU_DEVICE_ATTRIBUTE_ENUMERATOR(name, value) CU_DEVICE_ATTRIBUTE_##name = value,
     CJ_CU_DEVICE_ATTRIBUTES(CJ_CU_DEVICE_ATTRIBUTE_ENUMERATOR)
@@ -92,11 +101,44 @@ typedef enum CUpointer_attribute_enum : int {
     CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9,
     CU_POINTER_ATTRIBUTE_RANGE_START_ADDR = 11,
     CU_POINTER_ATTRIBUTE_RANGE_SIZE = 12,
+    CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE = 17,
 } CUpointer_attribute;
 
 typedef enum CUmemPool_attribute_enum : int {
     CU_MEMPOOL_ATTR_RELEASE_THRESHOLD = 4,
 } CUmemPool_attribute;
+
+// Memory pools with IPC (cuMemPoolCreate's properties; the rest of each enumeration is not used).
+typedef enum CUmemAllocationType_enum : int {
+    CU_MEM_ALLOCATION_TYPE_PINNED = 1,
+} CUmemAllocationType;
+typedef enum CUmemAllocationHandleType_enum : int {
+    CU_MEM_HANDLE_TYPE_NONE = 0,
+    CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR = 1,
+} CUmemAllocationHandleType;
+typedef enum CUmemLocationType_enum : int {
+    CU_MEM_LOCATION_TYPE_DEVICE = 1,
+} CUmemLocationType;
+typedef enum CUmemAccess_flags_enum : int {
+    CU_MEM_ACCESS_FLAGS_PROT_READWRITE = 3,
+} CUmemAccess_flags;
+typedef struct CUmemLocation_st {
+    CUmemLocationType type;
+    int id;
+} CUmemLocation;
+typedef struct CUmemAccessDesc_st {
+    CUmemLocation location;
+    CUmemAccess_flags flags;
+} CUmemAccessDesc;
+typedef struct CUmemPoolProps_st {
+    CUmemAllocationType allocType;
+    CUmemAllocationHandleType handleTypes;
+    CUmemLocation location;
+    void* win32SecurityAttributes;
+    size_t maxSize;
+    unsigned short usage;
+    unsigned char reserved[54];
+} CUmemPoolProps;
 
 typedef enum CUstreamCaptureStatus_enum : int {
     CU_STREAM_CAPTURE_STATUS_NONE = 0,
@@ -129,6 +171,7 @@ enum : unsigned int {
     CU_EVENT_DEFAULT = 0,
     CU_EVENT_DISABLE_TIMING = 2,
     CU_MEM_ATTACH_GLOBAL = 1,
+    CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS = 1,
 };
 #define CU_MEMHOSTALLOC_PORTABLE 1u
 #define CU_MEMHOSTALLOC_DEVICEMAP 2u
@@ -169,6 +212,26 @@ enum : unsigned int {
     X(cuMemPoolSetAttribute, cuMemPoolSetAttribute,                                              \
       (CUmemoryPool pool, CUmemPool_attribute attribute, void* value))                           \
     X(cuMemPoolTrimTo, cuMemPoolTrimTo, (CUmemoryPool pool, size_t keep_bytes))                  \
+    X(cuMemPoolCreate, cuMemPoolCreate, (CUmemoryPool* pool, const CUmemPoolProps* props))       \
+    X(cuMemPoolDestroy, cuMemPoolDestroy, (CUmemoryPool pool))                                   \
+    X(cuMemAllocFromPoolAsync, cuMemAllocFromPoolAsync,                                          \
+      (CUdeviceptr* ptr, size_t bytes, CUmemoryPool pool, CUstream stream))                      \
+    X(cuMemPoolExportToShareableHandle, cuMemPoolExportToShareableHandle,                        \
+      (void* handle, CUmemoryPool pool, CUmemAllocationHandleType type, unsigned long long flags)) \
+    X(cuMemPoolImportFromShareableHandle, cuMemPoolImportFromShareableHandle,                    \
+      (CUmemoryPool* pool, void* handle, CUmemAllocationHandleType type, unsigned long long flags)) \
+    X(cuMemPoolExportPointer, cuMemPoolExportPointer, (CUmemPoolPtrExportData* data, CUdeviceptr ptr)) \
+    X(cuMemPoolImportPointer, cuMemPoolImportPointer,                                            \
+      (CUdeviceptr* ptr, CUmemoryPool pool, CUmemPoolPtrExportData* data))                       \
+    X(cuMemPoolGetAccess, cuMemPoolGetAccess,                                                    \
+      (CUmemAccess_flags* flags, CUmemoryPool pool, CUmemLocation* location))                    \
+    X(cuMemPoolSetAccess, cuMemPoolSetAccess,                                                    \
+      (CUmemoryPool pool, const CUmemAccessDesc* access, size_t count))                          \
+    X(cuMemGetAddressRange, cuMemGetAddressRange_v2, (CUdeviceptr* base, size_t* bytes, CUdeviceptr ptr)) \
+    X(cuIpcGetMemHandle, cuIpcGetMemHandle, (CUipcMemHandle* handle, CUdeviceptr ptr))           \
+    X(cuIpcOpenMemHandle, cuIpcOpenMemHandle_v2,                                                 \
+      (CUdeviceptr* ptr, CUipcMemHandle handle, unsigned int flags))                             \
+    X(cuIpcCloseMemHandle, cuIpcCloseMemHandle, (CUdeviceptr ptr))                               \
     X(cuMemHostAlloc, cuMemHostAlloc, (void** ptr, size_t bytes, unsigned int flags))            \
     X(cuMemFreeHost, cuMemFreeHost, (void* ptr))                                                 \
     X(cuMemHostGetDevicePointer, cuMemHostGetDevicePointer_v2,                                   \

@@ -12,27 +12,13 @@
 #include "errors.h"
 #include "external_alloc.h"
 #include "graph_capture.h"
+#include "ipc.h"
 #include "staging.h"
 
 namespace cj {
 namespace {
 
 Backend g_backend = Backend::Gpu;
-
-// Keep freed pool memory for reuse instead of returning it to the OS at every sync point:
-// without this, a loop that allocates and frees pays the driver's full allocation cost.
-void configure_pool_once(int device) {
-    static std::mutex& m = *new std::mutex;  // never destroyed (interpreter exit)
-    static auto& done = *new std::vector<bool>;
-    std::lock_guard<std::mutex> lock(m);
-    if (device >= static_cast<int>(done.size())) done.resize(device + 1, false);
-    if (done[device]) return;
-    CUmemoryPool pool;
-    CJ_CU(cuDeviceGetDefaultMemPool, &pool, ctx::current_cu_device());
-    cuuint64_t threshold = ~0ull;
-    CJ_CU(cuMemPoolSetAttribute, pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold);
-    done[device] = true;
-}
 
 void* host_alloc(size_t n) {
     // 64-byte alignment: what NumPy and vector loads like; a zero-size request still gets a pointer.
@@ -74,12 +60,12 @@ DeviceBuffer::DeviceBuffer(size_t nbytes, uintptr_t stream) : nbytes_(nbytes), b
     size_t bytes = block_cache::allocation_size(nbytes);
     ptr_ = block_cache::take(device_, bytes, stream);
     if (ptr_) return;
-    configure_pool_once(device_);
+    CUmemoryPool pool = ipc::pool(device_);  // exportable: arrays can be shared with other processes (ipc.h)
     CUdeviceptr p = 0;
-    CUresult r = drv::api().cuMemAllocAsync(&p, bytes, as_stream(stream));
+    CUresult r = drv::api().cuMemAllocFromPoolAsync(&p, bytes, pool, as_stream(stream));
     if (r == CUDA_ERROR_OUT_OF_MEMORY && block_cache::release(device_))
-        r = drv::api().cuMemAllocAsync(&p, bytes, as_stream(stream));
-    check_alloc(r, "cuMemAllocAsync", nbytes, "device memory");
+        r = drv::api().cuMemAllocFromPoolAsync(&p, bytes, pool, as_stream(stream));
+    check_alloc(r, "cuMemAllocFromPoolAsync", nbytes, "device memory");
     ptr_ = static_cast<uintptr_t>(p);
 }
 

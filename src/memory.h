@@ -16,8 +16,8 @@ enum class Backend : uint8_t { Gpu = 0, Cpu = 1 };
 Backend current_backend();
 void set_current_backend(Backend b);
 
-// An owning allocation. GPU: cuMemAllocAsync on the stream given, from the pool of this thread's device
-// (device()); freed with cuMemFreeAsync on that device's legacy default stream (which orders after work on
+// An owning allocation. GPU: cuMemAllocFromPoolAsync on the stream given, from the pool of this thread's device
+// (device(); ipc::pool: cudajit's own, which can be shared with other processes); freed with cuMemFreeAsync on that device's legacy default stream (which orders after work on
 // every blocking stream of it), whichever device is current when the last reference goes. Blocks of at most
 // 1 MiB go through the device's block cache (block_cache.h) both ways; running out of memory returns the
 // cached blocks to the pool and tries once more.

@@ -347,13 +347,9 @@ def test_numba_cuda_030_host_names(backend):
         return x * by
     assert doubled(21) == 42 and doubled(2, by=5) == 10
     assert doubled.__name__ == "doubled" and doubled.__doc__ == "Its docstring."
-    # what cudajit lacks says so, by name
-    with pytest.raises(NotImplementedError, match="open_ipc_array: CUDA IPC is not supported"):
-        cuda.open_ipc_array(b"handle", (4,), np.float32)
     with pytest.raises(TypeError, match=r"set_memory_manager\(NotAPlugin\): not an EMM plugin class"):
         cuda.set_memory_manager(type("NotAPlugin", (), {}))
-    with pytest.raises(NotImplementedError, match="IPC handles are not supported"):
-        cuda.to_device(np.zeros(4)).get_ipc_handle()
+    # IPC: tests/test_ipc.py
 
 
 @cuda.jit

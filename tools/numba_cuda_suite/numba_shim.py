@@ -289,6 +289,7 @@ def install():
     _module("numba.cuda.tests.support", TestCase=TestCase, override_config=override_config,
             MemoryLeakMixin=testing.MemoryLeakMixin, CheckWarningsMixin=CheckWarningsMixin,
             linux_only=unittest.skipUnless(sys.platform.startswith("linux"), "linux only"),
+            windows_only=unittest.skipUnless(sys.platform.startswith("win"), "windows only"),
             captured_stdout=captured_stdout, captured_stderr=captured_stderr,
             skip_unless_cffi=unittest.skipUnless(_has("cffi"), "cffi"), run_in_subprocess=run_in_subprocess,
             IS_NUMPY_2=int(np.__version__.split(".")[0]) >= 2)

@@ -94,15 +94,17 @@ def require_context(fn):
 
 
 def open_ipc_array(handle, shape, dtype, strides=None, offset=0):
-    """Numba's IPC consumer; not supported by cudajit yet (raises NotImplementedError)."""
-    raise NotImplementedError("cuda.open_ipc_array: CUDA IPC is not supported by cudajit yet (its device memory comes "
-                              "from a stream-ordered pool, which the legacy IPC handles cannot export)")
-
+    """numba.cuda's ``open_ipc_array``: a context manager that opens an IPC handle's bytes (a legacy
+    CUipcMemHandle from any library, or a cudajit handle's ``reserved``) as a device array (cuda/ipc.py)."""
+    from .ipc import open_ipc_array as _open
+    return _open(handle, shape, dtype, strides, offset)
 
 
 def __getattr__(name):
     if name == "cudadrv":       # numba-cuda's driver-level import paths, on first use (they import nvJitLink's probe)
         return _importlib.import_module(".cudadrv", __name__)
+    if name == "driver":        # numba.cuda.driver: the module numba.cuda.cudadrv.driver
+        return _importlib.import_module(".cudadrv.driver", __name__)
     if name == "literal_unroll":                   # numba.cuda.literal_unroll, the same object as cudajit's
         from ..compiler.pyvalues import literal_unroll
         return literal_unroll

@@ -552,8 +552,10 @@ class DeviceNDArray(_core.ArrayCore):
         return [self[i:i + section] for i in range(0, self.shape[0], section)]
 
     def get_ipc_handle(self):
-        """Numba's IPC handle for sharing the array with another process; not supported yet (raises)."""
-        raise NotImplementedError("IPC handles are not supported by cudajit yet")
+        """An IpcArrayHandle that shares this array with another process on this machine: pickle it there, then
+        ``with handle as darr:`` (cuda/ipc.py). Linux, GPU backend."""
+        from .ipc import array_handle
+        return array_handle(self)
 
     # --- DLPack ---------------------------------------------------------------------------
     def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):

@@ -188,6 +188,21 @@ class Device:
     def get_primary_context(self):
         return Context(self)
 
+    def get_device_identity(self):
+        """Where the device sits on this machine (numba-cuda's): its PCI domain, bus and device ids, the same in
+        every process whatever CUDA_VISIBLE_DEVICES numbers it."""
+        return {"pci_domain_id": self.PCI_DOMAIN_ID, "pci_bus_id": self.PCI_BUS_ID,
+                "pci_device_id": self.PCI_DEVICE_ID}
+
+    @classmethod
+    def from_identity(cls, identity):
+        """The device of this process with ``identity`` (get_device_identity()); RuntimeError when none has it."""
+        for dev in gpus:
+            if dev.get_device_identity() == identity:
+                return dev
+        raise RuntimeError(f"no device of this process has the identity {identity} (CUDA_VISIBLE_DEVICES may hide "
+                           f"it)")
+
     def __enter__(self):
         """``with cuda.gpus[i]:`` makes device i current on this thread for the block, then the previous one."""
         stack = _entered.__dict__.setdefault("stack", [])
@@ -321,6 +336,25 @@ class Context:
         """Free memory from ``memalloc`` now (its ``free()``)."""
         pointer.free()
 
+    def get_ipc_handle(self, memory):
+        """An IpcHandle (cuda/ipc.py) to share ``memory`` (a DeviceBuffer or MemoryPointer on this device) with
+        another process on this machine; the EMM plugin's ``get_ipc_handle`` while one is set."""
+        mgr = self.memory_manager
+        if mgr is not None:
+            return mgr.get_ipc_handle(memory)
+        from .ipc import export
+        return export(memory, self)
+
+    def open_ipc_handle(self, handle, size):
+        """Map the memory a handle (an IpcMemHandle or its bytes) names into this device: a MemoryPointer of
+        ``size`` bytes, unmapped when it is garbage collected."""
+        from .ipc import IpcHandle
+        ipch = IpcHandle(None, handle, size)
+        mem = ipch.open_direct(self)
+        import weakref
+        weakref.finalize(mem, ipch.close)
+        return mem
+
     def create_stream(self):
         """A new stream on this context's device (``cuda.stream()``)."""
         from .streams import stream
@@ -389,6 +423,11 @@ def list_devices():
 def current_context():
     """The current device's context."""
     return Context(get_current_device())
+
+
+def get_context(devnum=None):
+    """The context of device ``devnum``, or of the current device when None (numba.cuda.devices.get_context)."""
+    return current_context() if devnum is None else Context(gpus[devnum])
 
 
 def close():

@@ -9,7 +9,7 @@ specification; what differs here:
   ``set_memory_manager(None)`` goes back to cudajit's pool.
 - The memory a plugin hands out lives while any array over it does: ``MemoryPointer.own()`` is the pointer itself,
   and ``HostOnlyCUDAMemoryManager.reset()`` frees nothing that an array still uses.
-- No CUDA IPC: ``GetIpcHandleMixin.get_ipc_handle`` raises NotImplementedError.
+- ``GetIpcHandleMixin.get_ipc_handle`` makes a CUDA IPC handle (cuda/ipc.py).
 
 The hook itself is in the C++ core (src/external_alloc.*): while a plugin is set, each ``DeviceBuffer`` calls
 ``_allocate`` below and keeps the object it returns; dropping that object is the plugin's free.
@@ -68,6 +68,11 @@ class MemoryPointer:
     def owner(self):
         """What keeps the memory alive: the ``owner`` given, or the pointer itself."""
         return self if self._owner is None else self._owner
+
+    @property
+    def ptr(self):
+        """The address as an int (what ``DeviceNDArray(..., gpu_data=pointer)`` reads)."""
+        return _address(self.device_pointer)
 
     @property
     def device_pointer_value(self):
@@ -229,7 +234,8 @@ class BaseCUDAMemoryManager(metaclass=ABCMeta):
 
     @abstractmethod
     def get_ipc_handle(self, memory):
-        """An IPC handle for ``memory`` (cudajit has no CUDA IPC and never calls this)."""
+        """An IPC handle (cuda/ipc.py's IpcHandle) for ``memory``, which this plugin allocated
+        (``Context.get_ipc_handle`` and ``DeviceNDArray.get_ipc_handle`` call it while the plugin is set)."""
 
     @abstractmethod
     def get_memory_info(self):
@@ -273,11 +279,13 @@ class HostOnlyCUDAMemoryManager(BaseCUDAMemoryManager):
 
 
 class GetIpcHandleMixin:
-    """numba.cuda's mixin that gives a plugin ``get_ipc_handle``. cudajit has no CUDA IPC, so it raises."""
+    """numba.cuda's mixin that gives a plugin ``get_ipc_handle``: a legacy CUDA IPC handle (cuIpcGetMemHandle) of
+    the allocation under ``memory``, for plugins whose memory comes from cuMemAlloc."""
 
     def get_ipc_handle(self, memory):
-        """Raises NotImplementedError: cudajit has no CUDA IPC (numba.cuda's makes a handle with cuIpcGetMemHandle)."""
-        raise NotImplementedError("get_ipc_handle: CUDA IPC is not supported by cudajit")
+        """An IpcHandle for ``memory`` (a MemoryPointer this plugin allocated)."""
+        from .ipc import export
+        return export(memory, self.context)
 
 
 def set_memory_manager(mm_plugin):

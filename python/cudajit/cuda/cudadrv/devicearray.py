@@ -4,6 +4,7 @@ import numpy as np
 
 from ..arrays import ManagedNDArray, MappedNDArray  # noqa: F401
 from ..devicearray import DeviceNDArray, DeviceRecord  # noqa: F401  (numba-cuda names it here)
+from ..ipc import IpcArrayHandle  # noqa: F401
 
 DeviceNDArrayBase = DeviceNDArray    # numba-cuda's base class of its device arrays: isinstance checks hold
 

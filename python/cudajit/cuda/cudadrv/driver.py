@@ -9,6 +9,7 @@ from ...errors import CudaAPIError  # noqa: F401
 from ..devices import Context, Device, MemoryInfo  # noqa: F401
 from ..emm import (BaseCUDAMemoryManager, GetIpcHandleMixin, HostOnlyCUDAMemoryManager,  # noqa: F401
                    ManagedMemory, MappedMemory, MemoryPointer, PinnedMemory, _address, set_memory_manager)
+from ..ipc import IpcHandle  # noqa: F401
 from ..streams import Event, Stream, event_elapsed_time  # noqa: F401
 
 

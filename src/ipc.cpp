@@ -15,7 +15,6 @@
 // that user's processes may already read this one's memory.
 #include "ipc.h"
 
-#include <fcntl.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/un.h>

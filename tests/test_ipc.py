@@ -56,6 +56,14 @@ def _read_handle(ipch, dtype):
     return out
 
 
+def _read_staged(ipch, dtype):
+    mem = ipch.open_staged(cuda.current_context())      # a copy, made through the memory's own device
+    host = np.empty(ipch.size // np.dtype(dtype).itemsize, dtype)
+    cuda.driver.device_to_host(host, mem, ipch.size)
+    ipch.close()
+    return host
+
+
 def _export_and_exit(conn):
     d = cuda.to_device(np.arange(16, dtype=np.float32))
     conn.send(pickle.dumps(d.get_ipc_handle()))
@@ -119,6 +127,8 @@ def test_context_handle_raw_bytes_and_pickle(pool, rng):
         assert again.handle.reserved == ipch.handle.reserved and again.source_info == ipch.source_info
         whole = pool.submit(_read_handle, again, host.dtype).result(timeout=TIMEOUT)
         np.testing.assert_array_equal(whole[:host.size], host)   # the allocation from its start
+        staged = pool.submit(_read_staged, again, host.dtype).result(timeout=TIMEOUT)
+        np.testing.assert_array_equal(staged[:host.size], host)
         raw = bytes(ipch.handle.reserved)
         part = pool.submit(_read_raw, raw, 900 * 8, host.dtype, 800).result(timeout=TIMEOUT)
         np.testing.assert_array_equal(part, host[100:])

@@ -345,16 +345,6 @@ class Context:
         from .ipc import export
         return export(memory, self)
 
-    def open_ipc_handle(self, handle, size):
-        """Map the memory a handle (an IpcMemHandle or its bytes) names into this device: a MemoryPointer of
-        ``size`` bytes, unmapped when it is garbage collected."""
-        from .ipc import IpcHandle
-        ipch = IpcHandle(None, handle, size)
-        mem = ipch.open_direct(self)
-        import weakref
-        weakref.finalize(mem, ipch.close)
-        return mem
-
     def create_stream(self):
         """A new stream on this context's device (``cuda.stream()``)."""
         from .streams import stream

@@ -158,14 +158,13 @@ class IpcHandle:
     def open(self, context):
         """Open the handle for ``context``'s device: the memory itself where that device can map it, else a copy
         (``open_staged``). A MemoryPointer."""
-        if self.can_access_peer(context):
-            return self.open_direct(context)
         try:
             return self.open_direct(context)
         except CudaSupportError:
             raise
         except Exception:
-            self._opened = None
+            if self.can_access_peer(context):   # the memory's own device: nothing to stage through
+                raise
             return self.open_staged(context)
 
     def open_array(self, context, shape, dtype, strides=None):

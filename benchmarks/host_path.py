@@ -55,12 +55,17 @@ def measure():
     red(dx)
     s = cuda.stream()
     e3[1, 32, s](a, b, c)
+    ls3 = e3[1, 32, s]
     rows = [("a Python call", lambda: nothing(), 200_000),
             ("k[1, 32](a, b, c)", lambda: e3[1, 32](a, b, c), 200_000),
             ("k[1, 32]()", lambda: e0[1, 32](), 200_000),
             ("l(a, b, c), l = k[1, 32]", lambda: l3(a, b, c), 200_000),
             ("k[1, 32]", lambda: e3[1, 32], 200_000),
             ("k[1, 32, s](a, b, c), s = cuda.stream()", lambda: e3[1, 32, s](a, b, c), 200_000),
+            ("k[1, 32, s]", lambda: e3[1, 32, s], 200_000),
+            ("k[(1, 1), (32, 1)]", lambda: e3[(1, 1), (32, 1)], 200_000),
+            ("k[1, 32, 0, 256]", lambda: e3[1, 32, 0, 256], 200_000),
+            ("ls(a, b, c), ls = k[1, 32, s]", lambda: ls3(a, b, c), 200_000),
             ("cuda.reduce, 2^20 float32 on the device", lambda: red(dx), 20_000)]
     for name, fn, n in rows:
         print(f"{name:42s} {ns(fn, n):8.0f} ns")

@@ -42,6 +42,7 @@ static CUresult alloc(CUdeviceptr* p, size_t n) { *p = reinterpret_cast<CUdevice
 CUresult cuMemAlloc_v2(CUdeviceptr* p, size_t n) { return alloc(p, n); }
 CUresult cuMemAllocAsync(CUdeviceptr* p, size_t n, CUstream) { return alloc(p, n); }
 CUresult cuMemAllocManaged(CUdeviceptr* p, size_t n, unsigned) { return alloc(p, n); }
+CUresult cuMemAllocFromPoolAsync(CUdeviceptr* p, size_t n, CUmemoryPool, CUstream) { return alloc(p, n); }
 CUresult cuMemFree_v2(CUdeviceptr p) { std::free(reinterpret_cast<void*>(p)); return CUDA_SUCCESS; }
 CUresult cuMemFreeAsync(CUdeviceptr p, CUstream) { std::free(reinterpret_cast<void*>(p)); return CUDA_SUCCESS; }
 CUresult cuMemHostAlloc(void** p, size_t n, unsigned) { *p = std::aligned_alloc(4096, (n + 4095) / 4096 * 4096 + 4096); return CUDA_SUCCESS; }

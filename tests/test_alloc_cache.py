@@ -3,6 +3,7 @@
 Blocks of at most 1 MiB are kept when their array goes and handed to the next allocation of their size class;
 these tests check that reused memory never shows another array's data or races with work still running on it.
 """
+import gc
 import subprocess
 import sys
 import textwrap
@@ -11,6 +12,7 @@ import numpy as np
 import pytest
 
 from cudajit import _core, cuda
+from cudajit.cuda.devicearray import DeviceNDArray
 from cudajit.cuda.streams import Stream
 
 SIZES = [1, 7, 128, 129, 1000, 4096, 65536 + 3, 262144, 300000, (1 << 20) // 4 + 1]
@@ -75,7 +77,28 @@ def test_shapes_orders_and_dtypes_of_the_fast_path(backend):
     host = np.arange(15, dtype=np.int16).reshape(3, 5)
     a.copy_to_device(np.asfortranarray(host))
     np.testing.assert_array_equal(a.copy_to_host(), host)
-    assert a.gpu_data is a.gpu_data and a[1:].gpu_data is a.gpu_data
+    assert a.gpu_data is a.gpu_data and a[:, :].gpu_data is a.gpu_data    # views of all of it: the allocation
+
+
+@pytest.mark.parametrize("index", [np.s_[1:], np.s_[:, 1:4], np.s_[1, ::2], np.s_[::-1, ::-2], np.s_[2:3, 3]])
+def test_gpu_data_of_a_view_spans_its_bytes_as_numba_cudas(backend, index):
+    rng = np.random.default_rng(5)
+    host = rng.standard_normal((4, 6))
+    a = cuda.to_device(host)
+    v = a[index]
+    mem = v.gpu_data
+    assert mem is v.gpu_data and mem.owner is a.gpu_data
+    # the bytes the view spans, from its lowest element to past its highest (numba-cuda's MemoryPointer.view)
+    elements = np.arange(host.size).reshape(host.shape)[index]
+    lo, hi = 8 * int(elements.min()), 8 * (int(elements.max()) + 1)
+    assert mem.device_pointer_value - a.gpu_data.ptr == lo and mem.size == hi - lo
+    # an array made on it reads those bytes
+    flat = DeviceNDArray((mem.size // 8,), (8,), np.float64, gpu_data=mem).copy_to_host()
+    np.testing.assert_array_equal(flat, host.reshape(-1)[lo // 8:hi // 8])
+    del a, v
+    gc.collect()
+    np.testing.assert_array_equal(DeviceNDArray((1,), (8,), np.float64, gpu_data=mem).copy_to_host(),
+                                  host.reshape(-1)[lo // 8:lo // 8 + 1])   # the pointer keeps the memory alive
 
 
 @pytest.mark.parametrize("shape, dtype, err, words", [

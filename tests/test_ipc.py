@@ -119,16 +119,22 @@ def test_memory_is_shared_not_copied(pool, rng):
 def test_context_handle_raw_bytes_and_pickle(pool, rng):
     with _backend.use("gpu"):
         host = rng.integers(-2**40, 2**40, 1000)
-        darr = cuda.to_device(host)[100:]
-        ipch = cuda.current_context().get_ipc_handle(darr.gpu_data)
+        whole = cuda.to_device(host)
+        darr = whole[100:]
+        ipch = cuda.current_context().get_ipc_handle(darr.gpu_data)    # the view's bytes, as in numba-cuda
         assert isinstance(ipch, IpcHandle) and ipch.base is not None
+        assert ipch.size == 900 * 8 and ipch.offset == 800
         again = pickle.loads(pickle.dumps(ipch))
         assert again.base is None and again.size == ipch.size and again.offset == ipch.offset
         assert again.handle.reserved == ipch.handle.reserved and again.source_info == ipch.source_info
-        whole = pool.submit(_read_handle, again, host.dtype).result(timeout=TIMEOUT)
-        np.testing.assert_array_equal(whole[:host.size], host)   # the allocation from its start
+        viewed = pool.submit(_read_handle, again, host.dtype).result(timeout=TIMEOUT)
+        np.testing.assert_array_equal(viewed, host[100:])
         staged = pool.submit(_read_staged, again, host.dtype).result(timeout=TIMEOUT)
-        np.testing.assert_array_equal(staged[:host.size], host)
+        np.testing.assert_array_equal(staged, host[100:])
+        all_of_it = cuda.current_context().get_ipc_handle(whole.gpu_data)
+        assert all_of_it.offset == 0 and all_of_it.handle.reserved == ipch.handle.reserved
+        out = pool.submit(_read_handle, pickle.loads(pickle.dumps(all_of_it)), host.dtype).result(timeout=TIMEOUT)
+        np.testing.assert_array_equal(out[:host.size], host)   # the allocation from its start
         raw = bytes(ipch.handle.reserved)
         part = pool.submit(_read_raw, raw, 900 * 8, host.dtype, 800).result(timeout=TIMEOUT)
         np.testing.assert_array_equal(part, host[100:])

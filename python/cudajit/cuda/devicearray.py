@@ -202,12 +202,35 @@ class DeviceNDArray(_core.ArrayCore):
             return gpus[0]
         return None if self._device < 0 else gpus[self._device]
 
-    @property
-    def gpu_data(self):
-        """The allocation this array views (Numba's ``gpu_data``; an EMM plugin's MemoryPointer where a plugin
-        allocated it); several views may share one."""
+    def _allocation(self):
+        """The object owning the memory this array views: a DeviceBuffer, an EMM plugin's MemoryPointer, or
+        another library's array."""
         owner = self._owner
         return getattr(owner, "external", None) or owner
+
+    @property
+    def gpu_data(self):
+        """The memory this array spans, as in Numba: for an array spanning its whole allocation, the allocation (a
+        DeviceBuffer, or an EMM plugin's MemoryPointer where a plugin allocated it); for a view of part of one, a
+        ``MemoryPointer`` to the bytes it spans (``device_pointer`` the lowest, ``size`` their count) whose
+        ``owner`` is the allocation. Another library's array (``cuda.as_cuda_array``) gives its own object."""
+        from .emm import MemoryPointer
+        root = self._allocation()
+        if isinstance(root, _core.DeviceBuffer):
+            start, nbytes = root.ptr, root.nbytes
+        elif isinstance(root, MemoryPointer):
+            start, nbytes = root.ptr, root.size
+        else:
+            return root
+        lo, hi = self._extent()
+        if self._ptr + lo == start and hi - lo == nbytes:
+            return root
+        cached = self.__dict__.get("_gpu_data_view")
+        if cached is None:
+            from .devices import gpus
+            context = gpus[self._device].get_primary_context() if self._backend != 1 and self._device >= 0 else None
+            cached = self.__dict__["_gpu_data_view"] = MemoryPointer(context, self._ptr + lo, hi - lo, owner=root)
+        return cached
 
     @property
     def alloc_size(self):

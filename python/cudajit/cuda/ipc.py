@@ -93,8 +93,10 @@ def export(memory, context=None, ptr=None, size=None):
     if device < 0:
         raise ValueError("get_ipc_handle: the memory is not device memory of one GPU (managed or host memory "
                          "cannot be shared through CUDA IPC)")
-    own = isinstance(memory, _core.DeviceBuffer) and memory.external is None     # from cudajit's pool: its start
-    raw, offset = _core.ipc_export(ptr, device, memory.ptr if own else 0)
+    from .emm import MemoryPointer
+    root = memory.owner if isinstance(memory, MemoryPointer) else memory     # a view's allocation
+    own = isinstance(root, _core.DeviceBuffer) and root.external is None     # from cudajit's pool: its start
+    raw, offset = _core.ipc_export(ptr, device, root.ptr if own else 0)
     from .devices import gpus
     return IpcHandle(memory, IpcMemHandle(raw), size, gpus[device].get_device_identity(), offset)
 
@@ -230,7 +232,7 @@ def array_handle(darr):
     lo_rel, hi_rel = darr._extent()         # bytes from the first element to the lowest and past the highest
     lo, size = darr._ptr + lo_rel, hi_rel - lo_rel
     context = gpus[darr._device].get_primary_context() if darr._device >= 0 else current_context()
-    mem = darr.gpu_data
+    mem = darr._allocation()
     mgr = context.memory_manager
     if mgr is not None and not isinstance(mem, _core.DeviceBuffer) and hasattr(mem, "device_pointer"):
         handle = mgr.get_ipc_handle(mem)           # the plugin's handle to the whole allocation

@@ -135,10 +135,29 @@ LauncherObject make_launcher(std::shared_ptr<Dispatcher> d, py::handle grid, py:
     return launcher;
 }
 
+// A configuration whose launcher a dispatcher keeps for the next `kern[...]` of equal items: grid and block each an
+// int or a tuple of 1 to 3 ints, the stream (if given) an int handle or None, the shared memory an int or None. Only
+// exact ints: a float or bool equal to one hashes alike but is not a valid (or the same) configuration. A stream
+// object is never kept (a launcher holds its stream, which would then outlive the user's last reference).
+bool cacheable_dims(PyObject* o) {
+    if (PyLong_CheckExact(o)) return true;
+    if (!PyTuple_CheckExact(o) || PyTuple_GET_SIZE(o) < 1 || PyTuple_GET_SIZE(o) > 3) return false;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(o); ++i)
+        if (!PyLong_CheckExact(PyTuple_GET_ITEM(o, i))) return false;
+    return true;
+}
+
+bool cacheable_config(PyObject* const* item, Py_ssize_t n) {
+    if (!cacheable_dims(item[0]) || !cacheable_dims(item[1])) return false;
+    for (Py_ssize_t i = 2; i < n; ++i)
+        if (item[i] != Py_None && !PyLong_CheckExact(item[i])) return false;
+    return true;
+}
+
 // CUDADispatcher.__getitem__ (python/cudajit/cuda/dispatcher.py installs it), without running Python:
-// - `kern[g, b]` with two ints whose launcher was made before comes from the dispatcher's _launchers dict;
-// - any other tuple of 2 to 4 items makes a launcher here (kern[g, b, stream] each time: a launcher holds its stream,
-//   so none is kept), and a new one for two ints goes into _launchers (at most 64, then the dict starts afresh);
+// - a cacheable configuration (above) whose launcher was made before comes from the dispatcher's _launchers dict;
+// - any other tuple of 2 to 4 items makes a launcher here (kern[g, b, stream] each time), and a new one for a
+//   cacheable configuration goes into _launchers (at most 64, then the dict starts afresh);
 // - anything else goes to the class's _configure, which names what a configuration must be.
 // A method descriptor of the class, so that CPython calls it as fast as a built-in type's method.
 PyObject* dispatcher_getitem(PyObject* self, PyObject* config) {
@@ -149,10 +168,9 @@ PyObject* dispatcher_getitem(PyObject* self, PyObject* config) {
         return PyObject_CallMethodOneArg(self, configure_name, config);
     const Py_ssize_t n = PyTuple_GET_SIZE(config);
     PyObject* const* item = &PyTuple_GET_ITEM(config, 0);
-    // exact ints: a float equal to one hashes alike
-    const bool two_ints = n == 2 && PyLong_CheckExact(item[0]) && PyLong_CheckExact(item[1]);
+    const bool keep = cacheable_config(item, n);
     py::object launchers;
-    if (two_ints) {
+    if (keep) {
         launchers = py::reinterpret_steal<py::object>(PyObject_GetAttr(self, launchers_name));
         if (!launchers) return nullptr;
         if (!PyDict_CheckExact(launchers.ptr())) return PyObject_CallMethodOneArg(self, configure_name, config);
@@ -164,7 +182,7 @@ PyObject* dispatcher_getitem(PyObject* self, PyObject* config) {
         if (!core) throw py::error_already_set();
         LauncherObject launcher = make_launcher(core.cast<std::shared_ptr<Dispatcher>>(), item[0], item[1],
                                                 n > 2 ? item[2] : Py_None, n > 3 ? item[3] : Py_None);
-        if (two_ints) {
+        if (keep) {
             if (PyDict_GET_SIZE(launchers.ptr()) >= 64) PyDict_Clear(launchers.ptr());
             if (PyDict_SetItem(launchers.ptr(), config, launcher.ptr()) < 0) throw py::error_already_set();
         }

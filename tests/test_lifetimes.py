@@ -78,12 +78,12 @@ def test_memory_of_repeated_jits_is_bounded(backend):
 
 
 def test_launchers_kept_for_int_configurations_do_not_keep_a_dropped_kernel(backend):
-    """kern[g, b] with two ints reuses the launcher it made before (dispatcher.py); the launcher holds the dispatcher,
+    """kern[g, b] of ints reuses the launcher it made before (dispatcher.py); the launcher holds the dispatcher,
     a cycle through the core's Launcher that the GC must see (bind_launch.cpp, tp_traverse)."""
     rng = np.random.default_rng(4)
     kern = _make_kernel()
     assert kern[3, 128] is kern[3, 128]
-    assert kern[(3,), (128,)] is not kern[(3,), (128,)]       # tuples of dimensions are configured each time
+    assert kern[(3,), (128,)] is kern[(3,), (128,)] and kern[(3,), (128,)] is not kern[3, 128]
     _launch(kern, rng)
     ref = weakref.ref(kern)
     del kern
@@ -99,6 +99,13 @@ def test_a_float_equal_to_an_int_is_still_refused_after_the_int_launch(backend):
         kern[1.0, 32]
     with pytest.raises(TypeError, match="blockdim"):
         kern[1, 32.0]
+    kern[(1, 2), (32, 2), 0, 16]
+    with pytest.raises(TypeError, match="griddim"):
+        kern[(1.0, 2), (32, 2), 0, 16]
+    with pytest.raises(TypeError, match="blockdim"):
+        kern[(1, 2), (32.0, 2), 0, 16]
+    with pytest.raises(TypeError, match="sharedmem"):
+        kern[(1, 2), (32, 2), 0, 16.0]
 
 
 

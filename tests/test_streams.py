@@ -346,8 +346,8 @@ def test_launch_configurations_read_every_kind_of_stream(backend):
 
 
 def test_stream_launches_are_made_afresh_and_int_ones_kept(backend):
-    """kern[g, b] with two ints is kept (at most 64 configurations), kern[g, b, s] is not: a kept launcher would keep
-    its stream alive after the user dropped it."""
+    """kern[g, b] of ints is kept (at most 64 configurations), with an int stream handle and shared-memory size too;
+    kern[g, b, s] of a stream object is not: a kept launcher would keep its stream alive after the user dropped it."""
     import gc
     import weakref
 
@@ -359,6 +359,11 @@ def test_stream_launches_are_made_afresh_and_int_ones_kept(backend):
 
     assert add_one[2, 32] is add_one[2, 32]
     assert add_one[2, np.int64(32)] is not add_one[2, np.int64(32)]     # only exact ints are kept
+    assert add_one[(2, 1), (32, 1, 1), 0, 64] is add_one[(2, 1), (32, 1, 1), 0, 64]
+    assert add_one[2, 32, None, None] is add_one[2, 32, None, None] is not add_one[2, 32]
+    assert add_one[2, (32, True)] is not add_one[2, (32, True)]
+    launcher = add_one[(2, 1), (32, 1, 1), 0, 64]
+    assert launcher.griddim == (2, 1, 1) and launcher.blockdim == (32, 1, 1) and launcher.sharedmem == 64
     for g in range(1, 70):
         add_one[g, 32]
     assert 0 < len(add_one._launchers) <= 64

@@ -118,6 +118,14 @@ class _JitFunction:
         return dataclasses.asdict(self._options)
 
 
+def _cacheable(config):
+    """Whether kern[config]'s launcher is kept for the next equal configuration (bind_launch.cpp's
+    cacheable_config): exact ints only, never a stream object."""
+    def dims(d):
+        return type(d) is int or (type(d) is tuple and 1 <= len(d) <= 3 and all(type(x) is int for x in d))
+    return dims(config[0]) and dims(config[1]) and all(x is None or type(x) is int for x in config[2:])
+
+
 class CUDADispatcher(_JitFunction):
     """What ``@cuda.jit`` returns for a kernel. Launch with ``kernel[griddim, blockdim, stream, sharedmem](*args)``."""
 
@@ -140,15 +148,16 @@ class CUDADispatcher(_JitFunction):
 
     # --- launching ------------------------------------------------------------------------
     # kern[...]: __getitem__ is the core's (installed below the class, src/bind_launch.cpp): a launcher made before
-    # for two ints comes straight from self._launchers; any other tuple of 2 to 4 items gets a new launcher there,
-    # kept in self._launchers for two ints (the launcher holds this dispatcher, a cycle the GC sees). What is not a
-    # plain tuple of 2 to 4 items comes here.
+    # for a configuration of ints (grid and block ints or tuples of ints, an int stream handle or None, an int
+    # shared-memory size or None) comes straight from self._launchers; any other tuple of 2 to 4 items gets a new
+    # launcher there, kept in self._launchers if made of ints (the launcher holds this dispatcher, a cycle the GC
+    # sees; a stream object is never kept). What is not a plain tuple of 2 to 4 items comes here.
     def _configure(self, config):
         if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
             raise LaunchError("a launch configuration is kernel[griddim, blockdim] or "
                               "kernel[griddim, blockdim, stream, sharedmem]")
         launcher = self._core.configure(*config)
-        if len(config) == 2 and type(config[0]) is int and type(config[1]) is int:
+        if _cacheable(config):
             if len(self._launchers) >= 64:
                 self._launchers.clear()
             self._launchers[config] = launcher

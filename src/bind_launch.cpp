@@ -42,22 +42,20 @@ struct Launcher {
                         // (and copy NumPy arguments) on a destroyed stream, as numba-cuda's launcher holds it too
 };
 
-PyTypeObject* g_launcher_type = nullptr;
-Py_ssize_t g_vectorcall_offset = 0;  // where a launcher instance holds its vectorcall function (see bind_launch)
+// A launcher as a plain CPython object (not a pybind11 class): making one is a GC allocation and a placement new,
+// without pybind11's instance registry and holder, since `kern[g, b, stream]` makes one per launch. Its vectorcall
+// function sits in the object (tp_vectorcall_offset).
+struct LauncherPy {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    Launcher launcher;
+};
 
-// The Launcher a Python Launcher object holds; nullptr before its construction ends (the GC may look earlier).
+PyTypeObject* g_launcher_type = nullptr;
+
+// The Launcher a Python Launcher object holds; nullptr for any other object.
 Launcher* launcher_of(PyObject* self) {
-    // An exact instance holds its C++ object's address in itself (as_array in launch.cpp reads arrays the same way):
-    // read it there, without the type caster's lookups; anything else takes the caster.
-    auto* inst = reinterpret_cast<py::detail::instance*>(self);
-    if (Py_TYPE(self) == g_launcher_type && inst->simple_layout)
-        return inst->simple_holder_constructed ? static_cast<Launcher*>(inst->simple_value_holder[0]) : nullptr;
-    try {
-        return &py::cast<Launcher&>(py::handle(self));
-    } catch (...) {
-        PyErr_Clear();
-        return nullptr;
-    }
+    return Py_TYPE(self) == g_launcher_type ? &reinterpret_cast<LauncherPy*>(self)->launcher : nullptr;
 }
 
 // A compile error (cudajit.errors.COMPILE_ERRORS) raised while a launch compiled its kernel reaches
@@ -127,12 +125,12 @@ LauncherObject make_launcher(std::shared_ptr<Dispatcher> d, py::handle grid, py:
                              py::handle shmem) {
     py::object owner = d->owner();
     LaunchConfig config = parse_config(grid, block, stream, shmem);
-    LauncherObject launcher = py::reinterpret_steal<LauncherObject>(
-        py::cast(Launcher{std::move(d), config, std::move(owner), py::reinterpret_borrow<py::object>(stream)}).release());
-    if (Py_TYPE(launcher.ptr()) == g_launcher_type)  // the slot the type's setup added (bind_launch)
-        *reinterpret_cast<vectorcallfunc*>(reinterpret_cast<char*>(launcher.ptr()) + g_vectorcall_offset) =
-            &launch_vectorcall;
-    return launcher;
+    auto* obj = PyObject_GC_New(LauncherPy, g_launcher_type);
+    if (!obj) throw py::error_already_set();
+    obj->vectorcall = &launch_vectorcall;
+    new (&obj->launcher) Launcher{std::move(d), config, std::move(owner), py::reinterpret_borrow<py::object>(stream)};
+    PyObject_GC_Track(obj);
+    return py::reinterpret_steal<LauncherObject>(reinterpret_cast<PyObject*>(obj));
 }
 
 // A configuration whose launcher a dispatcher keeps for the next `kern[...]` of equal items: grid and block each an
@@ -222,6 +220,75 @@ std::vector<ParamSlot> parse_params(const py::list& specs) {
     return out;
 }
 
+// The launcher's attributes (pickling reads dispatcher and the configuration).
+PyObject* get_griddim(PyObject* self, void*) {
+    const LaunchConfig& c = launcher_of(self)->config;
+    return py::make_tuple(c.grid[0], c.grid[1], c.grid[2]).release().ptr();
+}
+PyObject* get_blockdim(PyObject* self, void*) {
+    const LaunchConfig& c = launcher_of(self)->config;
+    return py::make_tuple(c.block[0], c.block[1], c.block[2]).release().ptr();
+}
+PyObject* get_stream(PyObject* self, void*) { return PyLong_FromUnsignedLongLong(launcher_of(self)->config.stream); }
+PyObject* get_sharedmem(PyObject* self, void*) { return PyLong_FromSize_t(launcher_of(self)->config.shared_mem); }
+PyObject* get_dispatcher(PyObject* self, void*) { return launcher_of(self)->owner.inc_ref().ptr(); }
+
+// Each doc starts with the attribute's type, which tools/gen_core_stub.py writes into _core.pyi.
+PyGetSetDef g_launcher_getset[] = {
+    {"griddim", get_griddim, nullptr, "tuple[int, int, int]: the grid's blocks, (x, y, z)", nullptr},
+    {"blockdim", get_blockdim, nullptr, "tuple[int, int, int]: a block's threads, (x, y, z)", nullptr},
+    {"stream", get_stream, nullptr, "int: the stream's handle (0: the default stream)", nullptr},
+    {"sharedmem", get_sharedmem, nullptr, "int: bytes of dynamic shared memory", nullptr},
+    {"dispatcher", get_dispatcher, nullptr,
+     "object: the Python dispatcher this launcher was made from (pickling a launcher)", nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr}};
+
+// The GC sees a launcher's references (its dispatcher and stream): CUDADispatcher keeps launchers it made for
+// configurations of ints (dispatcher.py), a cycle through this object that would otherwise never be collected.
+int launcher_traverse(PyObject* self, visitproc visit, void* arg) {
+    Launcher* l = launcher_of(self);
+    Py_VISIT(l->owner.ptr());
+    Py_VISIT(l->stream.ptr());
+    return 0;
+}
+
+int launcher_clear(PyObject* self) {
+    Launcher* l = launcher_of(self);
+    l->owner = py::none();
+    l->stream = py::none();
+    return 0;
+}
+
+void launcher_dealloc(PyObject* self) {
+    PyObject_GC_UnTrack(self);
+    launcher_of(self)->~Launcher();
+    PyObject_GC_Del(self);
+}
+
+// Calling a launcher launches: CPython's vectorcall (no tuple of the arguments is made, no pybind11 call machinery),
+// tp_call for calls that bring a tuple. Final: a subclass's instance could lay its own fields over the launcher.
+PyTypeObject* launcher_type() {
+    static PyTypeObject type = [] {
+        PyTypeObject t{PyVarObject_HEAD_INIT(nullptr, 0)};
+        t.tp_name = "cudajit._core.Launcher";
+        t.tp_basicsize = sizeof(LauncherPy);
+        t.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL;
+        t.tp_doc = "kernel[griddim, blockdim, stream, sharedmem]: calling it launches the kernel.";
+        t.tp_dealloc = &launcher_dealloc;
+        t.tp_traverse = &launcher_traverse;
+        t.tp_clear = &launcher_clear;
+        t.tp_vectorcall_offset = offsetof(LauncherPy, vectorcall);
+        t.tp_call = &call_launcher;
+        t.tp_getset = g_launcher_getset;
+        return t;
+    }();
+    if (!g_launcher_type) {
+        if (PyType_Ready(&type) < 0) throw py::error_already_set();
+        g_launcher_type = &type;
+    }
+    return &type;
+}
+
 }  // namespace
 
 void bind_launch(py::module_& m) {
@@ -291,47 +358,7 @@ void bind_launch(py::module_& m) {
         .def("clear", &Dispatcher::clear)
         .def("__len__", &Dispatcher::size);
 
-    // The GC sees a launcher's references (its dispatcher and stream): CUDADispatcher keeps launchers it made for
-    // `kern[g, b]` (dispatcher.py), a cycle through this C++ object that would otherwise never be collected.
-    py::class_<Launcher>(m, "Launcher", py::custom_type_setup([](PyHeapTypeObject* heap_type) {
-        auto* type = &heap_type->ht_type;
-        type->tp_flags |= Py_TPFLAGS_HAVE_GC;
-        type->tp_traverse = [](PyObject* self, visitproc visit, void* arg) {
-            Py_VISIT(Py_TYPE(self));
-            if (Launcher* l = launcher_of(self)) {
-                Py_VISIT(l->owner.ptr());
-                Py_VISIT(l->stream.ptr());
-            }
-            return 0;
-        };
-        type->tp_clear = [](PyObject* self) {
-            if (Launcher* l = launcher_of(self)) {
-                l->owner = py::none();
-                l->stream = py::none();
-            }
-            return 0;
-        };
-        // Calling a launcher launches. CPython's vectorcall, not a pybind11 method: pybind11's call machinery (the
-        // __call__ lookup, overload resolution, argument casting) cost more than the rest of a launch on the host,
-        // and a vectorcall makes no tuple of the arguments. Its function is held in each instance, in a slot added
-        // after pybind11's layout (configure sets it); tp_call serves calls that bring a tuple.
-        g_vectorcall_offset = type->tp_basicsize;
-        type->tp_basicsize += static_cast<Py_ssize_t>(sizeof(vectorcallfunc));
-        type->tp_vectorcall_offset = g_vectorcall_offset;
-        type->tp_flags |= Py_TPFLAGS_HAVE_VECTORCALL;
-        type->tp_call = &call_launcher;
-    }), py::is_final())  // a subclass's instance could lay its own fields over the slot
-        .def_property_readonly("griddim", [](const Launcher& l) {
-            return py::make_tuple(l.config.grid[0], l.config.grid[1], l.config.grid[2]);
-        })
-        .def_property_readonly("blockdim", [](const Launcher& l) {
-            return py::make_tuple(l.config.block[0], l.config.block[1], l.config.block[2]);
-        })
-        .def_property_readonly("stream", [](const Launcher& l) { return l.config.stream; })
-        .def_property_readonly("sharedmem", [](const Launcher& l) { return l.config.shared_mem; })
-        .def_property_readonly("dispatcher", [](const Launcher& l) { return l.owner; },
-                                "The Python dispatcher this launcher was made from (pickling a launcher).");
-    g_launcher_type = reinterpret_cast<PyTypeObject*>(m.attr("Launcher").ptr());
+    m.add_object("Launcher", py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(launcher_type())));
 }
 
 }  // namespace cj

@@ -52,6 +52,9 @@ def class_lines(cls):
         elif isinstance(attr, property):
             m = PROPERTY.match((attr.fget.__doc__ or "").strip())
             lines.append(f"    @property\n    def {name}(self) -> {clean_type(m.group(1)) if m else 'typing.Any'}: ...")
+        elif type(attr).__name__ == "getset_descriptor":     # a plain CPython attribute: "type: what it is"
+            kind = (attr.__doc__ or "").split(": ", 1)[0] if ": " in (attr.__doc__ or "") else "typing.Any"
+            lines.append(f"    @property\n    def {name}(self) -> {kind}: ...")
         elif isinstance(attr, staticmethod):
             lines += function_lines(name, getattr(cls, name).__doc__, "    ", "staticmethod")
         elif type(attr).__name__ == "wrapper_descriptor" and name in SLOTS:   # a CPython slot the core sets itself

@@ -29,6 +29,10 @@ ROWS = [
     ("alloc_us", "allocate a 4 KiB device array", "µs", False, ("limit", 3)),
     ("launch3_us", "launch, 3 device arrays", "µs", False, ("limit", 4)),
     ("launch0_us", "launch, no arguments", "µs", False, ("limit", 3.5)),
+    ("launch3_stream_us", "launch on a stream object, 3 device arrays: `k[1, 32, s](a, b, c)` (CuPy: inside `with s:`)",
+     "µs", False, None),
+    ("launch3_2d_us", "launch with a 2-d configuration, 3 device arrays: `k[(1, 1), (32, 1)](a, b, c)`", "µs", False,
+     None),
     ("launch_floor_us", "the driver's floor: cuLaunchKernel of an empty kernel through CuPy's thinnest wrapper "
      "(`cupy.cuda.driver.launchKernel`), no arguments", "µs", False, None),
     ("launch3_host_us", "launch, 3 device arrays: the host's own time, 500 launches queued behind a busy kernel",
@@ -116,6 +120,11 @@ def measure_numba_api(lib):
     empty0[1, 32]()
     out["launch3_us"] = per_launch(lambda: empty3[1, 32](a, b, c), cuda.synchronize, n=many)
     out["launch0_us"] = per_launch(lambda: empty0[1, 32](), cuda.synchronize, n=many)
+    s = cuda.stream()
+    empty3[1, 32, s](a, b, c)
+    out["launch3_stream_us"] = per_launch(lambda: empty3[1, 32, s](a, b, c), s.synchronize, n=many)
+    empty3[(1, 1), (32, 1)](a, b, c)
+    out["launch3_2d_us"] = per_launch(lambda: empty3[(1, 1), (32, 1)](a, b, c), cuda.synchronize, n=many)
     busy_out = cuda.device_array(1, np.float64)
 
     def busy():
@@ -215,6 +224,11 @@ extern "C" __global__ void spin(double* out, long long n) {
     e0((1,), (32,), ())
     out["launch3_us"] = per_launch(lambda: e3((1,), (32,), (a, b, c)), dev.synchronize)
     out["launch0_us"] = per_launch(lambda: e0((1,), (32,), ()), dev.synchronize)
+    s = cp.cuda.Stream(non_blocking=False)
+    with s:
+        e3((1,), (32,), (a, b, c))
+        out["launch3_stream_us"] = per_launch(lambda: e3((1,), (32,), (a, b, c)), s.synchronize)
+    out["launch3_2d_us"] = per_launch(lambda: e3((1, 1), (32, 1), (a, b, c)), dev.synchronize)
     busy_out = cp.empty(1, cp.float64)
 
     def busy():

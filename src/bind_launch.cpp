@@ -220,14 +220,15 @@ std::vector<ParamSlot> parse_params(const py::list& specs) {
     return out;
 }
 
-// The launcher's attributes (pickling reads dispatcher and the configuration).
+// The launcher's attributes (pickling reads dispatcher and the configuration); plain C API, since a C++ exception
+// must not leave these callbacks.
 PyObject* get_griddim(PyObject* self, void*) {
-    const LaunchConfig& c = launcher_of(self)->config;
-    return py::make_tuple(c.grid[0], c.grid[1], c.grid[2]).release().ptr();
+    const unsigned* g = launcher_of(self)->config.grid;
+    return Py_BuildValue("(III)", g[0], g[1], g[2]);
 }
 PyObject* get_blockdim(PyObject* self, void*) {
-    const LaunchConfig& c = launcher_of(self)->config;
-    return py::make_tuple(c.block[0], c.block[1], c.block[2]).release().ptr();
+    const unsigned* b = launcher_of(self)->config.block;
+    return Py_BuildValue("(III)", b[0], b[1], b[2]);
 }
 PyObject* get_stream(PyObject* self, void*) { return PyLong_FromUnsignedLongLong(launcher_of(self)->config.stream); }
 PyObject* get_sharedmem(PyObject* self, void*) { return PyLong_FromSize_t(launcher_of(self)->config.shared_mem); }

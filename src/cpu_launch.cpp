@@ -285,13 +285,14 @@ struct Job {
     }
 };
 
-enum class FiberState : uint8_t { Ready, Running, AtBarrier, AtWarp, AtGrid, Exited };
+enum class FiberState : uint8_t { Ready, Running, AtBarrier, AtWarp, AtGrid, AtConverge, Exited };
 
 // The lanes of one warp, for syncwarp: which wait there, which have exited (or do not exist), and
 // whether every waiting lane gave the same mask.
 struct Warp {
     uint32_t arrived = 0, gone = 0, mask = 0;
     bool uniform = true;
+    uint32_t converging = 0;  // lanes waiting at an activemask (CJ_SYNC_CONVERGE)
 };
 
 struct Fiber {
@@ -415,6 +416,7 @@ private:
                 continue;
             }
             if (live_ == 0) return;
+            if (release_converging()) continue;
             if (at_barrier_ == live_) {
                 release_barrier();
                 continue;
@@ -507,6 +509,33 @@ private:
         return true;
     }
 
+    // activemask: once no fiber of the block can run, the lanes of each warp waiting at an activemask go on, each
+    // with the lanes waiting at the same call (its site, in arg): the rest of its warp waits elsewhere or has
+    // exited, as the GPU's lanes that took another branch. True if any lane was released.
+    bool release_converging() {
+        bool any = false;
+        for (size_t w = 0; w < warps_.size(); ++w) {
+            uint32_t& waiting = warps_[w].converging;
+            any |= waiting != 0;
+            while (waiting) {
+                const uint32_t site = fibers_[w * 32 + uint32_t(__builtin_ctz(waiting))].arg;
+                uint32_t same = 0;
+                for (uint32_t rest = waiting; rest; rest &= rest - 1) {
+                    uint32_t lane = uint32_t(__builtin_ctz(rest));
+                    if (fibers_[w * 32 + lane].arg == site) same |= 1u << lane;
+                }
+                for (uint32_t rest = same; rest; rest &= rest - 1) {
+                    size_t i = w * 32 + uint32_t(__builtin_ctz(rest));
+                    warp_exchange_->converged[i] = same;
+                    fibers_[i].state = FiberState::Ready;
+                    fibers_[i].result = 0;
+                }
+                waiting &= ~same;
+            }
+        }
+        return any;
+    }
+
     void report_deadlock() {
         const Fiber* first_warp = nullptr;
         for (size_t i = 0; i < n_ && !first_warp; ++i)
@@ -547,6 +576,9 @@ private:
             else if (f->arg != warp.mask) warp.uniform = false;
             warp.arrived |= 1u << (index & 31);
             w->release_warp(index / 32);
+        } else if (op == CJ_SYNC_CONVERGE) {
+            f->state = FiberState::AtConverge;  // released by the scheduler (release_converging)
+            w->warps_[index / 32].converging |= 1u << (index & 31);
         } else if (op == CJ_SYNC_GRID) {
             if (!w->job_->cooperative) {
                 w->job_->fail("grid.sync() in a launch that is not cooperative");
@@ -573,8 +605,10 @@ private:
     // A barrier in a kernel launched as a loop: fine for a one-thread block, else the compiler
     // should have asked for fibers (uses_barriers); abort rather than give wrong results.
     __attribute__((noinline, cold)) int32_t sync_without_fibers(int32_t op, uint32_t arg) {
-        if (job_->block.x * job_->block.y * job_->block.z == 1)
-            return op == CJ_SYNC_WARP ? 0 : int32_t(arg != 0);
+        if (job_->block.x * job_->block.y * job_->block.z == 1) {
+            if (op == CJ_SYNC_CONVERGE) warp_exchange_->converged[0] = 1;
+            return op == CJ_SYNC_WARP || op == CJ_SYNC_CONVERGE ? 0 : int32_t(arg != 0);
+        }
         job_->fail("thread " + dim3_text(state_.tid) + " of block " + dim3_text(state_.ctaid) +
                    " reached a barrier, but the kernel was launched without barrier support "
                    "(uses_barriers=False)");

@@ -435,7 +435,7 @@ CJ_GLOBAL void cj_k_warp_0(const double* x, const int32_t* p, double* out, int64
     iout[8 * t + 3] = cj::eq_sync(0xffffffffu, q);
     iout[8 * t + 4] = cj::match_any_sync(0xffffffffu, key);
     iout[8 * t + 5] = cj::lanemask_lt();
-    iout[8 * t + 6] = cj::activemask();
+    iout[8 * t + 6] = cj::activemask(1u);
     iout[8 * t + 7] = cj::dynamic_shared_bytes();
 }
 CJ_ENTRY(cj_k_warp_0, const double*, const int32_t*, double*, int64_t*)

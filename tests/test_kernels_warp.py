@@ -121,6 +121,63 @@ def test_activemask_of_a_partial_warp(backend):
 
 
 @cuda.jit
+def active_by_branch(x, out):
+    i = cuda.grid(1)
+    if i >= x.size:
+        return                                        # exited lanes are not active
+    if x[i] > 0:
+        out[i] = cuda.activemask()
+    else:
+        out[i] = cuda.activemask()
+
+
+def test_activemask_in_divergent_branches_names_the_lanes_of_the_branch(backend, rng):
+    """As on the GPU: the lanes that took the same branch (numba-cuda's test_activemask, even against odd lanes)."""
+    n = 90                                            # three warps, the last partial, lanes 90..95 exited
+    x = rng.standard_normal(n)
+    x[:32] = np.where(np.arange(32) % 2 == 0, 1.0, -1.0)
+    out = np.zeros(n, np.int64)
+    active_by_branch[1, 96](x, out)
+    want = np.zeros(n, np.int64)
+    for w in range(0, n, 32):
+        lanes = np.arange(w, min(w + 32, n))
+        for taken in (x[lanes] > 0, ~(x[lanes] > 0)):
+            mask = int(np.sum(1 << (lanes[taken] - w).astype(np.int64)))
+            want[lanes[taken]] = mask
+    assert out[0] == 0x55555555 and out[1] == 0xAAAAAAAA
+    np.testing.assert_array_equal(out, want)
+
+
+@cuda.jit(device=True)
+def _aggregated_slot(counter):
+    mask = cuda.activemask()                           # the lanes that take the branch with this thread
+    leader = cuda.ffs(mask) - 1
+    base = 0
+    if cuda.laneid == leader:
+        base = cuda.atomic.add(counter, 0, cuda.popc(mask))
+    base = cuda.shfl_sync(mask, base, leader)
+    return base + cuda.popc(mask & ((1 << cuda.laneid) - 1))
+
+
+@cuda.jit
+def compact_positive(x, out, counter):
+    i = cuda.grid(1)
+    if i < x.size and x[i] > 0:
+        out[_aggregated_slot(counter)] = x[i]
+
+
+def test_warp_aggregated_atomics_compact_an_array(backend, rng):
+    """One atomic per warp for the lanes in a branch (activemask, ffs, popc, shfl_sync): every positive value once."""
+    x = rng.standard_normal(5000)
+    out = np.zeros_like(x)
+    counter = np.zeros(1, np.int32)
+    compact_positive[(x.size + 127) // 128, 128](x, out, counter)
+    want = np.sort(x[x > 0])
+    assert counter[0] == want.size
+    np.testing.assert_array_equal(np.sort(out[:counter[0]]), want)
+
+
+@cuda.jit
 def partial_votes(x, masks):
     i = cuda.grid(1)
     masks[i, 0] = cuda.ballot_sync(FULL, x[i] > 0)

@@ -33,6 +33,8 @@ enum {
     CJ_SYNC_OR = 3,       // result: 1 if any predicate was non-zero
     CJ_SYNC_WARP = 4,     // syncwarp(arg = lane mask)
     CJ_SYNC_GRID = 5,     // grid.sync() of cuda.cg: every thread of the grid (cooperative launches only)
+    CJ_SYNC_CONVERGE = 6, // activemask() (arg: its call site): waits until each lane of the warp waits somewhere or
+                          // has exited; warp->converged[thread] then holds the lanes that wait at the same site
 };
 
 // Per-block scratch for warp collectives (shfl, vote, match): one 16-byte slot per thread in two banks
@@ -41,6 +43,7 @@ enum {
 struct cj_cpu_warp_exchange {
     unsigned char slot[2][1024][16];
     uint8_t bank[1024];  // the bank each thread uses next; zeroed by the launcher for each block
+    uint32_t converged[1024];  // what CJ_SYNC_CONVERGE gave each thread: its warp's lanes at the same call site
 };
 
 struct cj_cpu_state {

@@ -56,7 +56,7 @@ CJ_INLINE uint32_t dynamic_shared_bytes() {
 }
 
 // Warp collectives, as Numba's cuda.*_sync (width 32). T: 32/64-bit ints, float, double.
-CJ_INLINE uint32_t activemask() { return __activemask(); }
+CJ_INLINE uint32_t activemask(uint32_t /*site: the CPU backend's*/) { return __activemask(); }
 CJ_INLINE uint32_t lanemask_lt() {
     uint32_t m;
     asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m));
@@ -339,12 +339,12 @@ template <class T> inline T slot_value(const unsigned char* slots, int32_t lane)
     return v;
 }
 
-inline uint32_t activemask();
+inline uint32_t existing_lanes();
 
 inline uint32_t ballot(uint32_t mask, int32_t pred) {
     const unsigned char* slots = warp_exchange(mask, int32_t(pred != 0));
     uint32_t bits = 0;
-    for (uint32_t rest = mask & activemask(); rest; rest &= rest - 1) {     // lanes past the block's end: no votes
+    for (uint32_t rest = mask & existing_lanes(); rest; rest &= rest - 1) {     // lanes past the block's end: no votes
         int32_t lane = __builtin_ctz(rest);
         if (slot_value<int32_t>(slots, lane)) bits |= 1u << lane;
     }
@@ -352,7 +352,7 @@ inline uint32_t ballot(uint32_t mask, int32_t pred) {
 }
 
 // The lanes of this thread's warp that exist in the block (exited lanes are not tracked).
-inline uint32_t activemask() {
+inline uint32_t existing_lanes() {
     const cj_cpu_state* s = state;
     int32_t left = s->ntid[0] * s->ntid[1] * s->ntid[2] - (linear_tid(s) & ~31);
     return left >= 32 ? 0xffffffffu : (1u << left) - 1;
@@ -360,14 +360,24 @@ inline uint32_t activemask() {
 
 }  // namespace cpu_detail
 
-using cpu_detail::activemask;
+// cuda.activemask(): the lanes of the warp executing this call together, as on the GPU, where the lanes that took
+// another branch, or exited, are not active. The lanes of the warp run until each waits at an activemask, waits at
+// another barrier or has exited; those waiting at the same call (`site`, a number the compiler gives each call in
+// the source) form the mask.
+inline uint32_t activemask(uint32_t site) {
+    cj_cpu_state* s = cpu_detail::state;
+    cpu_detail::sync(CJ_SYNC_CONVERGE, site);
+    return s->warp->converged[cpu_detail::linear_tid(s)];
+}
 inline uint32_t lanemask_lt() { return (1u << laneid()) - 1; }
 inline uint32_t ballot_sync(uint32_t mask, int32_t pred) { return cpu_detail::ballot(mask, pred); }
-inline int32_t all_sync(uint32_t mask, int32_t pred) { return cpu_detail::ballot(mask, pred) == (mask & activemask()); }
+inline int32_t all_sync(uint32_t mask, int32_t pred) {
+    return cpu_detail::ballot(mask, pred) == (mask & cpu_detail::existing_lanes());
+}
 inline int32_t any_sync(uint32_t mask, int32_t pred) { return cpu_detail::ballot(mask, pred) != 0; }
 inline int32_t eq_sync(uint32_t mask, int32_t pred) {
     uint32_t bits = cpu_detail::ballot(mask, pred);
-    return bits == 0 || bits == (mask & activemask());
+    return bits == 0 || bits == (mask & cpu_detail::existing_lanes());
 }
 template <class T> inline T shfl_sync(uint32_t mask, T v, int32_t src_lane) {
     return cpu_detail::slot_value<T>(cpu_detail::warp_exchange(mask, v), src_lane & 31);
@@ -390,7 +400,7 @@ template <class T> inline T shfl_xor_sync(uint32_t mask, T v, int32_t lane_mask)
 template <class T> inline uint32_t match_any_sync(uint32_t mask, T v) {
     const unsigned char* slots = cpu_detail::warp_exchange(mask, v);
     uint32_t same = 0;
-    for (uint32_t rest = mask & activemask(); rest; rest &= rest - 1) {    // as the GPU: lanes that exist
+    for (uint32_t rest = mask & cpu_detail::existing_lanes(); rest; rest &= rest - 1) {    // as the GPU: lanes that exist
         int32_t lane = __builtin_ctz(rest);
         if (memcmp(slots + 16 * lane, &v, sizeof(T)) == 0) same |= 1u << lane;
     }
@@ -398,7 +408,7 @@ template <class T> inline uint32_t match_any_sync(uint32_t mask, T v) {
 }
 template <class T> inline uint32_t match_all_sync(uint32_t mask, T v, int32_t* pred) {
     uint32_t same = match_any_sync(mask, v);
-    *pred = same == (mask & activemask());
+    *pred = same == (mask & cpu_detail::existing_lanes());
     return *pred ? same : 0;
 }
 // Blocks run in parallel, but a block that spins waiting for another should let the OS run it.

@@ -13,6 +13,7 @@ pybuiltins.py; the operator module in pyoperator.py; libdevice.py, vectors.py; i
 """
 import collections
 import math
+import zlib
 
 from . import types as T
 from .registry import REGISTRY, bind_args, expect_args, intrinsic, is_namespace, lookup  # noqa: F401 (the registry's face)
@@ -471,9 +472,14 @@ def _match_all_sync(cx, node, args, kwargs):
     return Value(T.Tuple([T.int32, T.boolean]), f"cj::match_all_tuple(uint32_t({m}), {v})")
 
 
-intrinsic("cuda.activemask", doc="cuda.activemask(): the mask (uint32) of the warp's lanes executing this call.")(
-    lambda cx, node, args, kwargs: expect_args(cx, node, "cuda.activemask", args, 0)
-    or Value(T.uint32, "cj::activemask()"))
+@intrinsic("cuda.activemask", barrier=True,
+           doc="cuda.activemask(): the mask (uint32) of the warp's lanes executing this call.")
+def _activemask(cx, node, args, kwargs):
+    # The CPU backend's lanes wait for each other there (a barrier, thread.h) and the lanes at the same call form
+    # the mask: the call's site, a number of its function and place, tells the calls apart.
+    expect_args(cx, node, "cuda.activemask", args, 0)
+    site = zlib.crc32(f"{cx.cname}:{node.lineno}:{node.col_offset}".encode())
+    return Value(T.uint32, f"cj::activemask({site}u)")
 intrinsic("cuda.lanemask_lt", doc="cuda.lanemask_lt(): the mask (uint32) of the lanes below this one.")(
     lambda cx, node, args, kwargs: expect_args(cx, node, "cuda.lanemask_lt", args, 0)
     or Value(T.uint32, "cj::lanemask_lt()"))

@@ -40,6 +40,7 @@ struct Launcher {
     py::object owner;  // keeps the Python dispatcher alive while its launcher is (kern[g, b] outlives kern)
     py::object stream;  // and the stream object given: `l = kern[g, b, cuda.stream()]` would otherwise launch
                         // (and copy NumPy arguments) on a destroyed stream, as numba-cuda's launcher holds it too
+    py::object callbacks;  // numba-cuda's pre_launch_callbacks: a list once asked for, else None
 };
 
 // A launcher as a plain CPython object (not a pybind11 class): making one is a GC allocation and a placement new,
@@ -89,7 +90,15 @@ PyObject* launch_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf
                                  " given): pass them in the order of its parameters");
         }
         try {
-            l->dispatcher->call(l->config, args, PyVectorcall_NARGS(nargsf));
+            const size_t nargs = PyVectorcall_NARGS(nargsf);
+            if (l->callbacks && PyList_Check(l->callbacks.ptr()) && PyList_GET_SIZE(l->callbacks.ptr()) > 0 &&
+                !l->owner.is_none())  // each callback(kernel, launcher), before the launch (dispatcher.py)
+            {
+                py::tuple given(nargs);
+                for (size_t i = 0; i < nargs; ++i) given[i] = py::reinterpret_borrow<py::object>(args[i]);
+                l->owner.attr("_pre_launch")(py::handle(self), given);
+            }
+            l->dispatcher->call(l->config, args, nargs);
         } catch (py::error_already_set& e) {
             drop_internal_frames(e);  // throws the same error without cudajit's frames, or returns
             throw;
@@ -234,6 +243,35 @@ PyObject* get_stream(PyObject* self, void*) { return PyLong_FromUnsignedLongLong
 PyObject* get_sharedmem(PyObject* self, void*) { return PyLong_FromSize_t(launcher_of(self)->config.shared_mem); }
 PyObject* get_dispatcher(PyObject* self, void*) { return launcher_of(self)->owner.inc_ref().ptr(); }
 
+// pre_launch_callbacks, as numba-cuda's configured launch has them: a list, made on first use. A launcher that has
+// one is no longer kept for the next `kern[...]` of its configuration (dispatcher.py, _detach_launcher), since
+// numba-cuda's `kern[g, b]` is a new configuration each time, whose callbacks no other launch runs.
+int set_callbacks(PyObject* self, PyObject* value, void*) {
+    Launcher* l = launcher_of(self);
+    if (!value || !PyList_Check(value)) {
+        PyErr_SetString(PyExc_TypeError, "pre_launch_callbacks must be a list of callables (kernel, launcher)");
+        return -1;
+    }
+    if (!l->owner.is_none()) {
+        PyObject* r = PyObject_CallMethod(l->owner.ptr(), "_detach_launcher", "O", self);
+        if (!r) return -1;
+        Py_DECREF(r);
+    }
+    l->callbacks = py::reinterpret_borrow<py::object>(value);
+    return 0;
+}
+PyObject* get_callbacks(PyObject* self, void*) {
+    Launcher* l = launcher_of(self);
+    if (!l->callbacks) {
+        PyObject* list = PyList_New(0);
+        if (!list) return nullptr;
+        int failed = set_callbacks(self, list, nullptr);
+        Py_DECREF(list);
+        if (failed) return nullptr;
+    }
+    return l->callbacks.inc_ref().ptr();
+}
+
 // Each doc starts with the attribute's type, which tools/gen_core_stub.py writes into _core.pyi.
 PyGetSetDef g_launcher_getset[] = {
     {"griddim", get_griddim, nullptr, "tuple[int, int, int]: the grid's blocks, (x, y, z)", nullptr},
@@ -242,6 +280,9 @@ PyGetSetDef g_launcher_getset[] = {
     {"sharedmem", get_sharedmem, nullptr, "int: bytes of dynamic shared memory", nullptr},
     {"dispatcher", get_dispatcher, nullptr,
      "object: the Python dispatcher this launcher was made from (pickling a launcher)", nullptr},
+    {"pre_launch_callbacks", get_callbacks, set_callbacks,
+     "list: callables run as callback(kernel, launcher) just before each launch of this launcher (numba-cuda's)",
+     nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr}};
 
 // The GC sees a launcher's references (its dispatcher and stream): CUDADispatcher keeps launchers it made for
@@ -250,6 +291,7 @@ int launcher_traverse(PyObject* self, visitproc visit, void* arg) {
     Launcher* l = launcher_of(self);
     Py_VISIT(l->owner.ptr());
     Py_VISIT(l->stream.ptr());
+    Py_VISIT(l->callbacks.ptr());
     return 0;
 }
 
@@ -257,6 +299,7 @@ int launcher_clear(PyObject* self) {
     Launcher* l = launcher_of(self);
     l->owner = py::none();
     l->stream = py::none();
+    l->callbacks = py::object();
     return 0;
 }
 

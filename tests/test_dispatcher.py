@@ -818,3 +818,42 @@ def test_launch_configurations_reuse_and_refuse(backend, rng):
         _scale_into[3, 128.0]
     with pytest.raises(LaunchError, match="a launch configuration is"):
         _scale_into[3]
+
+
+@cuda.jit
+def _add_one(a):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] += 1
+
+
+def test_pre_launch_callbacks_run_before_each_launch_of_their_configuration(backend, rng):
+    """numba-cuda's configured-launch callbacks: callback(kernel, launcher) in order, before the launch; a kept
+    launcher given callbacks is no longer handed out for its configuration (numba-cuda configures afresh)."""
+    import pickle
+    x = rng.standard_normal(100)
+    want = x.copy()
+    seen = []
+    cfg = _add_one[1, 128]
+    assert _add_one[1, 128] is cfg
+    cfg.pre_launch_callbacks.append(lambda k, c: seen.append(("first", k.argument_types, c.griddim, x[0])))
+    cfg.pre_launch_callbacks.append(lambda k, c: seen.append(("second", c is cfg)))
+    assert _add_one[1, 128] is not cfg and not _add_one[1, 128].pre_launch_callbacks
+    _add_one[1, 128](x)                                   # another configuration: no callbacks
+    assert seen == []
+    cfg(x)
+    assert [s[0] for s in seen] == ["first", "second"] and seen[1][1]
+    assert len(seen[0][1]) == 1 and "float64" in str(seen[0][1][0]) and seen[0][2] == (1, 1, 1)
+    assert seen[0][3] == want[0] + 1                      # the first launch had run, the second not yet
+    np.testing.assert_array_equal(x, want + 1 + 1)
+    with pytest.raises(pickle.PicklingError, match="pre-launch callbacks"):
+        pickle.dumps(cfg)
+
+    def refuse(kernel, launcher):
+        raise RuntimeError("not now")
+    cfg.pre_launch_callbacks = [refuse]
+    with pytest.raises(RuntimeError, match="not now"):
+        cfg(x)
+    np.testing.assert_array_equal(x, want + 1 + 1)        # no launch after a callback raised
+    with pytest.raises(TypeError, match="pre_launch_callbacks must be a list"):
+        cfg.pre_launch_callbacks = refuse

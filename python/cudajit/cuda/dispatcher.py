@@ -163,6 +163,18 @@ class CUDADispatcher(_JitFunction):
             self._launchers[config] = launcher
         return launcher
 
+    def _detach_launcher(self, launcher):
+        # A launcher given pre_launch_callbacks is no longer handed out for its configuration (bind_launch.cpp).
+        for key in [k for k, v in self._launchers.items() if v is launcher]:
+            del self._launchers[key]
+
+    def _pre_launch(self, launcher, args):
+        # numba-cuda's pre-launch callbacks: each called as callback(kernel, launcher) before the launch, with the
+        # compiled kernel (as kern.overloads[sig]) for these arguments.
+        kernel = self._spec_for_args(args)
+        for callback in list(launcher.pre_launch_callbacks):
+            callback(kernel, launcher)
+
     def configure(self, griddim, blockdim, stream=0, sharedmem=0):
         """``kernel[griddim, blockdim, stream, sharedmem]`` by Numba's older spelling."""
         return self[griddim, blockdim, stream, sharedmem]
@@ -448,6 +460,8 @@ def _extend_args(owner, args, stream, capture=False):
 def _reduce_launcher(launcher):
     # kern[g, b] pickles as its kernel and configuration, as numba-cuda's configured launches do; a stream is the
     # sending process's own, so a launcher bound to one does not pickle.
+    if launcher.pre_launch_callbacks:
+        raise pickle.PicklingError("Cannot pickle configured launches with pre-launch callbacks")
     if launcher.stream:
         raise pickle.PicklingError(f"cannot pickle a launch of {launcher.dispatcher!r} bound to a stream (a stream "
                                    f"belongs to one process): pickle the kernel and configure it where it lands")

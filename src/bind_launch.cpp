@@ -248,15 +248,18 @@ PyObject* get_dispatcher(PyObject* self, void*) { return launcher_of(self)->owne
 // numba-cuda's `kern[g, b]` is a new configuration each time, whose callbacks no other launch runs.
 int set_callbacks(PyObject* self, PyObject* value, void*) {
     Launcher* l = launcher_of(self);
+    if (l->owner.is_none() || !PyObject_HasAttrString(l->owner.ptr(), "_pre_launch")) {
+        PyErr_SetString(PyExc_AttributeError, "pre_launch_callbacks are those of @cuda.jit kernels' launches (numba-cuda's); "
+                                              "this launcher's kernel has none");
+        return -1;
+    }
     if (!value || !PyList_Check(value)) {
         PyErr_SetString(PyExc_TypeError, "pre_launch_callbacks must be a list of callables (kernel, launcher)");
         return -1;
     }
-    if (!l->owner.is_none()) {
-        PyObject* r = PyObject_CallMethod(l->owner.ptr(), "_detach_launcher", "O", self);
-        if (!r) return -1;
-        Py_DECREF(r);
-    }
+    PyObject* r = PyObject_CallMethod(l->owner.ptr(), "_detach_launcher", "O", self);
+    if (!r) return -1;
+    Py_DECREF(r);
     l->callbacks = py::reinterpret_borrow<py::object>(value);
     return 0;
 }

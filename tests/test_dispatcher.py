@@ -857,3 +857,7 @@ def test_pre_launch_callbacks_run_before_each_launch_of_their_configuration(back
     np.testing.assert_array_equal(x, want + 1 + 1)        # no launch after a callback raised
     with pytest.raises(TypeError, match="pre_launch_callbacks must be a list"):
         cfg.pre_launch_callbacks = refuse
+    from cudajit.cuda.raw import RawKernel
+    raw = RawKernel('extern "C" __global__ void f() {}', "f")[1, 32]     # CuPy's kind of kernel: numba has none
+    with pytest.raises(AttributeError, match="pre_launch_callbacks are those of @cuda.jit"):
+        raw.pre_launch_callbacks

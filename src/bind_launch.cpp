@@ -275,6 +275,11 @@ PyObject* get_callbacks(PyObject* self, void*) {
     return l->callbacks.inc_ref().ptr();
 }
 
+PyObject* get_has_callbacks(PyObject* self, void*) {
+    const py::object& c = launcher_of(self)->callbacks;
+    return PyBool_FromLong(c && PyList_Check(c.ptr()) && PyList_GET_SIZE(c.ptr()) > 0);
+}
+
 // Each doc starts with the attribute's type, which tools/gen_core_stub.py writes into _core.pyi.
 PyGetSetDef g_launcher_getset[] = {
     {"griddim", get_griddim, nullptr, "tuple[int, int, int]: the grid's blocks, (x, y, z)", nullptr},
@@ -286,6 +291,8 @@ PyGetSetDef g_launcher_getset[] = {
     {"pre_launch_callbacks", get_callbacks, set_callbacks,
      "list: callables run as callback(kernel, launcher) just before each launch of this launcher (numba-cuda's)",
      nullptr},
+    {"_has_pre_launch_callbacks", get_has_callbacks, nullptr,
+     "bool: whether pre_launch_callbacks holds any, without making the list (pickling asks)", nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr}};
 
 // The GC sees a launcher's references (its dispatcher and stream): CUDADispatcher keeps launchers it made for

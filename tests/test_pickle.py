@@ -124,7 +124,9 @@ def test_gpu_ufuncs_round_trip(backend, rng):
 
 def test_configured_launch_round_trips_and_a_stream_bound_one_is_refused(backend, rng):
     apply, _ = _local_kernels()
-    launch = pickle.loads(pickle.dumps(apply[5, 8]))
+    kept = apply[5, 8]
+    launch = pickle.loads(pickle.dumps(kept))
+    assert apply[5, 8] is kept and not kept._has_pre_launch_callbacks     # pickling leaves the kept launcher kept
     assert (launch.griddim, launch.blockdim) == ((5, 1, 1), (8, 1, 1))
     x = rng.random(40)
     out = np.zeros_like(x)

@@ -118,14 +118,6 @@ class _JitFunction:
         return dataclasses.asdict(self._options)
 
 
-def _cacheable(config):
-    """Whether kern[config]'s launcher is kept for the next equal configuration (bind_launch.cpp's
-    cacheable_config): exact ints only, never a stream object."""
-    def dims(d):
-        return type(d) is int or (type(d) is tuple and 1 <= len(d) <= 3 and all(type(x) is int for x in d))
-    return dims(config[0]) and dims(config[1]) and all(x is None or type(x) is int for x in config[2:])
-
-
 class CUDADispatcher(_JitFunction):
     """What ``@cuda.jit`` returns for a kernel. Launch with ``kernel[griddim, blockdim, stream, sharedmem](*args)``."""
 
@@ -151,17 +143,13 @@ class CUDADispatcher(_JitFunction):
     # for a configuration of ints (grid and block ints or tuples of ints, an int stream handle or None, an int
     # shared-memory size or None) comes straight from self._launchers; any other tuple of 2 to 4 items gets a new
     # launcher there, kept in self._launchers if made of ints (the launcher holds this dispatcher, a cycle the GC
-    # sees; a stream object is never kept). What is not a plain tuple of 2 to 4 items comes here.
+    # sees; a stream object is never kept). What is not a plain tuple of 2 to 4 items comes here, and is configured
+    # afresh (a tuple subclass) or refused.
     def _configure(self, config):
         if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
             raise LaunchError("a launch configuration is kernel[griddim, blockdim] or "
                               "kernel[griddim, blockdim, stream, sharedmem]")
-        launcher = self._core.configure(*config)
-        if _cacheable(config):
-            if len(self._launchers) >= 64:
-                self._launchers.clear()
-            self._launchers[config] = launcher
-        return launcher
+        return self._core.configure(*config)
 
     def _detach_launcher(self, launcher):
         # A launcher given pre_launch_callbacks is no longer handed out for its configuration (bind_launch.cpp).
@@ -460,7 +448,7 @@ def _extend_args(owner, args, stream, capture=False):
 def _reduce_launcher(launcher):
     # kern[g, b] pickles as its kernel and configuration, as numba-cuda's configured launches do; a stream is the
     # sending process's own, so a launcher bound to one does not pickle.
-    if launcher.pre_launch_callbacks:
+    if launcher._has_pre_launch_callbacks:      # not pre_launch_callbacks: asking makes the list (and detaches)
         raise pickle.PicklingError("Cannot pickle configured launches with pre-launch callbacks")
     if launcher.stream:
         raise pickle.PicklingError(f"cannot pickle a launch of {launcher.dispatcher!r} bound to a stream (a stream "

@@ -58,6 +58,10 @@ def main():
     for usecase in args.tests_dir.glob("*.py"):
         if not usecase.name.startswith("__"):
             shutil.copy(usecase, work / usecase.name)
+    # folders beside the tests hold what they link or read (doc_examples/ffi: the .cu files of the FFI examples)
+    for folder in args.tests_dir.iterdir():
+        if folder.is_dir() and not folder.name.startswith("__"):
+            shutil.copytree(folder, work / folder.name)
     # the tests run in ``work``: PYTHONPATH's relative folders (PYTHONPATH=python) are made absolute first
     inherited = [os.path.abspath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
     pythonpath = os.pathsep.join([str(work), *inherited])

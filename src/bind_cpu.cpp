@@ -26,10 +26,32 @@ void check_python_signals() {
     if (raised) std::rethrow_exception(raised);
 }
 
+// What a CPU launch's threads print(): written to Python's sys.stdout, as the simulator's print() is, so that it
+// follows the program's own output in a pipe, a notebook cell, contextlib.redirect_stdout or pytest's capsys. Where
+// sys.stdout is None or its write fails, C's stdout.
+void write_python_stdout(const char* text, size_t len) {
+    bool written = false;
+    with_gil([&] {
+        PyObject* out = PySys_GetObject("stdout");  // borrowed
+        if (!out || out == Py_None) return;
+        PyObject* str = PyUnicode_DecodeUTF8(text, Py_ssize_t(len), "replace");
+        PyObject* done = str ? PyObject_CallMethod(out, "write", "O", str) : nullptr;
+        written = done != nullptr;
+        Py_XDECREF(done);
+        Py_XDECREF(str);
+        if (!written) PyErr_Clear();
+    });
+    if (!written) {
+        std::fwrite(text, 1, len, stdout);
+        std::fflush(stdout);
+    }
+}
+
 }  // namespace
 
 void bind_cpu(py::module_& m) {
     cpu::set_interrupt_check(&check_python_signals);
+    cpu::set_print_sink(&write_python_stdout);
     m.def("host_compiler_identity", &host::compiler_identity,
           "The host C++ compiler's --version line ($CXX, else c++, g++, clang++).");
     m.def("compile_host", &host::compile, "source"_a, "options"_a, "include_dir"_a,

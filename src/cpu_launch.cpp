@@ -205,6 +205,11 @@ std::atomic<int32_t> g_control{0};
 static_assert(sizeof(g_control) == sizeof(int32_t), "kernels read the control word as a plain int32_t");
 
 void (*g_interrupt_check)() = nullptr;  // set_interrupt_check
+void (*g_print_sink)(const char*, size_t) = nullptr;  // set_print_sink
+
+// print() text a launch keeps before it asks its launching thread to write it out (at the next poll), so that a
+// kernel that prints much neither waits for its end nor holds all of it.
+constexpr size_t kPrintFlushBytes = size_t{1} << 16;
 
 constexpr auto kTick = std::chrono::milliseconds(20);
 
@@ -226,6 +231,8 @@ struct Job {
     std::mutex error_mu;
     std::string error;           // the first failure; raised by launch()
     std::exception_ptr interrupt;  // what the interrupt check threw (KeyboardInterrupt); rethrown by launch()
+    std::mutex print_mu;
+    std::string printed;         // print() text of the launch's threads not yet written out (drain_prints)
     // The grid barrier of a cooperative launch: blocks whose live threads all wait at grid.sync(), blocks that
     // have finished (they no longer hold the others back, as exited threads at syncthreads()), and a generation
     // that each release advances.
@@ -272,9 +279,39 @@ struct Job {
         grid_cv.notify_all();
     }
 
-    // On the launching thread only: runs the interrupt check; if it throws, the launch aborts.
+    // Any thread of the launch: keeps one print()'s text, in the order the threads printed.
+    void print(const char* text, size_t len) {
+        bool full;
+        {
+            std::lock_guard<std::mutex> lock(print_mu);
+            printed.append(text, len);
+            full = printed.size() >= kPrintFlushBytes;
+        }
+        if (full) g_control.fetch_or(kPollRequest, std::memory_order_relaxed);
+    }
+
+    // On the launching thread only (or after the launch): writes out what the threads printed so far, through the
+    // print sink (Python's sys.stdout), else to C's stdout.
+    void drain_prints() {
+        std::string text;
+        {
+            std::lock_guard<std::mutex> lock(print_mu);
+            text.swap(printed);
+        }
+        if (text.empty()) return;
+        if (g_print_sink) {
+            g_print_sink(text.data(), text.size());
+        } else {
+            std::fwrite(text.data(), 1, text.size(), stdout);
+            std::fflush(stdout);
+        }
+    }
+
+    // On the launching thread only: writes out what was printed, then runs the interrupt check; if it throws,
+    // the launch aborts.
     void check_interrupt() {
         g_control.fetch_and(~kPollRequest, std::memory_order_relaxed);
+        drain_prints();
         if (!g_interrupt_check || aborted()) return;
         try {
             g_interrupt_check();
@@ -317,6 +354,7 @@ public:
         state_.sync = &Worker::sync_callback;
         state_.fail = &Worker::fail_callback;
         state_.poll = &Worker::poll_callback;
+        state_.print = &Worker::print_callback;
         state_.control = reinterpret_cast<const int32_t*>(&g_control);
         state_.launcher = this;
         state_.warp = warp_exchange_.get();
@@ -636,6 +674,10 @@ private:
         return Job::aborted();
     }
 
+    static void print_callback(cj_cpu_state* s, const char* text, uint32_t len) {
+        static_cast<Worker*>(s->launcher)->job_->print(text, len);
+    }
+
     static void fail_callback(cj_cpu_state* s, const char* what) {
         auto* w = static_cast<Worker*>(s->launcher);
         w->job_->fail("thread " + dim3_text(s->tid) + " of block " + dim3_text(s->ctaid) + ": " + what);
@@ -877,6 +919,7 @@ void check_config(Dim3 grid, Dim3 block) {
 }  // namespace
 
 void set_interrupt_check(void (*check)()) { g_interrupt_check = check; }
+void set_print_sink(void (*sink)(const char*, size_t)) { g_print_sink = sink; }
 
 // "cj_k_saxpy_3" -> "saxpy": the Python name, for messages.
 std::string python_kernel_name(const std::string& entry) {
@@ -935,7 +978,13 @@ void CpuKernel::launch(Dim3 grid, Dim3 block, size_t dynamic_shared_bytes, void*
         throw LaunchError("kernel " + name_ + ": a cooperative grid of " + std::to_string(job.nblocks) +
                           " blocks exceeds the CPU backend's limit of " +
                           std::to_string(max_cooperative_blocks(uint64_t(block.x) * block.y * block.z)));
-    Pool::get().run(job);
+    try {
+        Pool::get().run(job);
+    } catch (...) {
+        job.drain_prints();
+        throw;
+    }
+    job.drain_prints();  // before any error of the launch is raised: what the threads printed first comes first
     if (job.interrupt) std::rethrow_exception(job.interrupt);
     if (!job.error.empty()) throw KernelRuntimeError(job.error);
 }

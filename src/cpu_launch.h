@@ -56,6 +56,10 @@ std::string python_kernel_name(const std::string& entry);
 // throws to stop the launch (Ctrl-C), which then unwinds its threads and rethrows from launch().
 void set_interrupt_check(void (*check)());
 
+// Installs where a launch writes what its threads print() (print.h): called on the launching thread without the GIL,
+// every ~64 KiB of text while the launch runs and once when it ends. Without one, C's stdout.
+void set_print_sink(void (*sink)(const char* text, size_t len));
+
 // The most blocks a cooperative launch may have on the CPU backend: each is an OS thread for the launch and
 // each of its threads a fiber, so at most kMaxCooperativeBlocks blocks and kMaxCooperativeThreads threads.
 constexpr unsigned kMaxCooperativeBlocks = 256, kMaxCooperativeThreads = 16384;

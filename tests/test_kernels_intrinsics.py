@@ -1,9 +1,17 @@
 """CUDA intrinsics: thread indexing, shared/local/constant arrays, barriers, globals and closures, print."""
+import contextlib
+import io
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 import cudajit
-from cudajit import cuda, float32, int32
+from cudajit import _backend, cuda, float32, int32
 from cudajit.cuda import threadIdx, blockIdx, blockDim, grid
 
 N_LOCAL = 4
@@ -254,6 +262,93 @@ def test_print(backend, capfd):
     cuda.synchronize()
     out = capfd.readouterr().out
     assert "value 1.500000 7 True (1, 2.500000)" in out
+
+
+@cuda.jit
+def print_values(a, rows):
+    i = cuda.grid(1)
+    if i < a.size:
+        for j in range(rows):
+            print("thread", i, "row", j, "value", a[i] * (j + 1))
+
+
+def expected_print_lines(a, rows):
+    return sorted(f"thread {i} row {j} value {v * (j + 1):f}" for i, v in enumerate(a) for j in range(rows))
+
+
+def test_print_of_every_thread_reaches_stdout(backend, rng, capfd):
+    # The CPU backend writes what kernels print to Python's sys.stdout (as the simulator's print() does), so a
+    # notebook cell, contextlib.redirect_stdout and pytest's capsys see it; the GPU's printf writes to the process's
+    # stdout when the host synchronises, as numba-cuda's does.
+    a = rng.standard_normal(300)
+    if backend == "cpu":
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            print_values[3, 128](a, 2)
+        out = buf.getvalue()
+        assert capfd.readouterr().out == ""       # nothing went past sys.stdout to the file descriptor
+    else:
+        print_values[3, 128](a, 2)
+        cuda.synchronize()
+        out = capfd.readouterr().out
+    assert sorted(out.splitlines()) == expected_print_lines(a, 2)
+
+
+def test_cpu_print_of_a_long_launch_is_written_while_it_runs(rng):
+    # 64 KiB at a time: a kernel that prints much is neither held in memory whole nor cut; every line arrives whole
+    class Recorder(io.StringIO):
+        writes = 0
+
+        def write(self, text):
+            Recorder.writes += 1
+            return super().write(text)
+
+    a = rng.standard_normal(256)
+    buf = Recorder()
+    with _backend.use("cpu"), contextlib.redirect_stdout(buf):
+        print_values[2, 128](a, 40)            # about 400 KiB
+    assert sorted(buf.getvalue().splitlines()) == expected_print_lines(a, 40)
+    assert Recorder.writes > 3
+
+
+@cuda.jit
+def print_then_index(a, n):
+    i = cuda.grid(1)
+    print("before the index", i)
+    a[i + n] = 1.0
+
+
+def test_cpu_print_comes_before_the_error_of_its_launch():
+    buf = io.StringIO()
+    with _backend.use("cpu"), contextlib.redirect_stdout(buf), pytest.raises(IndexError, match="index 9 is out of bounds"):
+        print_then_index[1, 2](np.zeros(4), 9)
+    assert sorted(buf.getvalue().splitlines()) == ["before the index 0", "before the index 1"]
+
+
+def test_cpu_print_keeps_its_place_among_the_programs_own_output(tmp_path):
+    # stdout a pipe, so Python's own print() is block-buffered: the kernel's lines still come between "before" and
+    # "after" (they went straight to the file descriptor before, ahead of everything Python had buffered)
+    script = tmp_path / "order.py"
+    script.write_text(textwrap.dedent("""
+        import numpy as np
+        from cudajit import cuda
+
+        @cuda.jit
+        def k(a):
+            print("kernel", cuda.grid(1), a[cuda.grid(1)])
+
+        print("before")
+        k[1, 2](np.array([1.5, 2.5]))
+        print("after")
+    """))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    env["CUDAJIT_BACKEND"] = "cpu"
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(cudajit.__file__).parent.parent), env.get("PYTHONPATH", "")])
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "before" and lines[-1] == "after"
+    assert sorted(lines[1:-1]) == ["kernel 0 1.500000", "kernel 1 2.500000"]
 
 
 @cuda.jit

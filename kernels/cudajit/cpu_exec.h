@@ -73,6 +73,8 @@ struct cj_cpu_state {
     // zeroes it per launch). Past CJ_CPU_MAX_ENDED_THREADS the OS thread runs no more of the launch's blocks: its
     // exception is due anyway, and each ended thread costs an exception's unwinding.
     int32_t ended;
+    // print() of the running thread: the launch keeps the text and writes it to Python's sys.stdout (print.h).
+    void (*print)(struct cj_cpu_state* s, const char* text, uint32_t len);
 };
 #define CJ_CPU_MAX_ENDED_THREADS 1024
 

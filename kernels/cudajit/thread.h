@@ -123,6 +123,7 @@ CJ_INLINE int32_t grid_sync(grid_group) {
 #include <utility>
 
 #include "cpu_exec.h"
+#include "print.h"
 
 // One instance per block that all threads of the block see. The launcher runs every thread (fiber)
 // of a block on one OS thread, and the blocks given to one OS thread one after another, so a
@@ -149,6 +150,15 @@ struct Abort {};
 
 // config.h's cj::trap() calls this library's hook; install it when the library is loaded.
 static const bool trap_hook_installed = (cj::cpu_trap_hook = &trap_hook, true);
+
+// print.h's cj::cpu_printf hands its text to the running launch (false outside one: C's stdout then).
+inline bool print_hook(const char* text, unsigned len) {
+    cj_cpu_state* s = state;
+    if (!s || !s->print) return false;
+    s->print(s, text, len);
+    return true;
+}
+static const bool print_hook_installed = (cj::cpu_print_hook = &print_hook, true);
 
 // The launcher's control word (cj_cpu_state::control). A plain static rather than the thread_local
 // state, so that a loop reads it with two loads and no TLS call; every launch stores the same address.

@@ -1,0 +1,143 @@
+"""Bad input to the user API raises a clear Python exception naming what was wrong: never a crash, a pybind11
+signature dump, a silent wrong result or a write through read-only or freed memory. Each test is one finding of the
+API sweep (a fuzzer over every public entry point); the right input beside it still works, checked with NumPy."""
+import numpy as np
+import pytest
+
+from cudajit import _backend, cuda
+from cudajit.cuda.cudadrv import driver
+
+DUMP = "incompatible function arguments|incompatible constructor arguments"
+
+
+def _no_dump(excinfo):
+    assert "incompatible" not in str(excinfo.value) and "Invoked with" not in str(excinfo.value)
+
+
+# --- numba.cuda.cudadrv.driver: raw copies and memsets ----------------------------------------------------------
+
+def test_raw_addresses_outside_memory_raise_on_the_cpu_backend(rng):
+    # Under the CPU backend "device" memory is this process's: an int address that is not mapped (0, True as 1)
+    # segfaulted the interpreter; out of [0, 2**64) it was a pybind11 dump.
+    with _backend.use("cpu"):
+        host = rng.standard_normal(16)
+        d = cuda.to_device(host)
+        for call in (lambda a: driver.host_to_device(a, host, 8), lambda a: driver.device_to_host(a, d, 8),
+                     lambda a: driver.device_to_device(a, d, 8), lambda a: driver.device_to_device(d, a, 8),
+                     lambda a: driver.device_memset(a, 0, 8)):
+            with pytest.raises(ValueError, match="address 0x0 is not memory of this process"):
+                call(0)
+            with pytest.raises(TypeError, match="must be an int, not bool"):
+                call(True)
+            for bad in (-1, 2**70):
+                with pytest.raises(ValueError, match=rf"pointer value in \[0, 2\*\*64\), not {bad}") as e:
+                    call(bad)
+                _no_dump(e)
+        # a valid int address (a device array's) still copies
+        out = np.zeros(16)
+        driver.device_to_host(out.ctypes.data, d.device_ctypes_pointer.value, 128)
+        np.testing.assert_array_equal(out, host)
+
+
+def test_copies_stay_inside_negative_stride_views(backend, rng):
+    # A view with negative strides starts below its data pointer: 128 bytes from t[::-1]'s pointer ran 120 bytes
+    # past the end of the host buffer.
+    host = rng.standard_normal(16)
+    d = cuda.to_device(host)
+    t = np.zeros(16)
+    with pytest.raises(ValueError, match="size 128 is more than the 8 bytes of the destination"):
+        driver.device_to_host(t[::-1], d, 128)
+    with pytest.raises(ValueError, match="size 128 is more than the 8 bytes of the source"):
+        driver.device_to_host(t, d[::-1], 128)
+    start, end = driver.host_memory_extents(t[::-1])
+    assert (start, end) == (t.ctypes.data, t.ctypes.data + 128)
+    driver.device_to_host(t[::-1], d[::-1], 8)          # the one element each has from its pointer on
+    assert t[15] == host[15] and not t[:15].any()
+
+
+def test_read_only_destinations_are_refused(backend, rng):
+    host = rng.standard_normal(16)
+    d = cuda.to_device(host)
+    ro = np.zeros(16)
+    ro.flags.writeable = False
+    with pytest.raises(TypeError, match="read-only array cannot be copied into"):
+        driver.device_to_host(ro, d, 8)
+    assert not ro.any()
+    scalar = np.float64(2.5)
+    with pytest.raises(TypeError, match="NumPy scalar cannot be copied into"):
+        driver.device_to_host(scalar, d, 8)
+
+    class ReadOnly:
+        __cuda_array_interface__ = {"shape": (16,), "typestr": "<f8", "version": 3,
+                                    "data": (d.device_ctypes_pointer.value, True)}
+    view = cuda.as_cuda_array(ReadOnly())
+    with pytest.raises(ValueError, match="device_memset: the destination is read-only"):
+        driver.device_memset(view, 0, 8)
+    with pytest.raises(ValueError, match="host_to_device: the destination is read-only"):
+        driver.host_to_device(view, np.ones(16), 128)
+    np.testing.assert_array_equal(d.copy_to_host(), host)
+
+
+def test_memset_value_is_a_byte(backend):
+    d = cuda.to_device(np.zeros(4))
+    for bad in (2.5, None, "x", np.float64(1.0)):
+        with pytest.raises(TypeError, match="device_memset: the value must be an int byte in \\[0, 255\\]") as e:
+            driver.device_memset(d, bad, 8)
+        _no_dump(e)
+    for bad in (-1, 256, 2**70):
+        with pytest.raises(ValueError, match=f"device_memset: the value must be a byte in \\[0, 255\\], not {bad}"):
+            driver.device_memset(d, bad, 8)
+    mem = cuda.current_context().memalloc(64)
+    with pytest.raises(TypeError, match="memset: the value must be an int byte"):
+        mem.memset(1.5)
+    with pytest.raises(ValueError, match="memset: the value must be a byte in \\[0, 255\\], not 300"):
+        mem.memset(300)
+    driver.device_memset(d, 0x3F, 8)
+    assert d.copy_to_host().view(np.uint8)[:9].tolist() == [0x3F] * 8 + [0]
+
+
+def test_freed_memory_pointer_is_refused(backend):
+    # After free() the bytes may belong to another allocation: a copy into them corrupted the heap.
+    ctx = cuda.current_context()
+    mem = ctx.memalloc(64)
+    view = mem.view(8)
+    mem.free()
+    with pytest.raises(ValueError, match="memory was freed"):
+        driver.device_memset(mem, 0, 64)
+    with pytest.raises(ValueError, match="memory was freed"):
+        driver.device_to_host(np.zeros(8), view, 8)
+    with pytest.raises(ValueError, match="memset: this MemoryPointer's memory was freed"):
+        mem.memset(0)
+    with pytest.raises(ValueError, match="view: this MemoryPointer's memory was freed"):
+        mem.view(0, 8)
+
+
+def test_memory_pointer_view_takes_ints(backend):
+    mem = cuda.current_context().memalloc(64)
+    with pytest.raises(TypeError, match="view: start must be an int, not float"):
+        mem.view(2.5)
+    with pytest.raises(TypeError, match="view: stop must be an int, not str"):
+        mem.view(0, "8")
+    assert mem.view(8, 24).size == 16 and mem.view(8).device_pointer_value == mem.device_pointer_value + 8
+
+
+def test_context_allocations_of_impossible_sizes(backend):
+    ctx = cuda.current_context()
+    for alloc in (ctx.memalloc, ctx.memhostalloc, ctx.memallocmanaged):
+        with pytest.raises(ValueError, match="size 1180591620717411303424 is more bytes than any memory holds") as e:
+            alloc(2**70)
+        _no_dump(e)
+
+
+def test_mempin_of_unmapped_memory_raises_on_the_cpu_backend(rng):
+    with _backend.use("cpu"):
+        host = rng.standard_normal(16)
+        ctx = cuda.current_context()
+        with pytest.raises(ValueError, match="mempin: pointer 0x0 with size 128: address 0x0 is not memory"):
+            ctx.mempin(host, 0, 128)
+        with pytest.raises(ValueError, match="mempin: .* is not memory of this process"):
+            ctx.mempin(host, host.ctypes.data, 2**40)
+        pin = ctx.mempin(host, host.ctypes.data, host.nbytes)
+        out = np.zeros(16)
+        driver.device_to_host(out, pin, host.nbytes)
+        np.testing.assert_array_equal(out, host)

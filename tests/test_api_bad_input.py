@@ -141,3 +141,31 @@ def test_mempin_of_unmapped_memory_raises_on_the_cpu_backend(rng):
         out = np.zeros(16)
         driver.device_to_host(out, pin, host.nbytes)
         np.testing.assert_array_equal(out, host)
+
+
+# --- DeviceNDArray's constructor (numba-cuda's) -----------------------------------------------------------------
+
+def test_new_array_with_negative_strides_is_refused(backend, rng):
+    # The data pointer is the allocation's start: strides (-8,) put three elements below it, and writing them
+    # corrupted the heap on the CPU backend ("double free or corruption" at exit).
+    with pytest.raises(ValueError, match=r"strides \(-8,\) reach 24 bytes below the first element"):
+        cuda.device_array(4, strides=(-8,))
+    with pytest.raises(ValueError, match=r"strides \(48, -8\) reach 40 bytes below"):
+        cuda.DeviceNDArray((3, 6), (48, -8), np.float64)
+    host = rng.standard_normal((3, 6))
+    d = cuda.device_array((3, 6), strides=(8, 24))        # positive strides in any order still work
+    d.copy_to_device(host)
+    np.testing.assert_array_equal(d.copy_to_host(), host)
+
+
+def test_gpu_data_must_hold_the_array(backend, rng):
+    mem = cuda.current_context().memalloc(8)
+    with pytest.raises(ValueError, match=r"spans bytes \[0, 8000\) from its first element, which gpu_data's 8 bytes"):
+        cuda.DeviceNDArray((1000,), (8,), np.float64, gpu_data=mem)
+    with pytest.raises(TypeError, match="gpu_data must be device memory with a .ptr .*not int"):
+        cuda.DeviceNDArray((1,), (8,), np.float64, gpu_data=0)
+    mem = cuda.current_context().memalloc(64)
+    host = rng.standard_normal(8)
+    d = cuda.DeviceNDArray((8,), (8,), np.float64, gpu_data=mem)
+    d.copy_to_device(host)
+    np.testing.assert_array_equal(d.copy_to_host(), host)

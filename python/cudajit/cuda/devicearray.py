@@ -167,12 +167,18 @@ class DeviceNDArray(_core.ArrayCore):
         shape = _normalize_shape(shape)
         strides = _normalize_strides(strides, shape) if strides is not None else _c_strides(shape, dtype.itemsize)
         backend_id = _backend_id()  # decides the backend (and tells the core) before allocating
+        lo, hi = _span(shape, strides, dtype.itemsize)
         if gpu_data is None:
-            nbytes = _span_bytes(shape, strides, dtype.itemsize)
+            nbytes = hi - lo
             if nbytes >= 1 << 63:
                 raise ValueError(f"an array of shape {shape} and dtype {dtype} needs {nbytes} bytes, "
                                  f"more than any device has")
+            if lo < 0:     # the data pointer is the allocation's start: no element may lie below it (NumPy's rule)
+                raise ValueError(f"strides {strides} reach {-lo} bytes below the first element of a new array of "
+                                 f"shape {shape}: a new array's elements must follow its first (as np.ndarray's)")
             gpu_data = _core.DeviceBuffer(nbytes, _stream_handle(stream))
+        else:
+            _check_fits(gpu_data, lo, hi, shape, strides, dtype)
         device = getattr(gpu_data, "device", None)       # our DeviceBuffer's ordinal; others: the current device
         device = device if isinstance(device, int) else _current_device(backend_id)
         _core.ArrayCore.__init__(self, gpu_data.ptr, shape, strides, _core_typestr(dtype), gpu_data, backend_id,
@@ -679,11 +685,31 @@ def _backend_name(backend_id):
 
 
 def _span_bytes(shape, strides, itemsize):
+    lo, hi = _span(shape, strides, itemsize)
+    return hi - lo
+
+
+def _span(shape, strides, itemsize):
+    """The byte range [lo, hi) the elements cover, relative to the first element's address."""
     if any(n == 0 for n in shape):
-        return 0
+        return 0, 0
     lo = sum((n - 1) * s for n, s in zip(shape, strides) if s < 0)
     hi = sum((n - 1) * s for n, s in zip(shape, strides) if s > 0)
-    return hi - lo + itemsize
+    return lo, hi + itemsize
+
+
+def _check_fits(gpu_data, lo, hi, shape, strides, dtype):
+    """``DeviceNDArray(..., gpu_data=memory)``: the elements lie in ``memory`` (its pointer is the first
+    element's), so kernels and copies stay inside it."""
+    if not hasattr(gpu_data, "ptr"):
+        raise TypeError(f"gpu_data must be device memory with a .ptr (a MemoryPointer, or a device array's "
+                        f"gpu_data), not {type(gpu_data).__name__}")
+    size = gpu_data.nbytes if isinstance(gpu_data, _core.DeviceBuffer) else getattr(gpu_data, "size", None)
+    if hi == 0 or not isinstance(size, int):
+        return
+    if lo < 0 or hi > size:
+        raise ValueError(f"an array of shape {shape}, strides {strides} and dtype {dtype} spans bytes [{lo}, {hi}) "
+                         f"from its first element, which gpu_data's {size} bytes do not hold")
 
 
 def _c_strides_skip1(shape, strides, itemsize):

@@ -169,3 +169,170 @@ def test_gpu_data_must_hold_the_array(backend, rng):
     d = cuda.DeviceNDArray((8,), (8,), np.float64, gpu_data=mem)
     d.copy_to_device(host)
     np.testing.assert_array_equal(d.copy_to_host(), host)
+
+
+# --- kernels ----------------------------------------------------------------------------------------------------
+import inspect  # noqa: E402
+import os  # noqa: E402
+
+from cudajit.errors import TypingError, UnsupportedError  # noqa: E402
+
+HERE = os.path.basename(__file__)
+
+
+def _line(fn, text):
+    lines, first = inspect.getsourcelines(fn)
+    return first + next(k for k, line in enumerate(lines) if text in line)
+
+
+def _where(fn, text):
+    """The ``file:line`` (compile errors) and ``file <path>, line N`` (run-time errors) of ``text`` in ``fn``."""
+    return rf"{HERE}:{_line(fn, text)}:", rf"file .*{HERE}, line {_line(fn, text)},"
+
+
+def tuple_at(t, i, out):
+    out[0] = t[i[0]]
+
+
+def test_tuple_index_out_of_range_is_checked_with_bounds_checks(backend, rng):
+    # Unchecked, a run-time index past a tuple read whatever followed it (a CPU thread's stack): a kernel given
+    # (1, 2, 3, 4) where it indexes an array returned garbage. Bounds checks (the CPU default) now cover it.
+    k = cuda.jit(boundscheck=True)(tuple_at)
+    vals = tuple(float(v) for v in rng.standard_normal(3))
+    out = cuda.device_array(1)
+    for i in (0, 2, -1):
+        k[1, 1](vals, np.array([i]), out)
+        assert out.copy_to_host()[0] == vals[i]
+    _, runtime = _where(tuple_at, "out[0] = t[i[0]]")
+    with pytest.raises(IndexError, match=runtime + r".*tuple index out of range \(index 3, length 3\)"):
+        k[1, 1](vals, np.array([3]), out)
+    with pytest.raises(IndexError, match=r"tuple index out of range \(index -4, length 3\)"):
+        k[1, 1](vals, np.array([-4]), out)
+
+
+def matmul_operator(a):
+    a[0] = a @ a
+
+
+def matmul_augmented(a):
+    x = a[0]
+    x @= a[1]
+    a[0] = x
+
+
+def test_matmul_operator_is_unsupported_with_its_line(backend):
+    # `a @ b` was a KeyError: 'MatMult' from the compiler's operator table, with no file or line.
+    for fn, text in ((matmul_operator, "a[0] = a @ a"), (matmul_augmented, "x @= a[1]")):
+        where, _ = _where(fn, text)
+        with pytest.raises(UnsupportedError, match=where + " the @ operator is not supported in CUDA kernels"):
+            cuda.jit(fn)[1, 1](np.zeros(4))
+
+
+def huge_shared(a):
+    s = cuda.shared.array(2**40, np.float32)
+    a[0] = s[0]
+
+
+def big_shared(a):
+    s = cuda.shared.array((97, 64), np.float64)
+    a[0] = s[0, 0]
+
+
+def fits_shared(a):
+    s = cuda.shared.array((96, 64), np.float64)        # 49152 bytes: the limit itself
+    s[cuda.threadIdx.x, 63] = a[cuda.threadIdx.x]
+    cuda.syncthreads()
+    a[cuda.threadIdx.x] = 2 * s[cuda.threadIdx.x, 63]
+
+
+def test_static_shared_array_over_48_kib_is_a_typing_error(backend, rng):
+    # 2**40 float32 failed the CPU backend's link (a host compiler log, no line); over 48 KiB fails ptxas.
+    where, _ = _where(huge_shared, "cuda.shared.array(2**40")
+    with pytest.raises(TypingError, match=where + r" shared array 's' of shape \(1099511627776,\) and dtype float32 "
+                                                  r"takes 4398046511104 bytes, more than CUDA's limit of 49152"):
+        cuda.jit(huge_shared)[1, 1](np.zeros(4))
+    where, _ = _where(big_shared, "cuda.shared.array((97, 64)")
+    with pytest.raises(TypingError, match=where + r" shared array 's' of shape \(97, 64\) and dtype float64 takes "
+                                                  r"49664 bytes[\s\S]*hint: use dynamic shared memory"):
+        cuda.jit(big_shared)[1, 1](np.zeros(4))
+    host = rng.standard_normal(32)
+    d = cuda.to_device(host)
+    cuda.jit(fits_shared)[1, 32](d)
+    np.testing.assert_array_equal(d.copy_to_host(), 2 * host)
+
+
+def launches_a_kernel(a):
+    kernel_in_kernel[1, 1](a)
+
+
+@cuda.jit
+def kernel_in_kernel(a):
+    a[0] = 1
+
+
+def test_launching_a_kernel_from_a_kernel_says_so(backend):
+    # was "subscripting 'devfunc' is not supported" (an internal name)
+    where, _ = _where(launches_a_kernel, "kernel_in_kernel[1, 1](a)")
+    with pytest.raises(UnsupportedError, match=where + " launching kernel 'kernel_in_kernel' from a kernel "
+                                                       r"\(dynamic parallelism\) is not supported"):
+        cuda.jit(launches_a_kernel)[1, 1](np.zeros(4))
+
+
+def range_step(a, step):
+    for i in range(0, 4, step):
+        a[i] += 1
+
+
+def test_range_step_zero_raises_value_error_under_debug(backend):
+    # Python's range() and numba-cuda's debug kernels raise; the loop silently ran no iteration.
+    k = cuda.jit(debug=True)(range_step)
+    _, runtime = _where(range_step, "for i in range(0, 4, step)")
+    d = cuda.to_device(np.zeros(4))
+    with pytest.raises(ValueError, match=runtime + r".*range\(\) arg 3 must not be zero"):
+        k[1, 1](d, 0)
+    k[1, 1](d, 2)
+    k[1, 1](d, -1)          # range(0, 4, -1) is empty
+    np.testing.assert_array_equal(d.copy_to_host(), [1, 0, 1, 0])
+    cuda.jit(range_step)[1, 1](d, 0)          # without debug: no iteration, as numba-cuda's thread that stops
+    np.testing.assert_array_equal(d.copy_to_host(), [1, 0, 1, 0])
+
+
+def stores_a_string(a):
+    a[0] = 'x'
+
+
+def range_of_string(a):
+    for i in range('x'):
+        a[0] = i
+
+
+def test_string_constants_are_named_str_in_messages(backend):
+    # was "cannot convert none to float64" (strings are kept as constants typed none)
+    where, _ = _where(stores_a_string, "a[0] = 'x'")
+    with pytest.raises(TypingError, match=where + " cannot convert str 'x' to float64"):
+        cuda.jit(stores_a_string)[1, 1](np.zeros(4))
+    where, _ = _where(range_of_string, "for i in range('x')")
+    with pytest.raises(TypingError, match=where + " range\\(\\) takes integers, not str 'x'"):
+        cuda.jit(range_of_string)[1, 1](np.zeros(4))
+
+
+def star_params(*a):
+    a[0][0] = 1
+
+
+def star_kwargs(a, **kw):
+    a[0] = 1
+
+
+async def async_kernel(a):
+    a[0] = 1
+
+
+def test_star_params_and_async_def_are_refused_at_the_def(backend):
+    # *args: "kernel takes 0 arguments, 1 given"; **kw: "takes 2 arguments (a, kw)"; async def: compiled as a def.
+    for fn, text, what in ((star_params, "def star_params", r"\*args, \*\*kwargs, keyword-only"),
+                           (star_kwargs, "def star_kwargs", r"\*args, \*\*kwargs, keyword-only"),
+                           (async_kernel, "async def async_kernel", "async functions are not supported")):
+        where, _ = _where(fn, text)
+        with pytest.raises(UnsupportedError, match=where + " " + what):
+            cuda.jit(fn)[1, 1](np.zeros(4))

@@ -15,6 +15,10 @@ class IndexingMixin:
         base = self.visit_expr(node.value)
         if isinstance(base, Symbol) and isinstance(base.obj, enum.EnumMeta):
             return self.enum_by_name(node, base.obj)
+        if isinstance(base, Symbol) and base.path == "devfunc":
+            name = getattr(base.obj, "__name__", None) or ast.unparse(node.value)
+            self.unsupported(node, f"launching kernel '{name}' from a kernel (dynamic parallelism) is not supported "
+                                   f"in CUDA kernels", "launch it from the host, after this kernel")
         if isinstance(base, Symbol):
             self.unsupported(node, f"subscripting '{base.path}' is not supported in CUDA kernels")
         if isinstance(base.type, T.Record) and records.field_key(node.slice) is not None:
@@ -187,8 +191,9 @@ class IndexingMixin:
             return parts[k]
         if isinstance(t, T.UniTuple) and T.is_int(i.type):
             whole = base.code if base.elements is None else f"({t.cpp}{{{{{', '.join(p.code for p in parts)}}}}})"
-            if self.program.options.debug:
-                # debug=True: a run-time index out of range raises IndexError on the host, as Numba's.
+            if self.program.options.reports_errors:
+                # debug=True or boundscheck (on by default on the CPU backend, where an unchecked read beyond the
+                # tuple reads the stack): a run-time index out of range raises IndexError on the host, as Numba's.
                 site = self.program.error_site(IndexError, ("tuple index out of range",), self.loc, node,
                                                names_index=True)
                 self.note_effect(raises=True)

@@ -210,7 +210,10 @@ class CUDADispatcher(_JitFunction):
 
     # --- compiling ------------------------------------------------------------------------
     def _spec_for_args(self, args):
-        names = list(inspect.signature(self.py_func).parameters)
+        params = inspect.signature(self.py_func).parameters
+        if any(p.kind is not p.POSITIONAL_OR_KEYWORD for p in params.values()):
+            _compiler().program.parse_function(self.py_func)    # raises UnsupportedError naming the def's line
+        names = list(params)
         if len(args) != len(names):
             raise TypingError(f"kernel '{self.__name__}' takes {len(names)} arguments "
                               f"({', '.join(names)}), {len(args)} given")

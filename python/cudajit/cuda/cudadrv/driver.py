@@ -102,8 +102,8 @@ def host_pointer(obj, readonly=False):
         return _ctypes.addressof(obj)
     if not readonly and (isinstance(obj, np.ndarray) and not obj.flags.writeable
                          or isinstance(obj, np.generic) and not isinstance(obj, np.void)):
-        raise TypeError(f"the host buffer is read-only (a {'NumPy scalar' if isinstance(obj, np.generic) else 'read-only array'}"
-                        f" cannot be copied into)")
+        what = "NumPy scalar" if isinstance(obj, np.generic) else "read-only array"
+        raise TypeError(f"the host buffer is read-only (a {what} cannot be copied into)")
     if hasattr(obj, "__array_interface__"):
         return obj.__array_interface__["data"][0]
     view = memoryview(obj)

@@ -336,3 +336,110 @@ def test_star_params_and_async_def_are_refused_at_the_def(backend):
         where, _ = _where(fn, text)
         with pytest.raises(UnsupportedError, match=where + " " + what):
             cuda.jit(fn)[1, 1](np.zeros(4))
+
+
+# --- cuda.jit, cuda.compile, declare_device, cuda.reduce: what they are given -----------------------------------
+import functools  # noqa: E402
+import re  # noqa: E402
+
+
+def _add(a, b, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a[i] + b[i]
+
+
+def test_jit_and_compile_take_python_functions(backend, rng):
+    # A builtin, a class, a partial or an int was "AttributeError: ... has no attribute '__code__'" at launch.
+    class NotAFunction:
+        pass
+    for bad, what in ((len, "builtin_function_or_method"), (NotAFunction, "class NotAFunction"),
+                      (functools.partial(_add, 1), "functools.partial|partial"), (5, "int 5")):
+        if callable(bad):          # cuda.jit(5) takes 5 as a signature (a TypingError once it decorates)
+            with pytest.raises(TypeError, match=f"cuda.jit compiles a Python function \\(a def or a lambda\\), "
+                                                f"not ({what})"):
+                cuda.jit(bad)
+        with pytest.raises(TypeError, match=f"cuda.jit compiles a Python function .*not ({what})"):
+            cuda.jit("void(float64[:], float64[:], float64[:])")(bad)
+        with pytest.raises(TypeError, match=f"cuda.compile compiles a Python function .*not ({what})"):
+            cuda.compile_ptx(bad, "void(float64[:])")
+    host = rng.standard_normal(16)
+    out = cuda.device_array(16)
+    cuda.jit(_add)[1, 16](host, host, out)
+    np.testing.assert_array_equal(out.copy_to_host(), 2 * host)
+
+
+def test_jit_options_out_of_range(backend):
+    # launch_bounds=2**70 was a pybind11 dump from the core's Kernel constructor at the first launch
+    with pytest.raises(ValueError, match=r"cuda.jit\(launch_bounds=...\) must be a positive int of at most "
+                                         r"2\*\*31 - 1, not 1180591620717411303424") as e:
+        cuda.jit(launch_bounds=2**70)(_add)
+    _no_dump(e)
+    with pytest.raises(ValueError, match=r"cuda.jit\(max_registers=...\) must be a positive int of at most 2\*\*31"):
+        cuda.jit(max_registers=2**40)(_add)
+    with pytest.raises(TypeError, match=r"cuda.jit\(launch_bounds=...\) must be a positive int, not array"):
+        cuda.jit(launch_bounds=np.zeros(3))(_add)
+    with pytest.raises(TypeError, match=r"cuda.jit\(lto=...\) must be True, False or None, not 'abc'"):
+        cuda.jit(lto="abc")(_add)
+    with pytest.raises(TypeError, match=r"cuda.jit\(link=...\) must be a list of file paths .*not float"):
+        cuda.jit(link=2.5)(_add)
+    with pytest.raises(TypeError, match=r"cuda.jit\(link=...\): 1 is not a file path or a code object"):
+        cuda.jit(link=[1])(_add)
+
+
+def _twice(x):
+    return 2 * x
+
+
+def _twice_kernel(a):
+    a[0] = 2 * a[0]
+
+
+def test_compile_ptx_validates_what_it_writes_into_the_source():
+    # launch_bounds='abc' reached the generated C++ as __launch_bounds__(a, b) (an NVRTC error about 'a'); an
+    # abi_name is the PTX symbol
+    with pytest.raises(TypeError, match=r"cuda.compile\(launch_bounds=...\) must be an int or a tuple of 1 to 3 ints, "
+                                        r"not 'abc'"):
+        cuda.compile_ptx(_twice_kernel, "void(float64[:])", launch_bounds="abc")
+    with pytest.raises(TypeError, match=r"cuda.compile\(abi_info=...\) must be a dict"):
+        cuda.compile_ptx(_twice, "float64(float64)", device=True, abi="c", abi_info=5)
+    with pytest.raises(ValueError, match=r"abi_info\['abi_name'\] must be a C identifier, not 'f\(\); int x'"):
+        cuda.compile_ptx(_twice, "float64(float64)", device=True, abi="c", abi_info={"abi_name": "f(); int x"})
+    with pytest.raises(NotImplementedError, match=r"cuda.compile\(abi=array"):
+        cuda.compile(_twice, "float64(float64)", abi=np.zeros(2))
+    ptx, ret = cuda.compile_ptx(_twice, "float64(float64)", device=True, abi="c", abi_info={"abi_name": "twice_c"})
+    assert ".func  (.param .b64 func_retval0) twice_c(" in ptx or "twice_c" in ptx
+    assert str(ret) == "float64"
+
+
+def test_declare_device_name_is_a_c_identifier():
+    # any object became the symbol written into the generated C++ ('not a name', 5, None ...)
+    for bad in (5, None, b"f"):
+        with pytest.raises(TypeError, match="declare_device: the name must be a str"):
+            cuda.declare_device(bad, "float32(float32)")
+    for bad in ("not a name", "", "f(); x"):
+        with pytest.raises(ValueError, match=re.escape(f"declare_device: the name {bad!r} is not a C identifier")):
+            cuda.declare_device(bad, "float32(float32)")
+    with pytest.raises(TypeError, match=r"declare_device\('f'\) must be a list of file paths .*not ndarray"):
+        cuda.declare_device("f", "float32(float32)", link=np.zeros(2))
+    with pytest.raises(NotImplementedError, match=r"unsupported ABI array"):
+        cuda.declare_device("f", "float32(float32)", abi=np.zeros(2))
+    assert cuda.declare_device("scale_c", "float32(float32)").name == "scale_c"
+
+
+def test_reduce_functor_and_init(backend, rng):
+    with pytest.raises(TypeError, match=r"cuda.reduce compiles a Python function .*not int 5"):
+        cuda.reduce(5)
+    add = cuda.reduce(lambda a, b: a + b)
+    host = rng.standard_normal(300)
+    with pytest.raises(ValueError, match=r"reduce: init 'x' cannot be converted to the array's dtype float64"):
+        add(host, init="x")
+    with pytest.raises(TypeError, match=r"reduce: init must be a scalar, not tuple \(1, 2\)"):
+        add(host, init=(1, 2))
+
+    class ReadOnly:
+        __cuda_array_interface__ = {"shape": (1,), "typestr": "<f8", "version": 3,
+                                    "data": (cuda.device_array(1).device_ctypes_pointer.value, True)}
+    with pytest.raises(ValueError, match="reduce: res: this device array is read-only"):
+        add(host, res=cuda.as_cuda_array(ReadOnly()))
+    np.testing.assert_allclose(add(host, init=1.5), host.sum() + 1.5, rtol=1e-12)

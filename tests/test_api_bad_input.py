@@ -443,3 +443,49 @@ def test_reduce_functor_and_init(backend, rng):
     with pytest.raises(ValueError, match="reduce: res: this device array is read-only"):
         add(host, res=cuda.as_cuda_array(ReadOnly()))
     np.testing.assert_allclose(add(host, init=1.5), host.sum() + 1.5, rtol=1e-12)
+
+
+# --- DLPack -------------------------------------------------------------------------------------------------------
+
+def test_dlpack_export_arguments_are_checked(backend, rng):
+    # stream='abc', max_version='abc', dl_device of another device, copy='abc': all exported silently
+    host = rng.standard_normal(8)
+    d = cuda.to_device(host)
+    with pytest.raises(TypeError, match="__dlpack__: stream must be an int or None, not str"):
+        d.__dlpack__(stream="abc")
+    with pytest.raises(TypeError, match=r"__dlpack__: max_version must be None or a \(major, minor\) tuple"):
+        d.__dlpack__(max_version="abc")
+    with pytest.raises(TypeError, match=r"__dlpack__: dl_device must be a \(device type, device id\) tuple"):
+        d.__dlpack__(dl_device="abc")
+    other = (2, 0) if d.__dlpack_device__()[0] == 1 else (1, 0)
+    with pytest.raises(BufferError, match=rf"__dlpack__: cannot export to device \({other[0]}, 0\)"):
+        d.__dlpack__(dl_device=other)
+    with pytest.raises(TypeError, match="__dlpack__: copy must be True, False or None, not 'abc'"):
+        d.__dlpack__(copy="abc")
+    back = cuda.from_dlpack(d.__dlpack__(max_version=(1, 0), dl_device=d.__dlpack_device__(), copy=False))
+    np.testing.assert_array_equal(back.copy_to_host(), host)
+
+
+def test_dlpack_read_only_both_ways(backend, rng):
+    # A read-only NumPy array came back writable through cuda.from_dlpack (its versioned capsule's read-only flag
+    # was ignored) and a read-only CAI array went out writable through __dlpack__.
+    host = rng.standard_normal(8)
+    frozen = host.copy()
+    frozen.flags.writeable = False
+    if backend == "cpu":           # NumPy arrays are host memory: the GPU backend refuses them as DLPack input
+        view = cuda.from_dlpack(frozen)
+        with pytest.raises(ValueError, match="setitem: this device array is read-only"):
+            view[0] = 1.0
+        np.testing.assert_array_equal(frozen, host)
+        np.testing.assert_array_equal(view.copy_to_host(), host)
+        writable = cuda.from_dlpack(host)
+        writable[0] = 5.0
+        assert host[0] == 5.0
+    d = cuda.to_device(host)
+
+    class ReadOnly:
+        __cuda_array_interface__ = {"shape": (8,), "typestr": "<f8", "version": 3,
+                                    "data": (d.device_ctypes_pointer.value, True)}
+    ro = cuda.as_cuda_array(ReadOnly())
+    with pytest.raises(BufferError, match="__dlpack__: cannot export a read-only array"):
+        ro.__dlpack__()

@@ -349,8 +349,8 @@ class DeviceNDArray(_core.ArrayCore):
 
     def _check_writable(self, what):
         if self._readonly:
-            raise ValueError(f"{what}: this device array is read-only (its producer exported it with the "
-                             f"__cuda_array_interface__ read-only flag set)")
+            raise ValueError(f"{what}: this device array is read-only (its producer exported it read-only: the "
+                             f"__cuda_array_interface__ read-only flag or DLPack's)")
 
     def _is_dense(self):
         lo, hi = self._extent()
@@ -588,8 +588,30 @@ class DeviceNDArray(_core.ArrayCore):
 
     # --- DLPack ---------------------------------------------------------------------------
     def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
+        """The array as a DLPack capsule (no copy), for ``np.from_dlpack``, CuPy, PyTorch ... The arguments are the
+        Python array API's: ``stream`` an int or None, ``max_version`` None or a (major, minor) tuple,
+        ``dl_device`` None or this array's ``__dlpack_device__()``, ``copy`` None or False (True: BufferError).
+        A read-only array raises BufferError, as NumPy's does: the unversioned capsule cannot say read-only."""
+        if stream is not None and (isinstance(stream, bool) or not isinstance(stream, int)):
+            raise TypeError(f"__dlpack__: stream must be an int or None, not {type(stream).__name__}")
+        if max_version is not None and not (isinstance(max_version, tuple) and len(max_version) == 2
+                                            and all(isinstance(v, int) for v in max_version)):
+            raise TypeError(f"__dlpack__: max_version must be None or a (major, minor) tuple of ints, not "
+                            f"{max_version!r:.60}")
+        if dl_device is not None:
+            if not (isinstance(dl_device, tuple) and len(dl_device) == 2):
+                raise TypeError(f"__dlpack__: dl_device must be a (device type, device id) tuple, not "
+                                f"{dl_device!r:.60}")
+            if tuple(dl_device) != self.__dlpack_device__():
+                raise BufferError(f"__dlpack__: cannot export to device {dl_device}: the array is on "
+                                  f"{self.__dlpack_device__()} and cudajit exports without copies")
+        if copy is not None and not isinstance(copy, bool):
+            raise TypeError(f"__dlpack__: copy must be True, False or None, not {copy!r:.60}")
         if copy:
             raise BufferError("cudajit exports DLPack without copies")
+        if self._readonly:
+            raise BufferError("__dlpack__: cannot export a read-only array (its __cuda_array_interface__ or DLPack "
+                              "producer marked it so): the DLPack capsule cudajit makes cannot signal read-only")
         if stream is not None and stream != -1 and self._backend == 0:
             _core.stream_synchronize(0, self._device)
         return _core.to_dlpack(self)

@@ -172,8 +172,8 @@ def _operands(fn, dst, src, size, dst_host, src_host):
     """The addresses of a copy's operands after the checks: ``size`` within both (an int address: within memory
     the current backend knows, under the CPU backend this process's mapped pages), ``dst`` writable."""
     if not dst_host and getattr(dst, "_readonly", False):
-        raise ValueError(f"{fn}: the destination is read-only (its producer exported it with the "
-                         f"__cuda_array_interface__ read-only flag set)")
+        raise ValueError(f"{fn}: the destination is read-only (its producer exported it read-only: the "
+                         f"__cuda_array_interface__ read-only flag or DLPack's)")
     operands = (("dst", dst, dst_host),) + ((("src", src, src_host),) if src is not _NO_SOURCE else ())
     size = _check_size(size, *((f"the {'destination' if role == 'dst' else 'source'}", _known_size(obj, host))
                                for role, obj, host in operands))

@@ -489,3 +489,49 @@ def test_dlpack_read_only_both_ways(backend, rng):
     ro = cuda.as_cuda_array(ReadOnly())
     with pytest.raises(BufferError, match="__dlpack__: cannot export a read-only array"):
         ro.__dlpack__()
+
+
+# --- cuda.random ----------------------------------------------------------------------------------------------------
+
+def test_random_seed_and_subsequence_are_uint64(backend):
+    # subsequence_start=-1 or 2**70 was a pybind11 dump; a negative or too large seed wrapped silently. numba-cuda
+    # converts both with uint64(), which raises OverflowError on NumPy 2.
+    from cudajit.cuda.random import create_xoroshiro128p_states
+    for kw, bad in (("seed", -1), ("seed", 2**64), ("subsequence_start", -1), ("subsequence_start", 2**70)):
+        args = {"seed": 1, **{kw: bad}}
+        with pytest.raises(OverflowError, match=rf"init_xoroshiro128p_states: {kw} {bad} is out of range") as e:
+            create_xoroshiro128p_states(4, **args)
+        _no_dump(e)
+    with pytest.raises(TypeError, match=r"seed must be an integer in \[0, 2\*\*64\), not \(1, 2\)"):
+        create_xoroshiro128p_states(4, seed=(1, 2))
+    a = create_xoroshiro128p_states(4, seed=2**64 - 1).copy_to_host()
+    b = create_xoroshiro128p_states(4, seed=2.9).copy_to_host()            # NumPy's uint64(2.9) is 2, as numba-cuda
+    assert (b == create_xoroshiro128p_states(4, seed=2).copy_to_host()).all() and not (a == b).any()
+
+
+def test_random_subsequence_start_near_2_pow_64_is_fast():
+    # 2**64 - 1 jumps ran in a loop without the GIL: a hang even Ctrl-C could not stop. The jump is linear, so the
+    # core now raises its matrix to the power; the states must equal the jumps done one by one.
+    import time
+    from cudajit import _core
+    from cudajit.cuda.random import init_xoroshiro128p_states_cpu, xoroshiro128p_dtype
+    for k in (300, 1000):
+        by_power = np.empty(2, xoroshiro128p_dtype)
+        init_xoroshiro128p_states_cpu(by_power, 42, k)
+        one_by_one = np.empty(1, xoroshiro128p_dtype)
+        init_xoroshiro128p_states_cpu(one_by_one, 42, 0)
+        for _ in range(k):
+            _core.xoroshiro128p_jump(one_by_one, 0)
+        assert by_power[0] == one_by_one[0]
+    start = time.perf_counter()
+    far = np.empty(2, xoroshiro128p_dtype)
+    init_xoroshiro128p_states_cpu(far, 7, 2**63)
+    farther = np.empty(1, xoroshiro128p_dtype)
+    init_xoroshiro128p_states_cpu(farther, 7, 2**63 + 5)
+    assert time.perf_counter() - start < 5
+    for _ in range(5):
+        _core.xoroshiro128p_jump(far, 0)
+    assert far[0] == farther[0]
+    near_end = np.empty(2, xoroshiro128p_dtype)
+    init_xoroshiro128p_states_cpu(near_end, 7, 2**64 - 1)
+    assert near_end[0] != near_end[1]

@@ -535,3 +535,91 @@ def test_random_subsequence_start_near_2_pow_64_is_fast():
     near_end = np.empty(2, xoroshiro128p_dtype)
     init_xoroshiro128p_states_cpu(near_end, 7, 2**64 - 1)
     assert near_end[0] != near_end[1]
+
+
+# --- device arrays: keys, streams, devices, mapped read-only arrays --------------------------------------------
+
+def test_setitem_with_numpy_keys(backend, rng):
+    # d[np.float64(2.0)] = 1 raised NumPy's "truth value of an empty array is ambiguous"; d[np.zeros(3)] = 1
+    # "operands could not be broadcast" (the key was compared with ())
+    host = rng.standard_normal(16)
+    d = cuda.to_device(host)
+    for key in (np.float64(2.0), np.zeros(3)):
+        with pytest.raises(TypeError, match=f"device arrays support basic indexing only .*not {type(key).__name__}"):
+            d[key] = 1.0
+    d[np.int64(3)] = 7.0
+    d[()] = d.copy_to_host()           # the whole array, as NumPy's a[()] = ...
+    host[3] = 7.0
+    np.testing.assert_array_equal(d.copy_to_host(), host)
+
+
+def test_stream_arguments_of_array_methods_are_checked(backend, rng):
+    # setitem(stream=...), ravel(stream=...), split(stream=...) and cuda.mapped(stream=...) ignored the stream
+    host = rng.standard_normal(16)
+    d = cuda.to_device(host)
+    x = np.zeros(4)
+    for call in (lambda: d.setitem(1, 2.0, stream="abc"), lambda: d.ravel(stream="abc"),
+                 lambda: d.split(4, stream="abc"), lambda: cuda.mapped(x, stream="abc").__enter__()):
+        with pytest.raises(TypeError, match="cannot use str as a CUDA stream"):
+            call()
+    with pytest.raises(TypeError, match="cannot use ndarray as a CUDA stream"):
+        d.setitem(1, 2.0, stream=np.zeros(2))
+    s = cuda.stream()
+    d.setitem(1, 2.0, stream=s)
+    s.synchronize()
+    parts = d.split(4, stream=s)
+    assert all(p.stream is s for p in parts) and d.ravel(stream=s).stream is s
+    host[1] = 2.0
+    np.testing.assert_array_equal(np.concatenate([p.copy_to_host() for p in parts]), host)
+
+
+def test_slice_with_a_huge_step(backend, rng):
+    # d[::2**62] (one element, as NumPy gives) raised "strides[0] = ... does not fit in int64"
+    host = rng.standard_normal(16)
+    d = cuda.to_device(host)
+    for key in (slice(None, None, 2**62), slice(None, None, 2**70), slice(15, None, -2**62)):
+        np.testing.assert_array_equal(d[key].copy_to_host(), host[key])
+
+
+def test_device_indices_are_checked(backend):
+    n = len(cuda.gpus)
+    with pytest.raises(IndexError, match=rf"cuda.gpus\[{n}\]: there is no device {n}"):
+        cuda.gpus[n]
+    for bad in (2.5, "a", True):
+        with pytest.raises(TypeError, match=f"cuda.gpus: a device is indexed by an int, not {type(bad).__name__}"):
+            cuda.gpus[bad]
+    from cudajit.errors import CudaSupportError
+    with pytest.raises(CudaSupportError, match=f"device {n} does not exist"):
+        driver.Device(n)
+    with pytest.raises(TypeError, match="Device: devnum must be an int, not str 'abc'"):
+        driver.Device("abc")                   # the CPU backend named a device 'abc'
+    assert cuda.gpus[-1].id == n - 1 and driver.Device(0).id == 0
+
+
+@cuda.jit
+def _write_first(a, v):
+    a[0] = v
+
+
+@cuda.jit
+def _copy_first(src, dst):
+    dst[0] = src[0]
+
+
+def test_mapped_read_only_array_stays_read_only(backend, rng):
+    # a kernel wrote through cuda.mapped(x) into a non-writeable x (numba-cuda asks for a writable buffer)
+    x = rng.standard_normal(4)
+    keep = x.copy()
+    x.flags.writeable = False
+    with cuda.mapped(x) as m:
+        with pytest.raises(TypingError, match="cannot write to read-only array 'a'"):
+            _write_first[1, 1](m, 1.0)
+        out = cuda.device_array(1)
+        _copy_first[1, 1](m, out)
+        assert out.copy_to_host()[0] == keep[0]
+    np.testing.assert_array_equal(x, keep)
+    y = np.zeros(4)
+    with cuda.mapped(y) as m:
+        _write_first[1, 1](m, 2.5)
+        cuda.synchronize()
+    assert y[0] == 2.5

@@ -390,9 +390,14 @@ class DeviceNDArray(_core.ArrayCore):
         return rec
 
     def __setitem__(self, key, value):
+        self._setitem(key, value, None)
+
+    def _setitem(self, key, value, stream):
         if value is None:
             raise TypeError(f"cannot assign None to elements of a {self.dtype} device array")
-        target = self._view(key) if key != () else self
+        handle = None if stream is None else _stream_handle(stream)       # 0: the array's own stream
+        # (a NumPy key compared with `!= ()` gave NumPy's "truth value of an empty array is ambiguous")
+        target = self if isinstance(key, tuple) and not key else self._view(key)
         target._check_writable("setitem")
         if isinstance(value, DeviceNDArray) or (hasattr(value, "__cuda_array_interface__") and not isinstance(value, np.ndarray)):
             value = value.copy_to_host() if isinstance(value, DeviceNDArray) else np.asarray(value)
@@ -401,7 +406,7 @@ class DeviceNDArray(_core.ArrayCore):
         except (TypeError, ValueError, OverflowError) as e:
             raise type(e)(f"cannot store {value!r:.60} in a {target.dtype} device array of shape {target.shape}: "
                           f"{e}") from None
-        target._write_host(np.ascontiguousarray(host), _stream_handle(target.stream))
+        target._write_host(np.ascontiguousarray(host), handle if handle else _stream_handle(target.stream))
 
     def getitem(self, key, stream=0):
         """``self[key]`` (Numba's method form): an element is read on ``stream`` and waited for; a view's copies
@@ -416,8 +421,8 @@ class DeviceNDArray(_core.ArrayCore):
         return view.bind(stream) if handle else view
 
     def setitem(self, key, value, stream=0):
-        """``self[key] = value`` (Numba's method form, with a stream argument)."""
-        self.__setitem__(key, value)
+        """``self[key] = value`` (Numba's method form): the copy goes on ``stream`` (the array's own when 0)."""
+        self._setitem(key, value, stream)
 
     def _view(self, key):
         """The view that basic indexing ``key`` selects (ints, slices, Ellipsis, None)."""
@@ -443,7 +448,7 @@ class DeviceNDArray(_core.ArrayCore):
                 count = len(range(start, stop, step))
                 ptr += start * s if count else 0
                 shape.append(count)
-                strides.append(s * step)
+                strides.append(s * step if count > 1 else s)   # one element: a huge step's stride is never used
             else:
                 try:
                     if isinstance(k, (bool, np.bool_)):
@@ -506,7 +511,8 @@ class DeviceNDArray(_core.ArrayCore):
             raise ValueError("order must be 'C', 'F' or 'A'")
         if not self._is_contiguous():
             raise NotImplementedError("ravel of a non-contiguous device array (it would need a copy)")
-        return self.reshape(self.size, order=order if order != "A" else "A")
+        flat = self.reshape(self.size, order=order if order != "A" else "A")
+        return flat.bind(stream) if _stream_handle(stream) else flat
 
     def squeeze(self, axis=None, stream=0):
         """A view without the axes of length one, or without the ``axis`` given (an int or a tuple, negative ones
@@ -578,7 +584,9 @@ class DeviceNDArray(_core.ArrayCore):
             raise TypeError(f"split: section must be an int number of elements, not {type(section).__name__}")
         if section <= 0:
             raise ValueError(f"split: section must be positive, got {section}")
-        return [self[i:i + section] for i in range(0, self.shape[0], section)]
+        bound = _stream_handle(stream) != 0        # numba-cuda's views copy on the stream given
+        return [self[i:i + section].bind(stream) if bound else self[i:i + section]
+                for i in range(0, self.shape[0], section)]
 
     def get_ipc_handle(self):
         """An IpcArrayHandle that shares this array with another process on this machine: pickle it there, then

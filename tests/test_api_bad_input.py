@@ -623,3 +623,42 @@ def test_mapped_read_only_array_stays_read_only(backend, rng):
         _write_first[1, 1](m, 2.5)
         cuda.synchronize()
     assert y[0] == 2.5
+
+
+# --- cuda.vectorize / cuda.guvectorize ------------------------------------------------------------------------------
+
+def test_vectorize_signatures_and_out(backend, rng):
+    # vectorize(5): "'int' object is not iterable"; out=5: "'int' object has no attribute 'shape'"; a device out of
+    # another dtype was cast silently, one of another size a reshape error
+    with pytest.raises(TypeError, match="cuda.vectorize takes a signature such as 'float32\\(float32\\)' or a list of "
+                                        "them, not int 5"):
+        cuda.vectorize(5)
+    f = cuda.vectorize(["float64(float64)"])(lambda x: x + 1.5)
+    host = rng.standard_normal(16)
+    with pytest.raises(TypeError, match=r"<lambda>\(\): out must be a device or NumPy array, not int"):
+        f(host, out=5)
+    for bad in (cuda.device_array(16, np.int32), cuda.device_array(3)):
+        with pytest.raises(ValueError, match=re.escape(f"out must have shape (16,) and dtype float64, not "
+                                                      f"{bad.shape} and {bad.dtype}")):
+            f(host, out=bad)
+    out = cuda.device_array(16)
+    f(host, out=out)
+    np.testing.assert_array_equal(out.copy_to_host(), host + 1.5)
+
+
+def test_guvectorize_layout_and_outputs(backend, rng):
+    with pytest.raises(TypeError, match="cuda.guvectorize: the layout must be a str such as .*not int 5"):
+        cuda.guvectorize(["void(float64[:], float64[:])"], 5)
+
+    @cuda.guvectorize(["void(float64[:], float64[:])"], "(n)->(n)")
+    def shift(a, o):
+        for i in range(a.shape[0]):
+            o[i] = a[i] + 0.5
+    host = rng.standard_normal(4)
+    with pytest.raises(TypeError, match=r"shift\(\): an output must be a device or NumPy array, not str"):
+        shift(host, out="abc")
+    with pytest.raises(ValueError, match=r"shift\(\): output dtype int32 should be float64"):
+        shift(host, out=cuda.device_array(4, np.int32))
+    out = cuda.device_array(4)
+    shift(host, out=out)
+    np.testing.assert_array_equal(out.copy_to_host(), host + 0.5)

@@ -662,3 +662,22 @@ def test_guvectorize_layout_and_outputs(backend, rng):
     out = cuda.device_array(4)
     shift(host, out=out)
     np.testing.assert_array_equal(out.copy_to_host(), host + 0.5)
+
+
+def test_small_argument_checks(backend, rng):
+    # each was a bare Python error naming nothing: "'int' object is not iterable", "invalid literal for int()"
+    host = rng.standard_normal((2, 3))
+    d = cuda.to_device(host)
+    with pytest.raises(TypeError, match="transpose: axes must be a tuple of ints, not int 5"):
+        d.transpose(5)
+    with pytest.raises(ValueError, match=r"invalid axes \(1, 'a'\) for an array of 2 dimensions"):
+        d.transpose((1, "a"))
+    np.testing.assert_array_equal(d.transpose([1, 0]).copy_to_host(), host.T)
+    k = cuda.jit("void(float64[:], float64)")(lambda a, s: None)
+    with pytest.raises(TypeError, match="kernel '<lambda>': a signature is a str, a Signature or a tuple of argument "
+                                        "types, not int 5"):
+        k.inspect_asm(5)
+    assert "void(array(float64, 1d, A), float64)" in str(k.signatures) or len(k.inspect_source()) == 1
+    with pytest.raises(TypeError, match="an IPC handle must be bytes or a sequence of byte values, not str"):
+        with cuda.open_ipc_array("abc", 4, np.float64):
+            pass

@@ -560,8 +560,10 @@ class DeviceNDArray(_core.ArrayCore):
         array's stream), not a view; ``axes`` naming the axes in order returns this array. Other dimensions raise
         NotImplementedError, as in numba-cuda. (Inside a kernel, ``a.T`` is a view of an array of any dimension.)"""
         if axes is not None:
+            if not isinstance(axes, (tuple, list)):
+                raise TypeError(f"transpose: axes must be a tuple of ints, not {type(axes).__name__} {axes!r:.40}")
             axes = tuple(axes)
-            if sorted(axes) != list(range(self.ndim)):
+            if not all(isinstance(a, (int, np.integer)) for a in axes) or sorted(axes) != list(range(self.ndim)):
                 raise ValueError(f"invalid axes {axes} for an array of {self.ndim} dimensions")
             if axes == tuple(range(self.ndim)):
                 return self

@@ -306,8 +306,11 @@ class CUDADispatcher(_JitFunction):
         # ``overloads``), as Numba's inspect_* and get_* methods take.
         if isinstance(signature, (str, _compiler().types.Signature)):
             key = tuple(_compiler().parse_signature(signature).args)
-        else:
+        elif isinstance(signature, (tuple, list)):
             key = tuple(signature)
+        else:
+            raise TypeError(f"kernel '{self.__name__}': a signature is a str, a Signature or a tuple of argument "
+                            f"types, not {type(signature).__name__} {signature!r:.60}")
         if key not in specs:
             raise KeyError(f"kernel '{self.__name__}' has no specialization for {key}")
         return {key: specs[key]}

@@ -681,3 +681,71 @@ def test_small_argument_checks(backend, rng):
     with pytest.raises(TypeError, match="an IPC handle must be bytes or a sequence of byte values, not str"):
         with cuda.open_ipc_array("abc", 4, np.float64):
             pass
+
+
+# --- slice assignment in kernels ------------------------------------------------------------------------------------
+
+def assign_slice(a, b):
+    a[0:4] = b
+
+
+def assign_rows(a, b):
+    a[:, 1:3] = b
+
+
+def shift_right(a):
+    a[1:] = a[:-1]
+
+
+def shift_left_2d(a):
+    a[:-1, :-1] = a[1:, 1:]
+
+
+def reverse_in_place(a):
+    a[::-1] = a
+
+
+def test_slice_assignment_shapes_are_checked(backend, rng):
+    # a[0:4] = b with b of 16 elements copied b's first 4; with b[0:2] it read b[2], b[3] past the view (past the
+    # buffer for a 2-element b). Checked now, with Numba's message; a lower-dimensional b broadcasts (it was a host
+    # compiler error), a higher-dimensional one is a TypingError.
+    _, runtime = _where(assign_slice, "a[0:4] = b")
+    a = rng.standard_normal(8)
+    for b in (rng.standard_normal(16), rng.standard_normal(2)):
+        with pytest.raises(ValueError, match=runtime + ".*cannot assign slice from input of different size"):
+            cuda.jit(assign_slice)[1, 1](a.copy(), b)
+    for b in (rng.standard_normal(4), rng.standard_normal(1)):       # equal, or broadcast from length 1
+        got = a.copy()
+        cuda.jit(assign_slice)[1, 1](got, b)
+        want = a.copy()
+        want[0:4] = b
+        np.testing.assert_array_equal(got, want)
+    m, row = rng.standard_normal((3, 4)), rng.standard_normal(2)
+    got = m.copy()
+    cuda.jit(assign_rows)[1, 1](got, row)
+    want = m.copy()
+    want[:, 1:3] = row
+    np.testing.assert_array_equal(got, want)
+    where, _ = _where(assign_slice, "a[0:4] = b")
+    with pytest.raises(TypingError, match=where + r" cannot assign a 2-d array to a 1-d slice"):
+        cuda.jit(assign_slice)[1, 1](a, np.zeros((4, 1)))
+
+
+def test_overlapping_slice_assignment(backend, rng):
+    # a[1:] = a[:-1] copied a[0] everywhere (each element read after it was overwritten); NumPy and Numba copy
+    # the source first. The same layout is now copied in memmove's order; another overlap raises.
+    a = rng.standard_normal(8)
+    got = a.copy()
+    cuda.jit(shift_right)[1, 1](got)
+    want = a.copy()
+    want[1:] = a[:-1]
+    np.testing.assert_array_equal(got, want)
+    m = rng.standard_normal((3, 4))
+    got = m.copy()
+    cuda.jit(shift_left_2d)[1, 1](got)
+    want = m.copy()
+    want[:-1, :-1] = m[1:, 1:]
+    np.testing.assert_array_equal(got, want)
+    _, runtime = _where(reverse_in_place, "a[::-1] = a")
+    with pytest.raises(ValueError, match=runtime + ".*overlaps it in another layout: copy it to a local array first"):
+        cuda.jit(boundscheck=True)(reverse_in_place)[1, 1](a.copy())

@@ -203,6 +203,20 @@ class IndexingMixin:
             return Value(t.dtype, f"{whole}.v[{code}]")
         self.error(node, f"{t} can only be indexed by a constant", "use a UniTuple (all elements one type)")
 
+    def slice_copy_site(self, node):
+        """The error sites of ``a[...] = b`` (checks on: debug or boundscheck; else -1, -1), as C++ arguments: b's
+        shape differs (Numba's message), b overlaps the view in another layout (copy_into in array.h)."""
+        if not self.program.options.reports_errors:
+            return "-1, -1"
+        self.may_raise = True
+        self.note_effect(raises=True)
+        shape = self.program.error_site(ValueError, ("cannot assign slice from input of different size",),
+                                        self.loc, node)
+        overlap = self.program.error_site(ValueError, ("cannot assign slice from an array that overlaps it in "
+                                                       "another layout: copy it to a local array first",),
+                                          self.loc, node)
+        return f"{shape}, {overlap}"
+
     def check_writable(self, node, array_node, array):
         """A store (setitem, atomic) into ``array``: a TypingError naming it when it is read-only, as Numba's."""
         if not (isinstance(array.type, T.Array) and array.type.readonly):
@@ -244,7 +258,10 @@ class IndexingMixin:
         ref = self.subscript(target, base, idx)
         if isinstance(ref.type, T.Array):
             if isinstance(value.type, T.Array):
-                self.emit(f"cj::copy_into({ref.code}, {value.code});", stmt)
+                if value.type.ndim > ref.type.ndim:
+                    self.error(target, f"cannot assign a {value.type.ndim}-d array to a {ref.type.ndim}-d slice "
+                                       f"({value.type} into {ref.type})")
+                self.emit(f"cj::copy_into({self.slice_copy_site(target)}, {ref.code}, {value.code});", stmt)
             else:
                 self.emit(f"cj::fill({ref.code}, {self.convert(target, value, ref.type.dtype).code});", stmt)
             return

@@ -36,6 +36,7 @@ struct DLManagedTensorVersioned {
     DLTensor dl_tensor;
 };
 constexpr uint32_t kDLPackMajor = 1;  // the versioned ABI this file reads
+constexpr uint64_t kDLFlagReadOnly = 1;  // DLPACK_FLAG_BITMASK_READ_ONLY: the consumer must not write the tensor
 
 enum { kDLCPU = 1, kDLCUDA = 2, kDLCUDAHost = 3, kDLCUDAManaged = 13 };
 enum { kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLBfloat = 4, kDLComplex = 5, kDLBool = 6 };
@@ -226,13 +227,15 @@ py::tuple validated_view(const DLTensor& x, Backend backend) {
 }
 
 // Consumes a "dltensor" or "dltensor_versioned" capsule for `backend` (0 GPU, 1 CPU). Returns
-// (ptr, shape, strides in bytes, typestr, device_type, device_id, owner). A tensor refused by a
-// check stays the producer's: the capsule keeps its name and frees it when collected.
+// (ptr, shape, strides in bytes, typestr, device_type, device_id, owner, read_only): read_only is the
+// versioned tensor's read-only flag (an unversioned one cannot say). A tensor refused by a check stays
+// the producer's: the capsule keeps its name and frees it when collected.
 py::tuple from_dlpack(py::object capsule, int backend) {
     PyObject* c = capsule.ptr();
     auto owner = std::make_shared<Imported>();
     const DLTensor* x = nullptr;
     const char* used = nullptr;
+    bool read_only = false;
     if (PyCapsule_IsValid(c, "dltensor_versioned")) {
         auto* t = static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(c, "dltensor_versioned"));
         if (!t) throw py::value_error("DLPack capsule holds a null DLManagedTensorVersioned");
@@ -241,6 +244,7 @@ py::tuple from_dlpack(py::object capsule, int backend) {
                                   std::to_string(t->version.minor) + " is not supported (cudajit reads major version " +
                                   std::to_string(kDLPackMajor) + ")");
         x = &t->dl_tensor;
+        read_only = (t->flags & kDLFlagReadOnly) != 0;
         owner->tensor = t;
         owner->deleter = &call_deleter<DLManagedTensorVersioned>;
         used = "used_dltensor_versioned";
@@ -266,7 +270,7 @@ py::tuple from_dlpack(py::object capsule, int backend) {
     }
     PyCapsule_SetName(c, used);
     return py::make_tuple(view[0], view[1], view[2], view[3], x->device.device_type, x->device.device_id,
-                          py::cast(owner));
+                          py::cast(owner), read_only);
 }
 
 }  // namespace
@@ -275,7 +279,8 @@ void bind_dlpack(py::module_& m) {
     py::class_<Imported, std::shared_ptr<Imported>>(m, "_DLPackOwner");
     m.def("to_dlpack", &to_dlpack, "Export an ArrayCore as a 'dltensor' capsule (no copy).");
     m.def("from_dlpack", &from_dlpack, py::arg("capsule"), py::arg("backend"),
-          "Consume a DLPack capsule after checking it: (ptr, shape, strides, typestr, dev_type, dev_id, owner).");
+          "Consume a DLPack capsule after checking it: (ptr, shape, strides, typestr, dev_type, dev_id, owner, "
+          "read_only).");
 }
 
 }  // namespace cj

@@ -3,6 +3,7 @@
 // same random streams as in Numba). The kernels' side is kernels/cudajit/random.h.
 #include <pybind11/pybind11.h>
 
+#include <array>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -43,6 +44,43 @@ void jump(State& s) {
     s = acc;
 }
 
+// `count` jumps, as `count` calls of jump() give them. The state update is linear over GF(2), so from 256 jumps on
+// the jump's 128x128 bit matrix is raised to the power by squaring (64 squarings at most): a subsequence_start near
+// 2**64 took 2**64 jumps, a hang the GIL-free loop could not even be interrupted in.
+using Matrix = std::array<State, 128>;  // column j: the image of the state whose only set bit is j (s0's bits first)
+
+State times(const Matrix& m, State s) {
+    State r{0, 0};
+    for (unsigned j = 0; j < 128; ++j) {
+        uint64_t word = j < 64 ? s.s0 : s.s1;
+        if (word >> (j % 64) & 1) {
+            r.s0 ^= m[j].s0;
+            r.s1 ^= m[j].s1;
+        }
+    }
+    return r;
+}
+
+void jump_times(State& s, uint64_t count) {
+    if (count < 256) {
+        for (uint64_t k = 0; k < count; ++k) jump(s);
+        return;
+    }
+    Matrix power;                                   // the jump itself
+    for (unsigned j = 0; j < 128; ++j) {
+        power[j] = j < 64 ? State{uint64_t{1} << j, 0} : State{0, uint64_t{1} << (j - 64)};
+        jump(power[j]);
+    }
+    for (; count; count >>= 1) {
+        if (count & 1) s = times(power, s);
+        if (count > 1) {
+            Matrix squared;
+            for (unsigned j = 0; j < 128; ++j) squared[j] = times(power, power[j]);
+            power = squared;
+        }
+    }
+}
+
 State splitmix(uint64_t seed) {
     uint64_t z = seed + 0x9E3779B97F4A7C15ULL;
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
@@ -64,7 +102,7 @@ void init_states(py::buffer states, uint64_t seed, uint64_t subsequence_start) {
     if (n == 0) return;
     NoGil nogil;
     State s = splitmix(seed);
-    for (uint64_t k = 0; k < subsequence_start; ++k) jump(s);
+    jump_times(s, subsequence_start);
     out[0] = s;
     for (py::ssize_t i = 1; i < n; ++i) {
         jump(s);

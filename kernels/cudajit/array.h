@@ -339,9 +339,10 @@ template <class R, class T, int ND, class... N> CJ_INLINE R reshape(int32_t site
 }
 // a[...] = scalar and a[...] = b on views: element by element, in C order.
 template <class T, int ND, class L, class V, class F>
-CJ_INLINE void for_each_index(const Array<T, ND, L>& a, F f) {
+CJ_INLINE void for_each_index(const Array<T, ND, L>& a, F f, bool backward = false) {
     int64_t n = a.size();
-    for (int64_t flat = 0; flat < n; ++flat) {
+    for (int64_t step = 0; step < n; ++step) {
+        const int64_t flat = backward ? n - 1 - step : step;
         int64_t rest = flat, off = 0, ix[ND];
         for (int k = ND - 1; k >= 0; --k) {
             ix[k] = rest % a.shape[k];
@@ -354,12 +355,59 @@ CJ_INLINE void for_each_index(const Array<T, ND, L>& a, F f) {
 template <class T, int ND, class L, class V> CJ_INLINE void fill(const Array<T, ND, L>& a, V v) {
     for_each_index<T, ND, L, V>(a, [&](T& x, const int64_t*) { x = T(v); });
 }
-template <class T, int ND, class L, class U, class L2>
-CJ_INLINE void copy_into(const Array<T, ND, L>& dst, const Array<U, ND, L2>& src) {
+// The bytes [lo, hi) an array's elements cover (none: lo == hi).
+template <class T, int ND, class L>
+CJ_INLINE void byte_span(const Array<T, ND, L>& a, const char*& lo, const char*& hi) {
+    lo = hi = reinterpret_cast<const char*>(a.data);
+    if (a.size() == 0) return;
+    for (int k = 0; k < ND; ++k) {
+        const int64_t span = (a.shape[k] - 1) * a.strides[k];
+        (span < 0 ? lo : hi) += span;
+    }
+    hi += sizeof(T);
+}
+// a[...] = b: b broadcasts to the view's shape as NumPy's and Numba's do (its axes align with the view's last ones;
+// an axis of length 1 repeats). Another shape copies nothing (b's elements past its shape would be read): with the
+// error record site >= 0 raises Numba's ValueError on the host. Where b's bytes overlap the view's (a[1:] = a[:-1])
+// Numba copies b first; here b of the view's very layout is copied in the order that reads each element before
+// it is overwritten (memmove's), and any other overlap raises overlap_site's ValueError (copying it in place
+// would read elements already written).
+template <class T, int ND, class L, class U, int ND2, class L2>
+CJ_INLINE void copy_into(int32_t site, int32_t overlap_site, const Array<T, ND, L>& dst,
+                         const Array<U, ND2, L2>& src) {
+    static_assert(ND2 <= ND, "the compiler refuses a source of more dimensions than the view");
+    constexpr int lead = ND - ND2;
+    bool backward = false;
+    if constexpr (ND2 > 0) {
+        for (int k = 0; k < ND2; ++k) {
+            if (src.shape[k] != dst.shape[k + lead] && src.shape[k] != 1) {
+#if defined(CJ_ERROR_RECORD)
+                if (site >= 0) debug_raise(site);
+#endif
+                return;
+            }
+        }
+        const char *dlo, *dhi, *slo, *shi;
+        byte_span(dst, dlo, dhi);
+        byte_span(src, slo, shi);
+        if (dlo < shi && slo < dhi && dst.data != reinterpret_cast<const T*>(src.data)) {
+            bool same = ND2 == ND && sizeof(T) == sizeof(U);
+            for (int k = 0; same && k < ND2; ++k)
+                same = src.shape[k] == dst.shape[k] && src.strides[k] == dst.strides[k];
+            if (!same) {
+#if defined(CJ_ERROR_RECORD)
+                if (overlap_site >= 0) debug_raise(overlap_site);
+#endif
+            }
+            backward = reinterpret_cast<const char*>(dst.data) > reinterpret_cast<const char*>(src.data);
+        }
+    }
     for_each_index<T, ND, L, U>(dst, [&](T& x, const int64_t* ix) {
         int64_t off = 0;
-        for (int k = 0; k < ND; ++k) off += (src.shape[k] == 1 ? 0 : ix[k]) * src.strides[k];
+        if constexpr (ND2 > 0) {
+            for (int k = 0; k < ND2; ++k) off += (src.shape[k] == 1 ? 0 : ix[k + lead]) * src.strides[k];
+        }
         x = T(*reinterpret_cast<const U*>(reinterpret_cast<const char*>(src.data) + off));
-    });
+    }, backward);
 }
 }  // namespace cj

@@ -86,6 +86,12 @@ template <class T> CJ_INLINE T check_divisor(int32_t site, T b) {
     return b;
 }
 
+// debug=True: range()'s run-time step of zero raises ValueError (Python's, Numba's 'python' error model).
+template <class T> CJ_INLINE T check_nonzero(int32_t site, T v) {
+    if (__builtin_expect(v == T{}, 0)) debug_raise(site);
+    return v;
+}
+
 // Where an out-of-range access goes after index_error. On the GPU the thread ends there, as a raised exception
 // ends it in numba-cuda (its error is recorded; PTX's `exit` releases a CTA barrier that waits only for exited
 // threads): no scratch address joins the array's, so the compiler keeps shared arrays in ld/st.shared (a scratch

@@ -18,7 +18,8 @@ from .methods import call_value_method, reinterpret
 from .operators import PY_OPS, binary, compare, unary
 from .typeconv import resolve, unify
 from .typeof import typeof
-from .values import Value, Symbol, cast, const_value, is_shape_constant, none_value, tuple_value, typed, PRIMARY, LAND, LOR, COND
+from .values import (Value, Symbol, cast, const_value, is_shape_constant, none_value, tuple_value, type_name, typed,
+                     PRIMARY, LAND, LOR, COND)
 
 _BUILTIN_NAMES = {"abs", "min", "max", "round", "pow", "len", "int", "float", "bool", "complex", "print", "range",
                   "isinstance"}
@@ -445,7 +446,7 @@ class ExpressionMixin(IndexingMixin):
             self.error(node, f"cannot convert {v.type} to {t}",
                        "NumPy converts a datetime64/timedelta64 only to one of its kind with a finer unit")
         if not (T.is_scalar(v.type) and T.is_scalar(t)) and v.type != t and not datetimes.involved(v.type):
-            self.error(node, f"cannot convert {v.type} to {t}")
+            self.error(node, f"cannot convert {type_name(v)} to {t}")
         if isinstance(v.type, T.Complex) and not isinstance(t, T.Complex):
             self.error(node, f"cannot convert {v.type} to {t} (a complex number has no real conversion)")
         return cast(v, t)
@@ -457,7 +458,7 @@ class ExpressionMixin(IndexingMixin):
         if fp8lib.involved(v.type, t):
             return fp8lib.explicit_cast(self, node, v, t)
         if not T.is_scalar(v.type):
-            self.error(node, f"cannot convert {v.type} to {t}")
+            self.error(node, f"cannot convert {type_name(v)} to {t}")
         if isinstance(v.type, T.Complex) and not isinstance(t, T.Complex):
             self.error(node, f"cannot convert {v.type} to {t}")
         if t == T.boolean and v.type != T.boolean:

@@ -12,7 +12,7 @@ import textwrap
 import types as pytypes
 
 from .desugar import desugar
-from .errors import SourceLocation
+from .errors import SourceLocation, unsupported
 from .. import _sources
 from ..errors import UnsupportedError
 
@@ -48,6 +48,7 @@ class ParsedFunction:
         if self.tree is None:
             raise UnsupportedError(f"{filename}:{first}: cannot find the source of {self.name} "
                                    f"(kernels must be a `def` or a lambda on its own line)")
+        _check_def(self.loc, self.tree)
         desugar(self.tree)
         self.params = [a.arg for a in self.tree.args.args]
         self.globals = pyfunc.__globals__
@@ -99,6 +100,17 @@ def reverse_map(registry_names):
                 continue
             out.setdefault(id(obj), name)
     return out
+
+
+def _check_def(loc, tree):
+    """What a kernel's or device function's ``def`` line may not be, said before its parameters are counted (a
+    ``*args`` kernel was 'takes 0 arguments, 1 given'; an ``async def`` compiled as if it were a plain one)."""
+    if isinstance(tree, ast.AsyncFunctionDef):
+        raise unsupported(loc, tree, "async functions are not supported in CUDA kernels")
+    a = tree.args
+    if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
+        raise unsupported(loc, tree, "*args, **kwargs, keyword-only and positional-only parameters are not supported "
+                                     "in CUDA kernels", "give each argument a plain parameter")
 
 
 def _parse_def(lines, pyfunc):

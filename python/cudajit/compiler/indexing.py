@@ -15,6 +15,10 @@ class IndexingMixin:
         base = self.visit_expr(node.value)
         if isinstance(base, Symbol) and isinstance(base.obj, enum.EnumMeta):
             return self.enum_by_name(node, base.obj)
+        if isinstance(base, Symbol) and base.path == "devfunc":
+            name = getattr(base.obj, "__name__", None) or ast.unparse(node.value)
+            self.unsupported(node, f"launching kernel '{name}' from a kernel (dynamic parallelism) is not supported "
+                                   f"in CUDA kernels", "launch it from the host, after this kernel")
         if isinstance(base, Symbol):
             self.unsupported(node, f"subscripting '{base.path}' is not supported in CUDA kernels")
         if isinstance(base.type, T.Record) and records.field_key(node.slice) is not None:
@@ -187,8 +191,9 @@ class IndexingMixin:
             return parts[k]
         if isinstance(t, T.UniTuple) and T.is_int(i.type):
             whole = base.code if base.elements is None else f"({t.cpp}{{{{{', '.join(p.code for p in parts)}}}}})"
-            if self.program.options.debug:
-                # debug=True: a run-time index out of range raises IndexError on the host, as Numba's.
+            if self.program.options.reports_errors:
+                # debug=True or boundscheck (on by default on the CPU backend, where an unchecked read beyond the
+                # tuple reads the stack): a run-time index out of range raises IndexError on the host, as Numba's.
                 site = self.program.error_site(IndexError, ("tuple index out of range",), self.loc, node,
                                                names_index=True)
                 self.note_effect(raises=True)
@@ -197,6 +202,20 @@ class IndexingMixin:
             code = f"cj::wrap({i.code}, {t.count})" if _may_be_negative(i) else i.code
             return Value(t.dtype, f"{whole}.v[{code}]")
         self.error(node, f"{t} can only be indexed by a constant", "use a UniTuple (all elements one type)")
+
+    def slice_copy_site(self, node):
+        """The error sites of ``a[...] = b`` (checks on: debug or boundscheck; else -1, -1), as C++ arguments: b's
+        shape differs (Numba's message), b overlaps the view in another layout (copy_into in array.h)."""
+        if not self.program.options.reports_errors:
+            return "-1, -1"
+        self.may_raise = True
+        self.note_effect(raises=True)
+        shape = self.program.error_site(ValueError, ("cannot assign slice from input of different size",),
+                                        self.loc, node)
+        overlap = self.program.error_site(ValueError, ("cannot assign slice from an array that overlaps it in "
+                                                       "another layout: copy it to a local array first",),
+                                          self.loc, node)
+        return f"{shape}, {overlap}"
 
     def check_writable(self, node, array_node, array):
         """A store (setitem, atomic) into ``array``: a TypingError naming it when it is read-only, as Numba's."""
@@ -239,7 +258,10 @@ class IndexingMixin:
         ref = self.subscript(target, base, idx)
         if isinstance(ref.type, T.Array):
             if isinstance(value.type, T.Array):
-                self.emit(f"cj::copy_into({ref.code}, {value.code});", stmt)
+                if value.type.ndim > ref.type.ndim:
+                    self.error(target, f"cannot assign a {value.type.ndim}-d array to a {ref.type.ndim}-d slice "
+                                       f"({value.type} into {ref.type})")
+                self.emit(f"cj::copy_into({self.slice_copy_site(target)}, {ref.code}, {value.code});", stmt)
             else:
                 self.emit(f"cj::fill({ref.code}, {self.convert(target, value, ref.type.dtype).code});", stmt)
             return

@@ -19,7 +19,7 @@ from . import types as T
 from .registry import REGISTRY, bind_args, expect_args, intrinsic, is_namespace, lookup  # noqa: F401 (the registry's face)
 from .typeconv import resolve
 from .errors import format_message, require_literal
-from .values import Value, none_value, tuple_value, typed
+from .values import Value, none_value, tuple_value, type_name, typed
 from ..errors import NumbaValueError
 # Importing these modules registers their entries in REGISTRY.
 from . import (bf16lib, flatiter, fp8lib, libdevice, mathlib, npufuncs, pointers, pybuiltins, pyoperator,  # noqa: F401
@@ -177,6 +177,22 @@ def _check_local_size(cx, node, dtype, shape):
     cx.local_bytes[id(node)] = nbytes
 
 
+# CUDA's limit on static shared memory per block (CUDA C++ Programming Guide, "Shared Memory": allocations above 48 KB
+# per block must be dynamic). A larger static array fails ptxas on the GPU and, from 2 GiB on, the CPU backend's link.
+STATIC_SHARED_LIMIT = 48 * 1024
+
+
+def _check_shared_size(cx, node, dtype, shape):
+    nbytes = math.prod(shape) * dtype.dtype.itemsize
+    if nbytes > STATIC_SHARED_LIMIT:
+        name = getattr(cx, "_storage_hint", None)
+        what = f"shared array '{name}'" if name else "shared array"
+        cx.error(node, f"{what} of shape {shape} and dtype {dtype} takes {nbytes} bytes, more than CUDA's limit of "
+                       f"{STATIC_SHARED_LIMIT} bytes (48 KiB) of static shared memory per block",
+                 "use dynamic shared memory: cuda.shared.array(0, dtype) and the launch's 4th item, "
+                 "kernel[blocks, threads, stream, nbytes]")
+
+
 def _alignment(cx, node, args, kind):
     """The ``alignment=`` of a shared/local array: None, or a constant power of two that is a multiple of a
     pointer's size (numba-cuda's rules: a non-constant is a RequireLiteralValueError, a bad int a ValueError)."""
@@ -215,6 +231,8 @@ def _array_alloc(kind):
             cx.error(node, f"cuda.{kind}.array shape must be positive, got {shape}")
         if kind == "local":
             _check_local_size(cx, node, dtype, shape)
+        else:
+            _check_shared_size(cx, node, dtype, shape)
         storage = cx.declare_array_storage(node, kind, dtype, shape, alignment)
         dims = ", ".join(str(n) for n in shape)
         return Value(T.Array(dtype, len(shape), "C"), f"cj::c_array({storage}, {dims})")
@@ -563,7 +581,8 @@ def _fp16(name, nargs, fmt, ret=T.float16, arg=T.float16):
         expect_args(cx, node, f"cuda.fp16.{name}", args, nargs)
         for a in args:
             if not (isinstance(a, Value) and T.is_number(a.type) and not isinstance(a.type, T.Complex)):
-                cx.error(node, f"cuda.fp16.{name} takes {arg} numbers, not {getattr(a, 'type', a)}")
+                got = type_name(a) if isinstance(a, Value) else a
+                cx.error(node, f"cuda.fp16.{name} takes {arg} numbers, not {got}")
         conv = [typed(cx.convert(node, a, arg), arg).code for a in args]
         return Value(ret, fmt.format(*conv))
     what = _FP16_OPS.get(name) or f"math.{name[1:]}(a)"

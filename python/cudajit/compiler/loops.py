@@ -9,7 +9,7 @@ import copy
 from . import types as T
 from .storage import cpp_identifier
 from .typeconv import resolve
-from .values import Value, Symbol, cast
+from .values import Value, Symbol, cast, type_name
 
 _RANGE_CASES = [(T.int32, T.int32), (T.int64, T.int64), (T.uint64, T.uint64)]
 
@@ -127,7 +127,7 @@ class LoopMixin:
         else:
             for a in args:
                 if not (T.is_int(a.type) or a.type == T.boolean):
-                    self.error(a_node(call, args, a), f"range() takes integers, not {a.type}")
+                    self.error(a_node(call, args, a), f"range() takes integers, not {type_name(a)}")
             cases = [(r, (t,) * len(args)) for r, t in _RANGE_CASES]
             rtype = resolve(cases, [a.type for a in args], [a.literal for a in args])[0]
         start, stop, step = ([Value(T.int64, "0", const=0, literal=True, nonneg=True)] + args + [None])[:3] \
@@ -138,7 +138,16 @@ class LoopMixin:
         if step.is_const and step.const == 0:
             self.error(call, "range() arg 3 must not be zero")
         stop = self.hoist_unless_stable(node, call.args[-2 if len(call.args) == 3 else -1], stop, "stop")
-        if not step.is_const:
+        if not step.is_const and self.program.options.debug:
+            # debug=True: a zero step raises ValueError, as Python's range() and Numba's 'python' error model do
+            # (without debug the loop runs no iteration); checked once, before the loop
+            site = self.program.error_site(ValueError, ("range() arg 3 must not be zero",), self.loc, call)
+            self.may_raise = True
+            self.note_effect(raises=True)
+            name = self.temp("step")
+            self.emit(f"const {step.type.cpp} {name} = cj::check_nonzero({site}, {step.code});", node)
+            step = Value(step.type, name, nonneg=step.nonneg)
+        elif not step.is_const:
             step = self.hoist_unless_stable(node, call.args[2], step, "step")
         var_nonneg = start.nonneg and step.is_const and step.const > 0
         self.loop(node, rtype, start, stop, step, var_nonneg)

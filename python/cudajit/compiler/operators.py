@@ -62,7 +62,7 @@ UNARY_CASES = {"-": _UNARY, "+": _UNARY,
                + [(T.int64, (t,)) for t in T.signed_domain]}
 
 PY_OPS = {"Add": "+", "Sub": "-", "Mult": "*", "Div": "/", "FloorDiv": "//", "Mod": "%", "Pow": "**",
-          "LShift": "<<", "RShift": ">>", "BitAnd": "&", "BitOr": "|", "BitXor": "^",
+          "MatMult": "@", "LShift": "<<", "RShift": ">>", "BitAnd": "&", "BitOr": "|", "BitXor": "^",
           "Lt": "<", "LtE": "<=", "Gt": ">", "GtE": ">=", "Eq": "==", "NotEq": "!=",
           "USub": "-", "UAdd": "+", "Invert": "~"}
 _INFIX_PREC = {"+": ADD, "-": ADD, "*": MUL, "&": BITAND, "|": BITOR, "^": XOR,

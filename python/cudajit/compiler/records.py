@@ -50,7 +50,9 @@ def store(cx, node, rec, key, value, stmt):
     if shape is not None:
         view = load(cx, node, rec, key).code
         if isinstance(value.type, T.Array):
-            cx.emit(f"cj::copy_into({view}, {value.code});", stmt)
+            if value.type.ndim > len(shape):
+                cx.error(node, f"cannot assign a {value.type.ndim}-d array to the {len(shape)}-d field '{key}'")
+            cx.emit(f"cj::copy_into({cx.slice_copy_site(node)}, {view}, {value.code});", stmt)
         else:
             cx.emit(f"cj::fill({view}, {cx.convert(node, value, ftype.dtype).code});", stmt)
         return

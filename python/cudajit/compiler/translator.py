@@ -99,9 +99,7 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin):
         return self._finish()
 
     def _check_signature(self, tree):
-        a = tree.args
-        if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
-            self.unsupported(tree, "*args, **kwargs and keyword-only parameters are not supported in CUDA kernels")
+        # (*args and the like were refused when the def was parsed: frontend._check_def)
         if len(self.argtypes) != len(self.parsed.params):
             what = "kernel" if self.is_kernel else "device function"
             self.error(tree, f"{what} '{self.parsed.name}' takes {len(self.parsed.params)} arguments, "

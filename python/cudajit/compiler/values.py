@@ -112,6 +112,14 @@ def const_value(v):
     return None
 
 
+def type_name(v):
+    """A value's type as an error message names it: a string constant (typed none: kernels keep strings only as
+    constants, for print and raise) is ``str 'abc'``, not ``none``."""
+    if isinstance(v, Value) and v.type == T.none and isinstance(v.const, str):
+        return f"str {v.const!r:.40}"
+    return str(v.type)
+
+
 def none_value():
     """``None`` in a kernel: a compile-time value of type none (no C++ of its own), as Numba's ``none``."""
     return Value(T.none, "", const=None)

@@ -238,6 +238,7 @@ def pinned(*arrays):
 def mapped(*arrays, stream=0, portable=False, wc=False):
     """Numba's ``cuda.mapped(*arrays)``: page-lock host arrays and map them into the device's address space for a
     block of code; yields device arrays (one, or a list) that kernels read and write in place (zero-copy)."""
+    _stream_handle(stream)                      # refuses what is not a stream before anything is page-locked
     regs = _register(arrays, mapped=True)
     try:
         devs = []
@@ -246,7 +247,9 @@ def mapped(*arrays, stream=0, portable=False, wc=False):
             lo, _ = _span(a)
             ptr = r.device_ptr + (a.__array_interface__["data"][0] - lo)
             # portable host memory: every device reaches it
-            devs.append(DeviceNDArray._view_of(ptr, a.shape, a.strides, a.dtype, r, _backend_id(), stream, device=-1))
+            dev = DeviceNDArray._view_of(ptr, a.shape, a.strides, a.dtype, r, _backend_id(), stream, device=-1)
+            dev._readonly = not a.flags.writeable      # kernels may read a read-only array, not write it
+            devs.append(dev)
         yield devs[0] if len(devs) == 1 else devs
     finally:
         if any(r.registered for r in regs):

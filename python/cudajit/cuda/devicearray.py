@@ -167,12 +167,18 @@ class DeviceNDArray(_core.ArrayCore):
         shape = _normalize_shape(shape)
         strides = _normalize_strides(strides, shape) if strides is not None else _c_strides(shape, dtype.itemsize)
         backend_id = _backend_id()  # decides the backend (and tells the core) before allocating
+        lo, hi = _span(shape, strides, dtype.itemsize)
         if gpu_data is None:
-            nbytes = _span_bytes(shape, strides, dtype.itemsize)
+            nbytes = hi - lo
             if nbytes >= 1 << 63:
                 raise ValueError(f"an array of shape {shape} and dtype {dtype} needs {nbytes} bytes, "
                                  f"more than any device has")
+            if lo < 0:     # the data pointer is the allocation's start: no element may lie below it (NumPy's rule)
+                raise ValueError(f"strides {strides} reach {-lo} bytes below the first element of a new array of "
+                                 f"shape {shape}: a new array's elements must follow its first (as np.ndarray's)")
             gpu_data = _core.DeviceBuffer(nbytes, _stream_handle(stream))
+        else:
+            _check_fits(gpu_data, lo, hi, shape, strides, dtype)
         device = getattr(gpu_data, "device", None)       # our DeviceBuffer's ordinal; others: the current device
         device = device if isinstance(device, int) else _current_device(backend_id)
         _core.ArrayCore.__init__(self, gpu_data.ptr, shape, strides, _core_typestr(dtype), gpu_data, backend_id,
@@ -343,8 +349,8 @@ class DeviceNDArray(_core.ArrayCore):
 
     def _check_writable(self, what):
         if self._readonly:
-            raise ValueError(f"{what}: this device array is read-only (its producer exported it with the "
-                             f"__cuda_array_interface__ read-only flag set)")
+            raise ValueError(f"{what}: this device array is read-only (its producer exported it read-only: the "
+                             f"__cuda_array_interface__ read-only flag or DLPack's)")
 
     def _is_dense(self):
         lo, hi = self._extent()
@@ -384,9 +390,14 @@ class DeviceNDArray(_core.ArrayCore):
         return rec
 
     def __setitem__(self, key, value):
+        self._setitem(key, value, None)
+
+    def _setitem(self, key, value, stream):
         if value is None:
             raise TypeError(f"cannot assign None to elements of a {self.dtype} device array")
-        target = self._view(key) if key != () else self
+        handle = None if stream is None else _stream_handle(stream)       # 0: the array's own stream
+        # (a NumPy key compared with `!= ()` gave NumPy's "truth value of an empty array is ambiguous")
+        target = self if isinstance(key, tuple) and not key else self._view(key)
         target._check_writable("setitem")
         if isinstance(value, DeviceNDArray) or (hasattr(value, "__cuda_array_interface__") and not isinstance(value, np.ndarray)):
             value = value.copy_to_host() if isinstance(value, DeviceNDArray) else np.asarray(value)
@@ -395,7 +406,7 @@ class DeviceNDArray(_core.ArrayCore):
         except (TypeError, ValueError, OverflowError) as e:
             raise type(e)(f"cannot store {value!r:.60} in a {target.dtype} device array of shape {target.shape}: "
                           f"{e}") from None
-        target._write_host(np.ascontiguousarray(host), _stream_handle(target.stream))
+        target._write_host(np.ascontiguousarray(host), handle if handle else _stream_handle(target.stream))
 
     def getitem(self, key, stream=0):
         """``self[key]`` (Numba's method form): an element is read on ``stream`` and waited for; a view's copies
@@ -410,8 +421,8 @@ class DeviceNDArray(_core.ArrayCore):
         return view.bind(stream) if handle else view
 
     def setitem(self, key, value, stream=0):
-        """``self[key] = value`` (Numba's method form, with a stream argument)."""
-        self.__setitem__(key, value)
+        """``self[key] = value`` (Numba's method form): the copy goes on ``stream`` (the array's own when 0)."""
+        self._setitem(key, value, stream)
 
     def _view(self, key):
         """The view that basic indexing ``key`` selects (ints, slices, Ellipsis, None)."""
@@ -437,7 +448,7 @@ class DeviceNDArray(_core.ArrayCore):
                 count = len(range(start, stop, step))
                 ptr += start * s if count else 0
                 shape.append(count)
-                strides.append(s * step)
+                strides.append(s * step if count > 1 else s)   # one element: a huge step's stride is never used
             else:
                 try:
                     if isinstance(k, (bool, np.bool_)):
@@ -500,7 +511,8 @@ class DeviceNDArray(_core.ArrayCore):
             raise ValueError("order must be 'C', 'F' or 'A'")
         if not self._is_contiguous():
             raise NotImplementedError("ravel of a non-contiguous device array (it would need a copy)")
-        return self.reshape(self.size, order=order if order != "A" else "A")
+        flat = self.reshape(self.size, order=order if order != "A" else "A")
+        return flat.bind(stream) if _stream_handle(stream) else flat
 
     def squeeze(self, axis=None, stream=0):
         """A view without the axes of length one, or without the ``axis`` given (an int or a tuple, negative ones
@@ -548,8 +560,10 @@ class DeviceNDArray(_core.ArrayCore):
         array's stream), not a view; ``axes`` naming the axes in order returns this array. Other dimensions raise
         NotImplementedError, as in numba-cuda. (Inside a kernel, ``a.T`` is a view of an array of any dimension.)"""
         if axes is not None:
+            if not isinstance(axes, (tuple, list)):
+                raise TypeError(f"transpose: axes must be a tuple of ints, not {type(axes).__name__} {axes!r:.40}")
             axes = tuple(axes)
-            if sorted(axes) != list(range(self.ndim)):
+            if not all(isinstance(a, (int, np.integer)) for a in axes) or sorted(axes) != list(range(self.ndim)):
                 raise ValueError(f"invalid axes {axes} for an array of {self.ndim} dimensions")
             if axes == tuple(range(self.ndim)):
                 return self
@@ -572,7 +586,9 @@ class DeviceNDArray(_core.ArrayCore):
             raise TypeError(f"split: section must be an int number of elements, not {type(section).__name__}")
         if section <= 0:
             raise ValueError(f"split: section must be positive, got {section}")
-        return [self[i:i + section] for i in range(0, self.shape[0], section)]
+        bound = _stream_handle(stream) != 0        # numba-cuda's views copy on the stream given
+        return [self[i:i + section].bind(stream) if bound else self[i:i + section]
+                for i in range(0, self.shape[0], section)]
 
     def get_ipc_handle(self):
         """An IpcArrayHandle that shares this array with another process on this machine: pickle it there, then
@@ -582,8 +598,30 @@ class DeviceNDArray(_core.ArrayCore):
 
     # --- DLPack ---------------------------------------------------------------------------
     def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
+        """The array as a DLPack capsule (no copy), for ``np.from_dlpack``, CuPy, PyTorch ... The arguments are the
+        Python array API's: ``stream`` an int or None, ``max_version`` None or a (major, minor) tuple,
+        ``dl_device`` None or this array's ``__dlpack_device__()``, ``copy`` None or False (True: BufferError).
+        A read-only array raises BufferError, as NumPy's does: the unversioned capsule cannot say read-only."""
+        if stream is not None and (isinstance(stream, bool) or not isinstance(stream, int)):
+            raise TypeError(f"__dlpack__: stream must be an int or None, not {type(stream).__name__}")
+        if max_version is not None and not (isinstance(max_version, tuple) and len(max_version) == 2
+                                            and all(isinstance(v, int) for v in max_version)):
+            raise TypeError(f"__dlpack__: max_version must be None or a (major, minor) tuple of ints, not "
+                            f"{max_version!r:.60}")
+        if dl_device is not None:
+            if not (isinstance(dl_device, tuple) and len(dl_device) == 2):
+                raise TypeError(f"__dlpack__: dl_device must be a (device type, device id) tuple, not "
+                                f"{dl_device!r:.60}")
+            if tuple(dl_device) != self.__dlpack_device__():
+                raise BufferError(f"__dlpack__: cannot export to device {dl_device}: the array is on "
+                                  f"{self.__dlpack_device__()} and cudajit exports without copies")
+        if copy is not None and not isinstance(copy, bool):
+            raise TypeError(f"__dlpack__: copy must be True, False or None, not {copy!r:.60}")
         if copy:
             raise BufferError("cudajit exports DLPack without copies")
+        if self._readonly:
+            raise BufferError("__dlpack__: cannot export a read-only array (its __cuda_array_interface__ or DLPack "
+                              "producer marked it so): the DLPack capsule cudajit makes cannot signal read-only")
         if stream is not None and stream != -1 and self._backend == 0:
             _core.stream_synchronize(0, self._device)
         return _core.to_dlpack(self)
@@ -679,11 +717,31 @@ def _backend_name(backend_id):
 
 
 def _span_bytes(shape, strides, itemsize):
+    lo, hi = _span(shape, strides, itemsize)
+    return hi - lo
+
+
+def _span(shape, strides, itemsize):
+    """The byte range [lo, hi) the elements cover, relative to the first element's address."""
     if any(n == 0 for n in shape):
-        return 0
+        return 0, 0
     lo = sum((n - 1) * s for n, s in zip(shape, strides) if s < 0)
     hi = sum((n - 1) * s for n, s in zip(shape, strides) if s > 0)
-    return hi - lo + itemsize
+    return lo, hi + itemsize
+
+
+def _check_fits(gpu_data, lo, hi, shape, strides, dtype):
+    """``DeviceNDArray(..., gpu_data=memory)``: the elements lie in ``memory`` (its pointer is the first
+    element's), so kernels and copies stay inside it."""
+    if not hasattr(gpu_data, "ptr"):
+        raise TypeError(f"gpu_data must be device memory with a .ptr (a MemoryPointer, or a device array's "
+                        f"gpu_data), not {type(gpu_data).__name__}")
+    size = gpu_data.nbytes if isinstance(gpu_data, _core.DeviceBuffer) else getattr(gpu_data, "size", None)
+    if hi == 0 or not isinstance(size, int):
+        return
+    if lo < 0 or hi > size:
+        raise ValueError(f"an array of shape {shape}, strides {strides} and dtype {dtype} spans bytes [{lo}, {hi}) "
+                         f"from its first element, which gpu_data's {size} bytes do not hold")
 
 
 def _c_strides_skip1(shape, strides, itemsize):

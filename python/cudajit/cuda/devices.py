@@ -130,6 +130,13 @@ class Device:
     """
 
     def __init__(self, devnum):
+        if isinstance(devnum, bool) or not hasattr(devnum, "__index__"):
+            raise TypeError(f"Device: devnum must be an int, not {type(devnum).__name__} {devnum!r:.40}")
+        devnum = operator.index(devnum)
+        if _on_cpu() and devnum != 0:
+            raise CudaSupportError(f"device {devnum} does not exist: the CPU backend has one device, 0")
+        if not _on_cpu() and not 0 <= devnum < _core.device_count():       # (the core takes a C int)
+            raise CudaSupportError(f"device {devnum} does not exist: there are {_core.device_count()} GPU(s)")
         self.id = devnum
         if _on_cpu():
             self._core = None
@@ -237,7 +244,16 @@ class _DeviceList:
         return self._devices[key]
 
     def __getitem__(self, devnum):
-        return self._list()[int(devnum) if not isinstance(devnum, slice) else devnum]
+        devices = self._list()
+        if isinstance(devnum, slice):
+            return devices[devnum]
+        if isinstance(devnum, bool) or not hasattr(devnum, "__index__"):
+            raise TypeError(f"cuda.gpus: a device is indexed by an int, not {type(devnum).__name__} {devnum!r:.40}")
+        devnum = operator.index(devnum)
+        if not -len(devices) <= devnum < len(devices):     # list indexing, as numba-cuda's (an IndexError)
+            raise IndexError(f"cuda.gpus[{devnum}]: there is no device {devnum}; "
+                             f"{'the CPU backend has one device, 0' if _on_cpu() else f'{len(devices)} device(s)'}")
+        return devices[devnum]
 
     def __iter__(self):
         return iter(self._list())

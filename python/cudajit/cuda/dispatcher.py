@@ -210,7 +210,10 @@ class CUDADispatcher(_JitFunction):
 
     # --- compiling ------------------------------------------------------------------------
     def _spec_for_args(self, args):
-        names = list(inspect.signature(self.py_func).parameters)
+        params = inspect.signature(self.py_func).parameters
+        if any(p.kind is not p.POSITIONAL_OR_KEYWORD for p in params.values()):
+            _compiler().program.parse_function(self.py_func)    # raises UnsupportedError naming the def's line
+        names = list(params)
         if len(args) != len(names):
             raise TypingError(f"kernel '{self.__name__}' takes {len(names)} arguments "
                               f"({', '.join(names)}), {len(args)} given")
@@ -303,8 +306,11 @@ class CUDADispatcher(_JitFunction):
         # ``overloads``), as Numba's inspect_* and get_* methods take.
         if isinstance(signature, (str, _compiler().types.Signature)):
             key = tuple(_compiler().parse_signature(signature).args)
-        else:
+        elif isinstance(signature, (tuple, list)):
             key = tuple(signature)
+        else:
+            raise TypeError(f"kernel '{self.__name__}': a signature is a str, a Signature or a tuple of argument "
+                            f"types, not {type(signature).__name__} {signature!r:.60}")
         if key not in specs:
             raise KeyError(f"kernel '{self.__name__}' has no specialization for {key}")
         return {key: specs[key]}
@@ -639,6 +645,8 @@ def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=T
             raise TypeError(f"cuda.jit({name}=...) must be True or False, not {value!r:.60}")
     if inline not in (True, False, "always", "never"):
         raise ValueError(f"cuda.jit(inline=...) must be True, False, 'always' or 'never', not {inline!r:.60}")
+    if not (lto is None or isinstance(lto, int) and lto in (0, 1)):     # numba-cuda's default is None
+        raise TypeError(f"cuda.jit(lto=...) must be True, False or None, not {lto!r:.60}")
     forced = _env_boundscheck()
     options = _compiler().CompileOptions(
         fastmath=bool(fastmath), debug=bool(debug), lineinfo=bool(lineinfo), opt=bool(opt),
@@ -654,6 +662,7 @@ def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=T
         raise TypeError(f"cuda.jit got unexpected options: {', '.join(sorted(unknown))}")
 
     def wrap(pyfunc, sigs):
+        python_function(pyfunc, "cuda.jit")
         if device:
             return DeviceFunction(pyfunc, sigs, options)
         d = CUDADispatcher(pyfunc, sigs, options, kws.get("extensions"))
@@ -669,12 +678,29 @@ def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=T
     return hide_internal_frames(lambda pyfunc: wrap(pyfunc, sigs))
 
 
+def python_function(pyfunc, what):
+    """``pyfunc`` if it is a Python function cudajit can compile from its source (a def or a lambda); else a
+    TypeError naming what it is (a builtin, a class or a partial failed later with "no attribute '__code__'")."""
+    import types
+    if not isinstance(getattr(pyfunc, "__code__", None), types.CodeType):
+        kind = f"class {pyfunc.__name__}" if isinstance(pyfunc, type) else type(pyfunc).__name__
+        raise TypeError(f"{what} compiles a Python function (a def or a lambda), not {kind} {pyfunc!r:.60}")
+    return pyfunc
+
+
+_INT32_MAX = 2**31 - 1
+
+
 def _positive_int(value, what):
-    if isinstance(value, bool) or not hasattr(value, "__index__"):
-        raise TypeError(f"{what} must be a positive int, not {value!r:.60}")
-    if value.__index__() <= 0:
-        raise ValueError(f"{what} must be a positive int, not {value!r:.60}")
-    return value.__index__()
+    try:
+        if isinstance(value, bool):
+            raise TypeError
+        n = value.__index__()
+    except (AttributeError, TypeError):      # no __index__, or NumPy's for an array of more than one element
+        raise TypeError(f"{what} must be a positive int, not {value!r:.60}") from None
+    if not 0 < n <= _INT32_MAX:              # CUDA takes these as C ints
+        raise ValueError(f"{what} must be a positive int of at most 2**31 - 1, not {value!r:.60}")
+    return n
 
 
 def _max_registers(value):
@@ -682,10 +708,10 @@ def _max_registers(value):
     return None if value is None else _positive_int(value, "cuda.jit(max_registers=...)")
 
 
-def _launch_bounds(value):
+def _launch_bounds(value, fn="cuda.jit"):
     """``cuda.jit(launch_bounds=...)``: None, max threads per block, or a tuple (max threads, min blocks per
     multiprocessor, max blocks per cluster) of 1 to 3 positive ints, as numba-cuda takes it."""
-    what = "cuda.jit(launch_bounds=...)"
+    what = f"{fn}(launch_bounds=...)"
     if value is None:
         return None
     if isinstance(value, tuple):

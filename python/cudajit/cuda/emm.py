@@ -89,26 +89,56 @@ class MemoryPointer:
         return self
 
     def free(self):
-        """Free the memory now (its finalizer); a second ``free`` raises RuntimeError, as in Numba."""
+        """Free the memory now (its finalizer); a second ``free`` raises RuntimeError, as in Numba. The driver's
+        copies (``cudadrv.driver``), ``memset`` and ``view`` refuse freed memory."""
         if self.is_managed:
             if not self._finalizer.alive:
                 raise RuntimeError("Freeing dead memory")
             self._finalizer()
+            self._freed = True
+
+    def _check_alive(self, what):
+        from .cudadrv.driver import _check_not_freed
+        try:
+            _check_not_freed(self)
+        except ValueError as e:
+            raise ValueError(f"{what}: {e}") from None
 
     def memset(self, byte, count=None, stream=0):
         """Set ``count`` bytes (all by default) to ``byte``, on ``stream``."""
         from .devicearray import _stream_handle
-        count = self.size if count is None else count
+        byte = _byte_value(byte, "memset")
+        count = self.size if count is None else _index(count, "memset: count")
         if not 0 <= count <= self.size:
             raise ValueError(f"memset: count {count} is outside this allocation of {self.size} bytes")
+        self._check_alive("memset")
         _core.memset(_address(self.device_pointer), byte, count, _stream_handle(stream))
 
     def view(self, start, stop=None):
         """A pointer to bytes [start, stop) of this memory, keeping it alive."""
-        stop = self.size if stop is None else stop
+        start = _index(start, "view: start")
+        stop = self.size if stop is None else _index(stop, "view: stop")
         if not 0 <= start <= stop <= self.size:
             raise ValueError(f"view({start}, {stop}) is outside this allocation of {self.size} bytes")
+        self._check_alive("view")
         return MemoryPointer(self.context, _address(self.device_pointer) + start, stop - start, owner=self.owner)
+
+
+def _index(value, what):
+    """An int argument (anything with ``__index__`` but a bool): a TypeError naming ``what`` otherwise."""
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise TypeError(f"{what} must be an int, not {type(value).__name__}")
+    return value.__index__()
+
+
+def _byte_value(value, what):
+    """The byte a memset writes: an int in [0, 255] (CUDA's cuMemsetD8 takes an unsigned char)."""
+    if not hasattr(value, "__index__"):
+        raise TypeError(f"{what}: the value must be an int byte in [0, 255], not {type(value).__name__}")
+    value = value.__index__()
+    if not 0 <= value <= 255:
+        raise ValueError(f"{what}: the value must be a byte in [0, 255], not {value}")
+    return value
 
 
 class _HostBytes:
@@ -192,7 +222,10 @@ def own_managed_memory(context, size):
 
 def pin_host_memory(context, owner, pointer, size, mapped=False):
     """Page-lock existing host memory until the returned object's ``free()`` or its garbage collection."""
-    registration = _core.HostRegistration(_address(pointer), _byte_count(size, "mempin"), mapped)
+    address, size = _address(pointer), _byte_count(size, "mempin")
+    # under the CPU backend the pages must be this process's (a GPU registration fails on its own)
+    _core.check_span_is_memory(address, 0, size, f"mempin: pointer {address:#x} with size {size}")
+    registration = _core.HostRegistration(address, size, mapped)
     cls = MappedMemory if mapped else PinnedMemory
     return cls(context, pointer, size, owner=owner, finalizer=registration.release)
 
@@ -203,6 +236,8 @@ def _byte_count(size, what):
     size = size.__index__()
     if size < 0:
         raise ValueError(f"{what}: size must not be negative, got {size}")
+    if size >= 1 << 63:
+        raise ValueError(f"{what}: size {size} is more bytes than any memory holds (2**63 or more)")
     return size
 
 

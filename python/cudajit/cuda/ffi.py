@@ -108,11 +108,16 @@ def check_link(files, what):
     """The link list as LinkableCode items: files by their suffix (checked to exist), in-memory code as given."""
     if isinstance(files, (str, os.PathLike, LinkableCode)):
         files = [files]
+    if files is not None and not isinstance(files, (list, tuple, set, frozenset)):
+        raise TypeError(f"{what} must be a list of file paths or code objects (cuda.CUSource ...), not "
+                        f"{type(files).__name__}")
     out = []
     for f in files or ():
         if isinstance(f, LinkableCode):
             out.append(f)
             continue
+        if not isinstance(f, (str, bytes, os.PathLike)):
+            raise TypeError(f"{what}: {f!r:.60} is not a file path or a code object (cuda.CUSource ...)")
         path = os.path.abspath(os.fspath(f))
         kind = SUFFIX_KINDS.get(os.path.splitext(path)[1])
         if kind is None:
@@ -129,7 +134,12 @@ class ExternalFunction:
 
     def __init__(self, name, sig, link=(), abi="numba", use_cooperative=False):
         from ..compiler import parse_signature, types as T
-        if abi not in ("numba", "c"):
+        if not isinstance(name, str):
+            raise TypeError(f"declare_device: the name must be a str (the function's symbol), not "
+                            f"{type(name).__name__} {name!r:.60}")
+        if not (name.isidentifier() and name.isascii()):          # it is written into the generated C++
+            raise ValueError(f"declare_device: the name {name!r:.60} is not a C identifier")
+        if not (isinstance(abi, str) and abi in ("numba", "c")):
             raise NotImplementedError(f"declare_device({name!r}): unsupported ABI {abi!r} (use 'numba' or 'c')")
         signature = parse_signature(sig) if isinstance(sig, str) else sig
         if not isinstance(signature, T.Signature) or signature.return_type is None:
@@ -186,7 +196,7 @@ class ExternalFunction:
 def declare_device(name, sig, link=None, use_cooperative=False, abi="numba"):
     """Numba's ``cuda.declare_device``: declare a foreign device function by its name and signature.
     ``abi="c"``: the function returns its value (``T name(args...)``) instead of Numba's result pointer."""
-    return ExternalFunction(name, sig, link or (), abi, use_cooperative)
+    return ExternalFunction(name, sig, () if link is None else link, abi, use_cooperative)
 
 
 def refuse_on_cpu(objects):

@@ -172,10 +172,12 @@ def from_dlpack(obj):
     """
     backend_id = _backend_id()
     capsule = _dlpack_capsule(obj) if hasattr(obj, "__dlpack__") else obj
-    ptr, shape, strides, typestr, device_type, device_id, keep = _core.from_dlpack(capsule, backend_id)
+    ptr, shape, strides, typestr, device_type, device_id, keep, readonly = _core.from_dlpack(capsule, backend_id)
     device = device_id if backend_id == 0 and device_type == _DL_CUDA else -1   # pinned, managed: every device
     dtype = _bfloat16("the DLPack tensor") if typestr == _BF16_TYPESTR else np.dtype(typestr)
-    return DeviceNDArray._view_of(ptr, shape, strides, dtype, keep, backend_id, device=device)
+    view = DeviceNDArray._view_of(ptr, shape, strides, dtype, keep, backend_id, device=device)
+    view._readonly = readonly      # DLPack 1.x's read-only flag (NumPy sets it on a non-writeable array)
+    return view
 
 
 def foreign_array(obj, sync=True):

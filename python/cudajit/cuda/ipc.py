@@ -36,8 +36,10 @@ def _handle_bytes(handle):
     if isinstance(raw, (bytes, bytearray, memoryview)):
         return bytes(raw)
     try:
+        if isinstance(raw, str):                # a str iterates into characters
+            raise TypeError
         return bytes(int(b) & 0xFF for b in raw)
-    except TypeError:
+    except (TypeError, ValueError):
         raise TypeError(f"an IPC handle must be bytes or a sequence of byte values, not {type(handle).__name__}") \
             from None
 

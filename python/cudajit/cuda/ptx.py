@@ -19,21 +19,28 @@ def compile(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=Fals
     """``pyfunc`` compiled for ``sig`` to PTX: ``(ptx text, return type)``. numba-cuda's defaults: a device
     function with the C ABI."""
     from .. import compiler
-    if output != "ptx":
+    from .dispatcher import _launch_bounds, python_function
+    python_function(pyfunc, "cuda.compile")
+    if not (isinstance(output, str) and output == "ptx"):
         raise NotImplementedError(f"cuda.compile(output={output!r}): cudajit produces PTX only (output='ptx'); "
                                   f"LTO-IR needs NVVM, which cudajit does not use")
-    if abi not in ("c", "numba"):
+    if not (isinstance(abi, str) and abi in ("c", "numba")):
         raise NotImplementedError(f"cuda.compile(abi={abi!r}): the ABI is 'c' or 'numba'")
     if cc is not None and not (isinstance(cc, tuple) and len(cc) == 2 and all(isinstance(x, int) for x in cc)):
         raise TypeError(f"cc must be a (major, minor) tuple of ints such as (8, 0), not {cc!r}")
     major, minor = cc or config.CUDA_DEFAULT_PTX_CC
+    if abi_info is not None and not isinstance(abi_info, dict):
+        raise TypeError(f"cuda.compile(abi_info=...) must be a dict such as {{'abi_name': 'f'}}, not {abi_info!r:.60}")
     sig = compiler.parse_signature(sig)
     options = compiler.CompileOptions(debug=bool(debug), lineinfo=bool(lineinfo), fastmath=bool(fastmath), opt=opt,
-                                      inline=forceinline, launch_bounds=launch_bounds).for_backend("gpu")
+                                      inline=forceinline, launch_bounds=_launch_bounds(launch_bounds, "cuda.compile")
+                                      ).for_backend("gpu")
     flags = build.nvrtc_options(options)
     if device:
         ds = compiler.compile_device(pyfunc, tuple(sig.args), options)
         name = (abi_info or {}).get("abi_name", pyfunc.__name__)
+        if not (isinstance(name, str) and name.isidentifier() and name.isascii()):      # the PTX symbol's name
+            raise ValueError(f"cuda.compile: abi_info['abi_name'] must be a C identifier, not {name!r:.60}")
         restype = sig.return_type if sig.return_type is not None else ds.return_type   # a declared one converts
         source = ds.source + _exported_wrapper(ds, name, abi, restype)
         flags.append("-rdc=true")

@@ -68,7 +68,23 @@ def init_xoroshiro128p_states(states, seed, subsequence_start=0, stream=0):
 def init_xoroshiro128p_states_cpu(states, seed, subsequence_start):
     """Numba's host half of init_xoroshiro128p_states: fill the NumPy array ``states`` in place."""
     _check_states(states, "init_xoroshiro128p_states_cpu", np.ndarray)
-    _core.xoroshiro128p_init(states, int(seed) % 2**64, int(subsequence_start))
+    _core.xoroshiro128p_init(states, _uint64(seed, "seed"), _uint64(subsequence_start, "subsequence_start"))
+
+
+def _uint64(value, what):
+    """``value`` as numba-cuda takes it, ``uint64(value)`` (NumPy's conversion: a float truncates; a negative or
+    too large int raises OverflowError), naming the argument (out of range it was a pybind11 dump, or wrapped)."""
+    try:
+        converted = np.uint64(value)
+    except OverflowError:
+        raise OverflowError(f"init_xoroshiro128p_states: {what} {value!r:.60} is out of range for uint64 "
+                            f"[0, 2**64)") from None
+    except (TypeError, ValueError) as e:
+        raise type(e)(f"init_xoroshiro128p_states: {what} must be an integer in [0, 2**64), not "
+                      f"{value!r:.60}: {e}") from None
+    if np.ndim(converted):
+        raise TypeError(f"init_xoroshiro128p_states: {what} must be an integer in [0, 2**64), not {value!r:.60}")
+    return int(converted)
 
 
 def create_xoroshiro128p_states(n, seed, subsequence_start=0, stream=0):

@@ -193,6 +193,9 @@ class Reduce:
     (the same partition and fold order), whatever the operator."""
 
     def __init__(self, functor):
+        if not hasattr(functor, "__cudajit_pyfunc__"):            # a device function is one already
+            from .dispatcher import python_function
+            python_function(functor, "cuda.reduce")
         self._functor = functor
         self._kernels = {}
         self._launchers = {}      # launchers for the legacy stream (see _launcher)
@@ -312,6 +315,7 @@ def _result_array(res, dtype):
         raise TypeError(f"reduce: res must be a device array with at least one element, not {type(res).__name__}")
     if not isinstance(res, DeviceNDArray):
         res = as_cuda_array(res)           # a CuPy/PyTorch array: written through its CUDA array interface
+    res._check_writable("reduce: res")
     if res.dtype != dtype:
         raise TypeError(f"reduce: res has dtype {res.dtype}, the array reduced {dtype}; they must be the same")
     return res
@@ -371,7 +375,13 @@ def _init_value(init, dtype):
         if zero is None:
             zero = _ZEROS[dtype] = np.array(0, dtype=dtype)[()]
         return zero
-    return np.array(init, dtype=dtype)[()]
+    try:
+        value = np.array(init, dtype=dtype)
+    except (TypeError, ValueError, OverflowError) as e:      # NumPy's conversion, as numba-cuda's dtype.type(init)
+        raise type(e)(f"reduce: init {init!r:.60} cannot be converted to the array's dtype {dtype}: {e}") from None
+    if value.ndim:
+        raise TypeError(f"reduce: init must be a scalar, not {type(init).__name__} {init!r:.60}")
+    return value[()]
 
 
 def _count(size):

@@ -180,7 +180,11 @@ def stream_handle(stream):
     if isinstance(stream, bool):
         raise TypeError("a stream cannot be a bool")
     if isinstance(stream, int) or hasattr(stream, "__index__"):     # also NumPy integers
-        stream = operator.index(stream)
+        try:
+            stream = operator.index(stream)
+        except TypeError:            # a NumPy array of more than one element has __index__ too
+            raise TypeError(f"cannot use {type(stream).__name__} as a CUDA stream (pass a cuda.stream(), an int "
+                            f"handle or 0)") from None
         if not 0 <= stream < 1 << 64:
             raise ValueError(f"stream handle {stream} is not a pointer value in [0, 2**64)")
         return stream

@@ -157,8 +157,15 @@ class CUDAUFunc:
         n = int(np.prod(shape))
         on_device = any(is_cuda_array(a) for a in args) or (out is not None and is_cuda_array(out))
         dev_in = [_on_device(a, shape, stream).reshape(n) for a in arrays]
+        if out is not None and not (is_cuda_array(out) or isinstance(out, np.ndarray)):
+            raise TypeError(f"{self.__name__}(): out must be a device or NumPy array, not {type(out).__name__}")
         if out is not None and is_cuda_array(out):
-            devout = as_cuda_array(out).reshape(n)
+            devout = as_cuda_array(out)
+            # a device out is raveled, as numba-cuda's; another dtype or size was cast or a reshape error
+            if devout.size != n or devout.dtype != resty:
+                raise ValueError(f"{self.__name__}(): out must have shape {shape} and dtype {resty}, "
+                                 f"not {devout.shape} and {devout.dtype}")
+            devout = devout.reshape(n)
         else:
             if out is not None and (tuple(out.shape) != tuple(shape) or out.dtype != resty):
                 raise ValueError(f"{self.__name__}(): out must have shape {shape} and dtype {resty}, "
@@ -250,6 +257,10 @@ class CUDAGUFunc:
                             f"{len(args)} given")
         outs = list(args[self.nin:]) or (list(out) if isinstance(out, (tuple, list)) else [out] * self.nout)
         ins = [_operand(a) for a in args[:self.nin]]
+        for o in outs:
+            if not (o is None or is_cuda_array(o) or isinstance(o, np.ndarray)):
+                raise TypeError(f"{self.__name__}(): an output must be a device or NumPy array, not "
+                                f"{type(o).__name__}")
         outs = [None if o is None else _operand(o) if is_cuda_array(o) else o for o in outs]
         dtypes = tuple(np.dtype(a.dtype) for a in ins)
         # numba-cuda's choice: the exact dtypes, else the first signature whose types cast safely *to* the
@@ -284,6 +295,8 @@ class CUDAGUFunc:
             shape = loop + tuple(sizes[s] for s in core)
             if o is not None and tuple(o.shape) != shape:
                 raise ValueError(f"{self.__name__}(): output shape {tuple(o.shape)} should be {shape}")
+            if o is not None and np.dtype(o.dtype) != np.dtype(dt):     # a device output of another dtype was cast
+                raise ValueError(f"{self.__name__}(): output dtype {o.dtype} should be {np.dtype(dt)}")
             dev = as_cuda_array(o) if o is not None and is_cuda_array(o) else device_array(shape, dt, stream=stream)
             results.append((dev, shape, o))
             dev_args.append(dev.reshape(n, *shape[len(loop):]))
@@ -306,8 +319,19 @@ def vectorize(ftylist_or_function=(), target="cuda", identity=None, cache=False,
         warnings.warn("nopython kwarg for cuda target is redundant", RuntimeWarning, stacklevel=2)
     if callable(ftylist_or_function):
         return CUDAUFunc(ftylist_or_function, [])
-    sigs = [ftylist_or_function] if isinstance(ftylist_or_function, str) else list(ftylist_or_function)
+    sigs = _signature_list(ftylist_or_function, "cuda.vectorize")
     return lambda pyfunc: CUDAUFunc(pyfunc, sigs)
+
+
+def _signature_list(sigs, what):
+    """A signature (str or Signature) or a list of them, as a list (another object: a TypeError naming it)."""
+    from ..compiler import types as T
+    if isinstance(sigs, (str, T.Signature)):
+        return [sigs]
+    if not isinstance(sigs, (list, tuple)):
+        raise TypeError(f"{what} takes a signature such as 'float32(float32)' or a list of them, not "
+                        f"{type(sigs).__name__} {sigs!r:.60}")
+    return list(sigs)
 
 
 def guvectorize(ftylist, signature, target="cuda", identity=None, cache=False, writable_args=(), **options):
@@ -323,7 +347,10 @@ def guvectorize(ftylist, signature, target="cuda", identity=None, cache=False, w
         raise TypeError("nopython flag must be True")
     if options:
         raise TypeError(f"The following target options are not supported: {', '.join(map(repr, options))}")
-    sigs = [ftylist] if isinstance(ftylist, str) else list(ftylist)
+    sigs = _signature_list(ftylist, "cuda.guvectorize")
+    if not isinstance(signature, str):
+        raise TypeError(f"cuda.guvectorize: the layout must be a str such as '(n),()->(n)', not "
+                        f"{type(signature).__name__} {signature!r:.60}")
     return lambda pyfunc: CUDAGUFunc(pyfunc, sigs, signature)
 
 

@@ -197,7 +197,16 @@ def compare(cx, node, op, a, b):
             same = (a.type == T.none) == (b.type == T.none) if a.type == T.none and b.type == T.none else False
             r = same if op == "is" else not same
             return Value(T.boolean, "true" if r else "false", const=r)
-        cx.unsupported(node, f"'{op}' is only supported against None in CUDA kernels", "use == or !=")
+        if T.boolean in (a.type, b.type) and T.is_number(a.type) | (a.type == T.boolean) \
+                and T.is_number(b.type) | (b.type == T.boolean):
+            # Numba's `is` of booleans (``flag is True``, ``case True:``) compares them; a boolean and a number
+            # are of different types, so never the same object
+            if a.type != b.type:
+                r = op == "is not"
+                return Value(T.boolean, "true" if r else "false", const=r)
+            return compare(cx, node, "==" if op == "is" else "!=", a, b)
+        cx.unsupported(node, f"'{op}' is only supported against None and between booleans in CUDA kernels",
+                       "use == or !=")
     if datetimes.involved(a.type, b.type):
         return datetimes.compare(cx, node, op, a, b)
     if not (T.is_scalar(a.type) and T.is_scalar(b.type)):

@@ -234,15 +234,16 @@ intrinsic("cuda.local.array", params=["shape", "dtype", "alignment"],
 
 @intrinsic("cuda.const.array_like", params=["ndarray"],
            doc="cuda.const.array_like(ndarray): the NumPy array (a global or closure variable) placed in constant "
-               "memory: read-only, cached, shared by all threads.")
+               "memory: read-only, cached, shared by all threads. Given any other array (an argument, a slice of "
+               "a global) it returns that array, as numba-cuda's does.")
 def _const_array_like(cx, node, args, kwargs):
     expect_args(cx, node, "cuda.const.array_like", args, 1)
     arr = args[0]
-    # A global/closure NumPy array is already frozen into constant memory when it is named (frontend).
-    if isinstance(arr, Value) and isinstance(arr.type, T.Array) and arr.is_const:
+    # A global/closure NumPy array is already frozen into constant memory when it is named (frontend); numba-cuda
+    # lowers the call as a no-op on whatever array it is given, so an argument or a view is itself.
+    if isinstance(arr, Value) and isinstance(arr.type, T.Array):
         return arr
-    cx.error(node, "cuda.const.array_like takes a NumPy array known when the kernel compiles "
-                   "(a global or closure variable)")
+    cx.error(node, f"cuda.const.array_like takes a NumPy array (a global or closure variable), not {arr.type if isinstance(arr, Value) else arr.path}")
 
 
 # ---- atomics ----------------------------------------------------------------------------------------------

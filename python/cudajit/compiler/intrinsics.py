@@ -19,7 +19,7 @@ from . import types as T
 from .registry import REGISTRY, bind_args, expect_args, intrinsic, is_namespace, lookup  # noqa: F401 (the registry's face)
 from .typeconv import resolve
 from .errors import format_message, require_literal
-from .values import Value, none_value, tuple_value, typed
+from .values import REL, Value, none_value, tuple_value, typed
 from ..errors import NumbaValueError
 # Importing these modules registers their entries in REGISTRY.
 from . import (bf16lib, flatiter, fp8lib, libdevice, mathlib, npufuncs, pointers, pybuiltins, pyoperator,  # noqa: F401
@@ -397,7 +397,7 @@ def _vote_args(cx, node, name, mask, pred):
         cx.error(node, f"cuda.{name}: Mask type must be an integer, not {getattr(mask, 'type', mask)}")
     if not (isinstance(pred, Value) and (T.is_int(pred.type) or pred.type == T.boolean)):
         cx.error(node, f"cuda.{name}: Predicate must be an integer or boolean, not {getattr(pred, 'type', pred)}")
-    bit = f"int32_t({pred.code})" if pred.type == T.boolean else f"int32_t({pred.code} != 0)"
+    bit = f"int32_t({pred.code})" if pred.type == T.boolean else f"int32_t({pred.at(REL)} != 0)"
     return f"uint32_t({mask.code})", bit
 
 

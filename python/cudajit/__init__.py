@@ -12,8 +12,9 @@ __version__ = "0.1.0"
 # What ``from numba import *`` gives that cudajit has: numba.core.types' names (``bool`` aside: it would shadow
 # Python's), Numba's decorators, and its error classes. Computed on first use (__getattr__), which keeps
 # ``import cudajit`` cheap.
-_STAR_TYPES = """int8 int16 int32 int64 uint8 uint16 uint32 uint64 intp uintp intc uintc boolean float32 float64
-    complex64 complex128 bool_ byte short ushort long_ ulong longlong ulonglong double void none b1 i1 i2 i4 i8
+_STAR_TYPES = """int8 int16 int32 int64 uint8 uint16 uint32 uint64 intp uintp intc uintc ssize_t size_t boolean float32
+    float64 complex64 complex128 bool_ byte char uchar short ushort int_ uint long_ ulong longlong ulonglong double
+    void none b1 i1 i2 i4 i8
     u1 u2 u4 u8 f4 f8 c8 c16 float16 f2 bfloat16 grid_group GridGroup""".split()
 _STAR_OTHERS = ["jit", "njit", "vectorize", "guvectorize", "prange", "literal_unroll", "from_dtype", "TypingError",
                 "UnsupportedError", "LiteralTypingError", "NumbaTypeError", "NumbaValueError",

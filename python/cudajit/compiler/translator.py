@@ -621,8 +621,11 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin):
         always = cond.is_const and cond.const is True or cond.code == "true"
         self.env = self._merge(None if always else after_cond, *ctx.breaks)
         self.loop_sites[id(node)] = loop_site
+        spin = self.temp("spin")                   # CPU: a spinning loop lets its block's other fibers run
+        self.emit(f"CJ_SPIN_COUNTER({spin});", node)
         self.emit(f"while ({cond.code}) {{", node)
         self.emit_loop_poll()
+        self.emit(f"CJ_SPIN_POLL({spin});", indent=len(self.chain) + 1)
         self.lines.extend(body)
         self.emit("}")
 

@@ -600,6 +600,7 @@ private:
     static int32_t sync_callback(cj_cpu_state* s, int32_t op, uint32_t arg) {
         auto* w = static_cast<Worker*>(s->launcher);
         if (Job::aborted()) return -1;
+        if (op == CJ_SYNC_YIELD) return w->yield_fiber();
         if (!w->job_->fibers) return w->sync_without_fibers(op, arg);
         Fiber* f = w->current_;
         size_t index = size_t(f - w->fibers_.data());
@@ -638,6 +639,19 @@ private:
         else
             context_switch(f->ctx, w->scheduler_);
         return f->result;  // resumed: whoever switched here made this fiber current again
+    }
+
+    // A spinning while loop (CJ_SPIN_POLL): the running fiber stays runnable and the next runnable fiber of the
+    // block runs, so the thread it waits for gets to set its flag. Nothing to do in a block run as a loop.
+    int32_t yield_fiber() {
+        if (!job_->fibers) return 0;
+        Fiber* f = current_;
+        size_t index = size_t(f - fibers_.data());
+        Fiber* next = next_ready(index + 1 < n_ ? index + 1 : 0);
+        if (!next || next == f) return 0;
+        f->state = FiberState::Ready;
+        resume(f->ctx, *next);
+        return 0;  // resumed: whoever switched here made this fiber current again
     }
 
     // A barrier in a kernel launched as a loop: fine for a one-thread block, else the compiler

@@ -45,3 +45,32 @@ def test_gpu_backend_without_gpu_raises_support_error():
 def test_bad_backend_name():
     out = _run("import cudajit; cudajit.backend()", CUDAJIT_BACKEND="tpu")
     assert out.returncode != 0 and "CUDAJIT_BACKEND" in out.stderr
+
+
+def test_star_import_gives_numbas_type_names():
+    """``from numba import *`` programs (a Mandelbrot lab: ``uint32(f8, f8, uint32)`` device signatures) get the
+    same names from cudajit: the types, the decorators and the error classes; Python's ``bool`` stays."""
+    code = ("from cudajit import cuda\n"
+            "from cudajit import *\n"
+            "import numpy as np\n"
+            "@cuda.jit(uint32(f8, f8, uint32), device=True)\n"
+            "def steps(x, y, n):\n"
+            "    return uint32(x * y) % n\n"
+            "@cuda.jit((f8[:], f8[:], uint32[:], uint32))\n"
+            "def k(a, b, out, n):\n"
+            "    i = cuda.grid(1)\n"
+            "    if i < out.size:\n"
+            "        out[i] = steps(a[i], b[i], n)\n"
+            "rng = np.random.default_rng(5)\n"
+            "a = rng.random(100) * 50; b = rng.random(100) * 50\n"
+            "out = np.zeros(100, np.uint32)\n"
+            "k[1, 128](a, b, out, 7)\n"
+            "assert (out == (a * b).astype(np.uint32) % 7).all()\n"
+            "import builtins\n"
+            "assert bool is builtins.bool\n"
+            "assert issubclass(TypingError, TypeError) and issubclass(NumbaPerformanceWarning, NumbaWarning)\n"
+            "assert int32 is cuda.types.int32 and void is cuda.types.void and callable(njit)\n"
+            "print('OK')\n")
+    out = _run(code, CUDAJIT_BACKEND="cpu")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["OK"]

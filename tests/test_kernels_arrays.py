@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 from cudajit import cuda
+from cudajit.errors import TypingError, UnsupportedError
 
 
 @cuda.jit
@@ -214,3 +215,61 @@ def test_transpose_attribute(backend):
     out = np.zeros((4, 3))
     transposed[1, (4, 3)](a, out)
     np.testing.assert_array_equal(out, a.T)
+
+
+@cuda.jit(device=True)
+def polar_pair(x, y):
+    return x * y, x - y
+
+
+@cuda.jit
+def unpack_and_store_sequences(a, m, out):
+    # A neutron-guide kernel's idiom (mcvine): x, y, z, ... = neutron[:6] unpacks an array like an iterable, and
+    # neutron[:6] = x, y, z, ... stores a homogeneous tuple (a Numba sequence) into a slice
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        x, y, z = a[i, :3]
+        r0, r1 = m                                    # a 2-d array unpacks into its rows
+        scratch = cuda.local.array(4, np.float64)
+        scratch[:] = 0.0
+        scratch[:3] = z, y, x
+        scratch[:2] = scratch[1], scratch[0]          # the right side is read before any element is stored
+        p, q, s, t = scratch
+        out[i, :4] = p, q, s, t + r0[1] + r1[0]
+        out[i, 4:6] = polar_pair(x, y)                # a device function's tuple, evaluated once
+        out[i, 6:8] = 1, 2                            # ints converted to the array's dtype
+
+
+def test_array_unpacking_and_tuples_stored_into_slices(backend, rng):
+    a = rng.standard_normal((40, 5))
+    m = rng.standard_normal((2, 3))
+    out = np.zeros((40, 8))
+    unpack_and_store_sequences[1, 64](a, m, out)
+    x, y, z = a[:, 0], a[:, 1], a[:, 2]
+    expect = np.stack([y, z, x, 0 + m[0, 1] + m[1, 0] + 0 * x, x * y, x - y, 1 + 0 * x, 2 + 0 * x], axis=1)
+    np.testing.assert_array_equal(out, expect)
+
+
+def test_array_unpacking_errors(backend):
+    @cuda.jit(boundscheck=True)
+    def short(a, out):
+        x, y, z = a[:2]                               # the third element is past the view's end
+        out[0] = x + y + z
+
+    with pytest.raises(IndexError):
+        short[1, 1](np.arange(5.0), np.zeros(1))
+
+    @cuda.jit
+    def into_2d(m):
+        m[:, :] = 1.0, 2.0
+
+    with pytest.raises(TypingError, match=r"test_kernels_arrays.py:\d+: cannot assign a tuple to a 2-d array view"):
+        into_2d[1, 1](np.zeros((2, 2)))
+
+    @cuda.jit
+    def starred(a, out):
+        x, *rest = a
+        out[0] = x
+
+    with pytest.raises(UnsupportedError, match="starred unpacking of an array"):
+        starred[1, 1](np.arange(3.0), np.zeros(1))

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from cudajit import cuda
+from cudajit import cuda, float64
 
 
 @cuda.jit
@@ -118,3 +118,38 @@ def test_compare_and_swap(backend):
     assert lock[0] in range(1, 17)
     assert (out == 0).sum() == 1             # exactly one thread saw the old value 0
     assert counter[0] == 7
+
+
+
+@cuda.jit
+def chained_prefix(x, out, flags):
+    # Each thread waits until the one before it in its block has published its partial sum, then publishes its
+    # own: a thread spinning on a flag another thread of its block sets (a Monte Carlo wealth-exchange kernel
+    # locks neighbours this way). The GPU's threads progress independently; on the CPU backend a spinning while
+    # loop hands over to the other fibers of its block (every OS thread's, not only the launching one's, whose
+    # fibers also yield at its periodic signal checks). Reads and the flag go through atomics, so that no load is
+    # hoisted out of the loop.
+    t = cuda.threadIdx.x
+    base = cuda.blockIdx.x * cuda.blockDim.x
+    sx = cuda.shared.array(128, float64)
+    sx[t] = x[base + t]
+    cuda.syncthreads()                         # a barrier: the block runs as fibers, the last to arrive first
+    prev = 0.0
+    if t > 0:
+        while cuda.atomic.add(flags, base + t - 1, 0) == 0:
+            pass
+        prev = cuda.atomic.add(out, base + t - 1, 0.0)
+    out[base + t] = prev + sx[t]
+    cuda.threadfence()
+    cuda.atomic.exch(flags, base + t, 1)
+
+
+def test_threads_of_a_block_wait_for_each_other_in_while_loops(backend, rng):
+    for n in (32, 96):
+        blocks = 16
+        x = rng.integers(-50, 50, (blocks, n)).astype(np.float64)
+        out = np.zeros(blocks * n)
+        flags = np.zeros(blocks * n, np.int32)
+        chained_prefix[blocks, n](x.ravel(), out, flags)
+        np.testing.assert_array_equal(out.reshape(blocks, n), np.cumsum(x, axis=1))
+        np.testing.assert_array_equal(flags, 1)

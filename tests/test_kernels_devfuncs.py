@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from cudajit import cuda
+from cudajit import cuda, int8, int32
 
 
 @cuda.jit(device=True)
@@ -358,3 +358,39 @@ def test_starred_argument_must_be_a_tuple(backend):
 
     with pytest.raises(TypingError, match=r"test_kernels_devfuncs.py:\d+: \*args in a call must be a tuple, not array"):
         f[1, 1](np.zeros(3))
+
+
+
+
+def test_branches_on_ndim_and_tuple_length_are_pruned(backend, rng):
+    # One device function for 1-d and 2-d arrays (a stream-compaction kernel's helper): Numba rewrites
+    # array.ndim (and len of a tuple) to a constant and prunes the other branch, so array[i][j] of a 1-d array is
+    # never typed. Defined here: eager signatures compile at decoration.
+    @cuda.jit([int8(int8[:]), int8(int32[:]), int8(int8[:, :]), int8(int32[:, :])], device=True)
+    def any_nonzero(array):
+        ret = False
+        for i in range(array.shape[0]):
+            if array.ndim == 2:
+                for j in range(array.shape[1]):
+                    if array[i][j] != 0:
+                        ret = True
+            elif array[i] != 0:
+                ret = True
+        return ret
+
+    @cuda.jit
+    def rows_nonzero(rows, t, out):
+        i = cuda.grid(1)
+        if i < rows.shape[0]:
+            if rows.ndim == 2 or len(t) != 2:
+                out[i] = rows[i, 0, 0, 0]                  # would not type: pruned
+            else:
+                out[i] = any_nonzero(rows[i]) + 2 * any_nonzero(rows[i, :, 0]) + t[1]
+
+    for dtype in (np.int8, np.int32):
+        rows = rng.integers(0, 2, (60, 3, 4)).astype(dtype) * rng.integers(0, 2, (60, 1, 1)).astype(dtype)
+        out = np.zeros(60, np.int64)
+        rows_nonzero[1, 64](rows, (7, 10), out)
+        any2 = (rows != 0).any(axis=(1, 2))
+        any1 = (rows[:, :, 0] != 0).any(axis=1)
+        np.testing.assert_array_equal(out, any2 + 2 * any1 + 10)

@@ -161,6 +161,26 @@ def test_const_array_like_and_global_scalars(backend):
     np.testing.assert_array_equal(out, WEIGHTS.astype(np.float64) * SCALE + OFFSET + PAIR[1])
 
 
+TABLE = np.arange(24, dtype=np.int64).reshape(12, 2) * 3 + 1
+
+
+@cuda.jit
+def const_of_any_array(w, n, out):
+    c = cuda.const.array_like(w)                    # an argument: numba-cuda's call is a no-op returning it
+    t = cuda.const.array_like(TABLE[:n])            # a global's view, sliced by a run-time value
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = c[i] * t[i % t.shape[0], 1] + TABLE[n - 1, 0]
+
+
+def test_const_array_like_of_an_argument_and_of_a_view(backend, rng):
+    w = rng.standard_normal(40)
+    out = np.zeros(40)
+    for n in (3, 7, 12):
+        const_of_any_array[1, 64](w, n, out)
+        np.testing.assert_array_equal(out, w * TABLE[np.arange(40) % n, 1] + TABLE[n - 1, 0])
+
+
 def make_closure_kernel(factor, table):
     @cuda.jit
     def scaled(a, out):

@@ -287,6 +287,31 @@ def test_host_names_numba_programs_use(backend, rng):
     assert issubclass(RequireLiteralValueError, NumbaError)
 
 
+def test_c_named_type_aliases(backend, rng):
+    """numba.size_t, ssize_t, char, uchar, int_ and uint (a RANSAC kernel's cuda.local.array(n, nb.size_t)), as
+    dtypes and in signature strings; Numba's values on 64-bit Linux."""
+    import cudajit as nb
+    assert (nb.size_t, nb.ssize_t, nb.char, nb.uchar, nb.int_, nb.uint) == \
+        (nb.uint64, nb.int64, nb.int8, nb.uint8, nb.int64, nb.uint64)
+
+    @cuda.jit("void(float64[:], size_t[:], ssize_t)")
+    def pick(x, out, shift):
+        i = cuda.grid(1)
+        idx = cuda.local.array(3, dtype=nb.size_t)
+        small = cuda.local.array(1, dtype=nb.char)
+        if i < out.size:
+            for k in range(3):
+                idx[k] = nb.int32(x[i] * (k + 1))
+            small[0] = -3
+            out[i] = idx[0] + idx[1] + idx[2] + shift + small[0]
+
+    x = rng.random(50) * 100
+    out = np.zeros(50, np.uint64)
+    pick[1, 64](x, out, 11)
+    expect = sum((x * (k + 1)).astype(np.int32).astype(np.int64) for k in range(3)) + 11 - 3
+    np.testing.assert_array_equal(out, expect.astype(np.uint64))
+
+
 def test_device_array_stream_and_cuda_array_interface(backend, rng):
     s = cuda.stream()
     a = rng.standard_normal(8)

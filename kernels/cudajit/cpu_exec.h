@@ -35,6 +35,8 @@ enum {
     CJ_SYNC_GRID = 5,     // grid.sync() of cuda.cg: every thread of the grid (cooperative launches only)
     CJ_SYNC_CONVERGE = 6, // activemask() (arg: its call site): waits until each lane of the warp waits somewhere or
                           // has exited; warp->converged[thread] then holds the lanes that wait at the same site
+    CJ_SYNC_YIELD = 7,    // not a barrier: a while loop that spins lets the other fibers of its block run (the GPU's
+                          // threads progress independently, so one may wait for a flag another sets)
 };
 
 // Per-block scratch for warp collectives (shfl, vote, match): one 16-byte slot per thread in two banks

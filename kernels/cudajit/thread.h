@@ -12,6 +12,8 @@
 
 #define CJ_SHARED __shared__
 #define CJ_LOOP_POLL()
+#define CJ_SPIN_COUNTER(c)
+#define CJ_SPIN_POLL(c)
 
 namespace cj {
 
@@ -131,6 +133,12 @@ CJ_INLINE int32_t grid_sync(grid_group) {
 // the GPU. (The kernel is static, so the variable stays private to its library.)
 #define CJ_SHARED static thread_local
 #define CJ_LOOP_POLL() ::cj::cpu_detail::loop_poll()
+// Every while loop counts its iterations (CJ_SPIN_COUNTER before it, CJ_SPIN_POLL in its body) and every 1024th
+// lets the other fibers of its block run: a thread spinning on a flag that another thread of the block sets (a
+// lock, a ready flag) waits for it as on the GPU, where the threads of a block progress independently.
+#define CJ_SPIN_COUNTER(c) uint32_t c = 0
+#define CJ_SPIN_POLL(c) \
+    do { if (__builtin_expect((++(c) & 1023u) == 0, 0)) ::cj::cpu_detail::spin_yield(); } while (0)
 
 namespace cj {
 namespace cpu_detail {
@@ -181,6 +189,12 @@ inline int32_t sync(int32_t op, uint32_t arg) {
     int32_t r = s->sync(s, op, arg);
     if (r < 0) throw Abort{};
     return r;
+}
+
+// CJ_SPIN_POLL's slow path: a fiber hands over to the next runnable one of its block (a block run as a loop has
+// none to hand over to: its threads run one after another).
+[[gnu::noinline, gnu::cold]] inline void spin_yield() {
+    if (!state->run_block) sync(CJ_SYNC_YIELD, 0);
 }
 
 // Thrown by a failed index check (debug.h, index_error) or a raise in a debug kernel (debug_raise) after it

@@ -5,7 +5,10 @@
   ``range(length)`` whose body first assigns the target from the sequences' elements;
 * ``for a, b in seq`` (a tuple target over an array or a tuple): ``for e in seq: a, b = e``;
 * ``for x in a.flat`` and ``for idx, x in np.ndenumerate(a)``: ``range(a.size)`` over ``a.flat[k]`` (with
-  ``np.unravel_index(k, a.shape)`` for the index), compiler/flatiter.py.
+  ``np.unravel_index(k, a.shape)`` for the index), compiler/flatiter.py;
+* ``match`` with value, singleton, wildcard, capture and ``|`` patterns (and guards): the subject evaluated once,
+  then an ``if``/``else`` chain, as the bytecode Numba compiles tests them one after another. Sequence, mapping
+  and class patterns stay a ``match`` node, which the translator refuses (Numba has no MATCH_CLASS & co.).
 
 The new nodes carry the locations of the nodes they replace, so errors and ``#line`` still point at the user's
 line. Names made here start with ``_cj_`` (never a user's name in practice: Python code cannot see them).
@@ -42,6 +45,8 @@ class _Desugar:
         out = [node]
         if isinstance(node, ast.For):
             out = self.for_loop(node)
+        if _MATCH is not None and isinstance(node, _MATCH):
+            out = self.match(node)
         if isinstance(node, (ast.For, ast.While)) and node.orelse:
             out = self.loop_else(node, out)
         return out
@@ -120,6 +125,37 @@ class _Desugar:
         length = _at(ast.Call(func=_load("len", it), args=[_load(seq, it)], keywords=[]), it)
         return prelude, length, lambda k: _at(ast.Subscript(value=_load(seq, it), slice=k, ctx=ast.Load()), it)
 
+    # ---- match ------------------------------------------------------------------------------------------
+    def match(self, node):
+        """``match`` as ``subject = ...`` and a chain of ``if``: each case's pattern test (and guard), its captures
+        bound to the subject before its body; an irrefutable case without a guard is the chain's last ``else``."""
+        for case in node.cases:
+            self.rewrite_body(case)
+            bad = _unsupported_pattern(case.pattern)
+            if bad:
+                node.cj_unsupported = bad          # errors.describe_construct names it
+                return [node]
+        subject = node.subject
+        prelude = []
+        if not isinstance(subject, ast.Name):
+            name = self.name("subject")
+            prelude = [_at(ast.Assign(targets=[_store(name, subject)], value=subject), subject)]
+            subject = _load(name, subject)
+        chain = []                                 # the innermost else first, built backwards
+        for case in reversed(node.cases):
+            test, names = _pattern_test(case.pattern, subject)
+            binds = [_at(ast.Assign(targets=[_store(n, case.pattern)], value=_load(subject.id, case.pattern)),
+                         case.pattern) for n in names]
+            body = binds + case.body
+            if case.guard is not None:
+                guard = _Substitute({n: subject.id for n in names}).visit(case.guard)
+                test = guard if test is None else _at(ast.BoolOp(op=ast.And(), values=[test, guard]), case.guard)
+            if test is None:
+                chain = body                       # irrefutable: what follows it can never run
+            else:
+                chain = [_at(ast.If(test=test, body=body, orelse=chain), case.pattern)]
+        return prelude + (chain or [_at(ast.Pass(), node)])
+
     # ---- loop else -------------------------------------------------------------------------------------
     def loop_else(self, loop, stmts):
         """``loop`` (the last of ``stmts``) with its ``else`` run when no ``break`` of its own ended it."""
@@ -149,6 +185,53 @@ def _own_breaks(stmts, parent, field):
                     yield from _own_breaks(inner, s, sub)
         elif s.orelse:                              # an inner loop's else belongs to the outer loop's body
             yield from _own_breaks(s.orelse, s, "orelse")
+
+
+_MATCH = getattr(ast, "Match", None)              # Python 3.10+
+
+
+def _unsupported_pattern(p):
+    """What in pattern ``p`` kernels cannot match (in words), else None."""
+    if isinstance(p, (ast.MatchValue, ast.MatchSingleton)):
+        return None
+    if isinstance(p, ast.MatchAs):
+        return None if p.pattern is None else _unsupported_pattern(p.pattern)
+    if isinstance(p, ast.MatchOr):
+        return next(filter(None, map(_unsupported_pattern, p.patterns)), None)
+    kinds = {"MatchSequence": "a sequence pattern", "MatchMapping": "a mapping pattern",
+             "MatchClass": "a class pattern", "MatchStar": "a starred pattern"}
+    return f"the match statement with {kinds.get(type(p).__name__, type(p).__name__)}"
+
+
+def _pattern_test(p, subject):
+    """(test expression or None when ``p`` always matches, names it captures) for ``subject`` matched by ``p``."""
+    if isinstance(p, ast.MatchValue):
+        return _at(ast.Compare(left=_load(subject.id, p), ops=[ast.Eq()], comparators=[p.value]), p), []
+    if isinstance(p, ast.MatchSingleton):
+        value = _at(ast.Constant(value=p.value), p)
+        return _at(ast.Compare(left=_load(subject.id, p), ops=[ast.Is()], comparators=[value]), p), []
+    if isinstance(p, ast.MatchAs):
+        test, names = (None, []) if p.pattern is None else _pattern_test(p.pattern, subject)
+        return test, names + ([p.name] if p.name else [])
+    tests, names = [], []                          # MatchOr: Python makes every alternative bind the same names
+    for alt in p.patterns:
+        test, alt_names = _pattern_test(alt, subject)
+        if test is None:
+            return None, alt_names
+        tests.append(test)
+        names = alt_names
+    return _at(ast.BoolOp(op=ast.Or(), values=tests), p), names
+
+
+class _Substitute(ast.NodeTransformer):
+    """Loads of captured names in a guard read the subject: the capture is bound only when the case runs."""
+    def __init__(self, names):
+        self.names = names
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, ast.Load) and node.id in self.names:
+            return _at(ast.Name(id=self.names[node.id], ctx=ast.Load()), node)
+        return node
 
 
 def _ndenumerate(node):

@@ -65,4 +65,6 @@ CONSTRUCT_HINTS = {ast.FunctionDef: "define it at module level with @cuda.jit(de
 
 def describe_construct(node):
     """What the user wrote, in words, for "... is not supported" messages."""
+    if getattr(node, "cj_unsupported", None):
+        return node.cj_unsupported                  # a match the desugaring left (desugar.py)
     return _CONSTRUCT_NAMES.get(type(node), f"'{type(node).__name__}'")

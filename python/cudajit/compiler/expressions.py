@@ -100,7 +100,9 @@ class ExpressionMixin(IndexingMixin):
             return Symbol(obj.__name__, obj)           # its members resolve as attributes (symbol_attribute)
         if isinstance(obj, enum.Enum):
             if isinstance(obj, int):
-                return const_value(int(obj))           # an IntEnum member is its int, as in Numba
+                v = const_value(int(obj))              # an IntEnum member is its int, as in Numba,
+                v.const = obj                          # and keeps its member for `.value`
+                return v
             return pyvalues.enum_member(self, node, obj)
         if isinstance(obj, type) and issubclass(obj, int) and obj is not bool and obj.__module__ != "builtins":
             return Symbol(obj.__name__, obj)           # another library's int enum (cuda.bindings' cudaRoundMode)
@@ -270,6 +272,8 @@ class ExpressionMixin(IndexingMixin):
         if fp8lib.involved(t):
             return fp8lib.attribute(self, node, v, attr)
         if T.is_number(t) or t == T.boolean:
+            if attr == "value" and isinstance(v.const, enum.IntEnum):
+                return const_value(int(v.const))       # Agent.FIXED.value: an IntEnum member's int
             if attr in ("real", "imag"):
                 if isinstance(t, T.Complex):
                     return Value(t.underlying, f"{v.at(PRIMARY)}.{'re' if attr == 'real' else 'im'}")

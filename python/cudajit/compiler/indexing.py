@@ -4,7 +4,7 @@ import ast
 import enum
 
 from . import flatiter, records, types as T
-from .values import Value, Symbol, cast, tuple_value, cpp_int_literal, PRIMARY
+from .values import Value, Symbol, cast, const_value, tuple_value, cpp_int_literal, PRIMARY
 
 
 class IndexingMixin:
@@ -262,11 +262,37 @@ class IndexingMixin:
                     self.error(target, f"cannot assign a {value.type.ndim}-d array to a {ref.type.ndim}-d slice "
                                        f"({value.type} into {ref.type})")
                 self.emit(f"cj::copy_into({self.slice_copy_site(target)}, {ref.code}, {value.code});", stmt)
+            elif isinstance(value.type, T.UniTuple) and value.type.count > 0:
+                self.store_sequence(target, ref, value, stmt)
             else:
                 self.emit(f"cj::fill({ref.code}, {self.convert(target, value, ref.type.dtype).code});", stmt)
             return
         if self.final:
             self.emit(f"{ref.code} = {self.convert(target, value, ref.type).code};", stmt)
+
+    def store_sequence(self, target, ref, value, stmt):
+        """``a[:3] = x, y, z``: a homogeneous tuple is one of Numba's sequences, stored element by element into a
+        1-d view (its length must match: a view too short fails the elements' bounds checks)."""
+        if ref.type.ndim != 1:
+            self.error(target, f"cannot assign a tuple to a {ref.type.ndim}-d array view",
+                       "assign the tuple to a 1-d slice, or its elements one by one")
+        if not self.final:
+            return
+        if value.elements is None and not value.code.isidentifier():
+            whole = self.temp()                    # a call's tuple: evaluated once
+            self.emit(f"const {value.type.cpp} {whole} = {value.code};", stmt)
+            value = Value(value.type, whole)
+        parts = []
+        for p in self.tuple_elements(target, value):  # all read before any store: a[:2] = a[1], a[0] swaps
+            name = self.temp()
+            self.emit(f"const {p.type.cpp} {name} = {p.code};", stmt)
+            parts.append(Value(p.type, name))
+        view = self.temp("view")
+        self.emit(f"{ref.type.cpp} {view} = {ref.code};", stmt)
+        v = Value(ref.type, view)
+        for k, p in enumerate(parts):
+            elt = self.element(target, v, [const_value(k)])
+            self.emit(f"{elt.code} = {self.convert(target, p, elt.type).code};", stmt)
 
 
 def _may_be_negative(i):

@@ -19,7 +19,7 @@ from . import types as T
 from .registry import REGISTRY, bind_args, expect_args, intrinsic, is_namespace, lookup  # noqa: F401 (the registry's face)
 from .typeconv import resolve
 from .errors import format_message, require_literal
-from .values import Value, none_value, tuple_value, type_name, typed
+from .values import REL, Value, none_value, tuple_value, type_name, typed
 from ..errors import NumbaValueError
 # Importing these modules registers their entries in REGISTRY.
 from . import (bf16lib, flatiter, fp8lib, libdevice, mathlib, npufuncs, pointers, pybuiltins, pyoperator,  # noqa: F401
@@ -252,15 +252,16 @@ intrinsic("cuda.local.array", params=["shape", "dtype", "alignment"],
 
 @intrinsic("cuda.const.array_like", params=["ndarray"],
            doc="cuda.const.array_like(ndarray): the NumPy array (a global or closure variable) placed in constant "
-               "memory: read-only, cached, shared by all threads.")
+               "memory: read-only, cached, shared by all threads. Given any other array (an argument, a slice of "
+               "a global) it returns that array, as numba-cuda's does.")
 def _const_array_like(cx, node, args, kwargs):
     expect_args(cx, node, "cuda.const.array_like", args, 1)
     arr = args[0]
-    # A global/closure NumPy array is already frozen into constant memory when it is named (frontend).
-    if isinstance(arr, Value) and isinstance(arr.type, T.Array) and arr.is_const:
+    # A global/closure NumPy array is already frozen into constant memory when it is named (frontend); numba-cuda
+    # lowers the call as a no-op on whatever array it is given, so an argument or a view is itself.
+    if isinstance(arr, Value) and isinstance(arr.type, T.Array):
         return arr
-    cx.error(node, "cuda.const.array_like takes a NumPy array known when the kernel compiles "
-                   "(a global or closure variable)")
+    cx.error(node, f"cuda.const.array_like takes a NumPy array (a global or closure variable), not {arr.type if isinstance(arr, Value) else arr.path}")
 
 
 # ---- atomics ----------------------------------------------------------------------------------------------
@@ -414,7 +415,7 @@ def _vote_args(cx, node, name, mask, pred):
         cx.error(node, f"cuda.{name}: Mask type must be an integer, not {getattr(mask, 'type', mask)}")
     if not (isinstance(pred, Value) and (T.is_int(pred.type) or pred.type == T.boolean)):
         cx.error(node, f"cuda.{name}: Predicate must be an integer or boolean, not {getattr(pred, 'type', pred)}")
-    bit = f"int32_t({pred.code})" if pred.type == T.boolean else f"int32_t({pred.code} != 0)"
+    bit = f"int32_t({pred.code})" if pred.type == T.boolean else f"int32_t({pred.at(REL)} != 0)"
     return f"uint32_t({mask.code})", bit
 
 

@@ -9,7 +9,7 @@ import copy
 from . import types as T
 from .storage import cpp_identifier
 from .typeconv import resolve
-from .values import Value, Symbol, cast, type_name
+from .values import REL, SHIFT, Value, Symbol, cast, type_name
 
 _RANGE_CASES = [(T.int32, T.int32), (T.int64, T.int64), (T.uint64, T.uint64)]
 
@@ -198,10 +198,10 @@ class LoopMixin:
         self.env = self._merge(head, *ctx.breaks)
         self.loop_sites[id(node)] = loop_site
         if step.is_const:
-            test = f"{counter} {'<' if step.const > 0 else '>'} {stop.code}"
+            test = f"{counter} {'<' if step.const > 0 else '>'} {stop.at(SHIFT)}"
             incr = {1: f"++{counter}", -1: f"--{counter}"}.get(step.const, f"{counter} += {step.code}")
         else:
-            test = f"({step.code} > 0 ? {counter} < {stop.code} : {counter} > {stop.code})"
+            test = f"({step.at(REL)} > 0 ? {counter} < {stop.at(SHIFT)} : {counter} > {stop.at(SHIFT)})"
             incr = f"{counter} += {step.code}"
         self.emit(f"for ({itype.cpp} {counter} = {start.code}; {test}; {incr}) {{", node)
         if not _short_loop(start, stop, step):

@@ -5,6 +5,7 @@ argument types and the C++ operator or runtime function (arith.h) is applied. A 
 C++'s own arithmetic conversions would not give the same value, so ``a[i] + b[i]`` stays ``a(i) + b(i)``.
 """
 import itertools
+import operator
 
 import numpy as np
 
@@ -197,7 +198,16 @@ def compare(cx, node, op, a, b):
             same = (a.type == T.none) == (b.type == T.none) if a.type == T.none and b.type == T.none else False
             r = same if op == "is" else not same
             return Value(T.boolean, "true" if r else "false", const=r)
-        cx.unsupported(node, f"'{op}' is only supported against None in CUDA kernels", "use == or !=")
+        if T.boolean in (a.type, b.type) and T.is_number(a.type) | (a.type == T.boolean) \
+                and T.is_number(b.type) | (b.type == T.boolean):
+            # Numba's `is` of booleans (``flag is True``, ``case True:``) compares them; a boolean and a number
+            # are of different types, so never the same object
+            if a.type != b.type:
+                r = op == "is not"
+                return Value(T.boolean, "true" if r else "false", const=r)
+            return compare(cx, node, "==" if op == "is" else "!=", a, b)
+        cx.unsupported(node, f"'{op}' is only supported against None and between booleans in CUDA kernels",
+                       "use == or !=")
     if datetimes.involved(a.type, b.type):
         return datetimes.compare(cx, node, op, a, b)
     if not (T.is_scalar(a.type) and T.is_scalar(b.type)):
@@ -205,6 +215,11 @@ def compare(cx, node, op, a, b):
     found = resolve(CMP_CASES[op], [a.type, b.type], [a.literal, b.literal])
     if found is None:
         cx.error(node, f"cannot compare {a.type} and {b.type} with {op}")
+    if _exact_int(a) and _exact_int(b):
+        # Both known (``a.ndim == 2``, a global flag): a constant, so ``if`` takes one branch only, as Numba's
+        # rewrite of arr.ndim and len(tuple) to constants and its dead-branch pruning do.
+        r = _COMPARE[op](a.const, b.const)
+        return Value(T.boolean, "true" if r else "false", const=r)
     _, (fa, fb) = found
     if fa == T.float64:
         # float32 against a constant that float32 holds exactly: comparing in float32 gives the same answer as
@@ -216,6 +231,15 @@ def compare(cx, node, op, a, b):
     ca, cb = convert_operands(a, b, fa, fb)
     prec = _INFIX_PREC[op]
     return Value(T.boolean, f"{ca.at(prec)} {op} {cb.at(prec + 1)}", prec)
+
+
+_COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
+            ">=": operator.ge}
+
+
+def _exact_int(v):
+    """A constant int (or bool) whose comparison in any of Numba's types is Python's: |v| < 2**53."""
+    return v.is_const and isinstance(v.const, int) and abs(v.const) < 2**53
 
 
 def unary(cx, node, op, a):

@@ -10,6 +10,7 @@ import numpy as np
 
 from . import coarsen, types as T
 from .frontend import ParsedFunction, reverse_map
+from .storage import ascii_identifier
 from . import intrinsics as I
 from .errors import typing_error
 from .translator import FunctionTranslator
@@ -152,7 +153,7 @@ def parse_function(pyfunc):
 
 
 def _ident(name):
-    return re.sub(r"\W", "_", name) or "f"
+    return re.sub(r"\W", "_", ascii_identifier(name)) or "f"
 
 
 class Program:

@@ -7,7 +7,7 @@ from . import datetimes, types as T
 from .registry import intrinsic, expect_args
 from .operators import binary
 from .typeconv import resolve, unify_all
-from .values import Value, cast, const_value, typed
+from .values import LOR, Value, cast, const_value, typed
 
 _ABS = ([(t, (t,)) for t in T.signed_domain] + [(t, (t,)) for t in T.unsigned_domain]
         + [(t, (t,)) for t in (T.float16,) + T.real_domain] + [(t.underlying, (t,)) for t in T.complex_domain])
@@ -185,7 +185,7 @@ def _print_item(cx, node, v):
     if t == T.none:
         return "None", []
     if t == T.boolean:
-        return "%s", [f'({v.code} ? "True" : "False")']
+        return "%s", [f'({v.at(LOR)} ? "True" : "False")']
     if T.is_int(t):
         return ("%lld", [f"(long long)({v.code})"]) if t.signed else ("%llu", [f"(unsigned long long)({v.code})"])
     if T.is_float(t):

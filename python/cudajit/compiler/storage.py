@@ -24,12 +24,21 @@ threadIdx blockIdx blockDim gridDim warpSize printf main cj std NULL assert sign
 
 
 def cpp_identifier(name):
-    """A Python identifier as a C++ one: kept as is, with a suffix only where C++ reserves it."""
+    """A Python identifier as a C++ one: kept as is, with a suffix only where C++ reserves it. Non-ASCII letters
+    (stumpy's μ_Q, σ_Q, ρ), which g++ takes but NVRTC does not, are spelled by their code points (U03BC_Q)."""
+    name = ascii_identifier(name)
     if "__" in name or (name.startswith("_") and name[1:2].isupper()):
         name = "v" + name.replace("__", "_u_")
     if name in CPP_RESERVED or name.startswith("cj_"):
         return name + "_"
     return name
+
+
+def ascii_identifier(name):
+    """``name`` with each non-ASCII character written as U + its code point in hex (4 digits or more)."""
+    if name.isascii():
+        return name
+    return "".join(c if c.isascii() else f"U{ord(c):04X}" for c in name)
 
 
 class StorageVar:

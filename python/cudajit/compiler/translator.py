@@ -15,7 +15,7 @@ from .loops import LoopMixin
 from .operators import PY_OPS
 from .storage import Site, assign_storage, place_declarations, cpp_identifier
 from .typeconv import unify
-from .values import Symbol, Value, cast, is_shape_constant, none_value, tuple_value, typed
+from .values import Symbol, Value, cast, const_value, is_shape_constant, none_value, tuple_value, typed
 
 MAX_PASSES = 40
 _NOT_GRID = object()  # FunctionTranslator.def_grid: a definition that is not cuda.grid's
@@ -500,6 +500,8 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin):
         return True
 
     def assign_unpack(self, target, value, stmt):
+        if isinstance(value.type, T.Array) and value.type.ndim >= 1:
+            return self.assign_unpack_array(target, value, stmt)
         if not isinstance(value.type, T.BaseTuple):
             if value.type == T.undefined:
                 for elt in target.elts:
@@ -536,6 +538,29 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin):
                 tmps.append(Value(p.type, name, nonneg=p.nonneg, grid=p.grid))   # a copy: p's value
             parts = tmps
         for elt, p in zip(elts, parts):
+            self.assign(elt, p, stmt, simple=isinstance(elt, ast.Name))
+
+    def assign_unpack_array(self, target, value, stmt):
+        """``x, y, z = a[:3]``: Numba unpacks an array as an iterable, element by element along its first axis
+        (rows of a 2-d array), after checking that the lengths agree. Here the elements are read as a[0], a[1], ...
+        (an array too short fails their bounds check; one too long is not reported, as numba-cuda reports it
+        only in debug builds), all before any target is assigned."""
+        if any(isinstance(e, ast.Starred) for e in target.elts):
+            self.unsupported(target, "starred unpacking of an array is not supported in CUDA kernels",
+                             "index the array instead")
+        if self.final and not _is_identifier(value.code):
+            name = self.temp()
+            self.emit(f"const {value.type.cpp} {name} = {value.code};", stmt)
+            value = Value(value.type, name)
+        parts = [self.subscript(target, value, [const_value(k)]) for k in range(len(target.elts))]
+        if self.final and len(parts) > 1:
+            tmps = []
+            for p in parts:
+                name = self.temp()
+                self.emit(f"const {p.type.cpp} {name} = {p.code};", stmt)
+                tmps.append(Value(p.type, name))
+            parts = tmps
+        for elt, p in zip(target.elts, parts):
             self.assign(elt, p, stmt, simple=isinstance(elt, ast.Name))
 
     def _unpack_needs_temps(self, target, parts, value):
@@ -619,8 +644,11 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin):
         always = cond.is_const and cond.const is True or cond.code == "true"
         self.env = self._merge(None if always else after_cond, *ctx.breaks)
         self.loop_sites[id(node)] = loop_site
+        spin = self.temp("spin")                   # CPU: a spinning loop lets its block's other fibers run
+        self.emit(f"CJ_SPIN_COUNTER({spin});", node)
         self.emit(f"while ({cond.code}) {{", node)
         self.emit_loop_poll()
+        self.emit(f"CJ_SPIN_POLL({spin});", indent=len(self.chain) + 1)
         self.lines.extend(body)
         self.emit("}")
 

@@ -504,6 +504,7 @@ c8, c16 = complex64, complex128
 half, float_, double = float16, float32, float64
 intp, uintp, intc, uintc = int64, uint64, int32, uint32
 short, ushort, long_, ulong, longlong, ulonglong = int16, uint16, int64, uint64, int64, uint64
+ssize_t, size_t, char, uchar, int_, uint = int64, uint64, int8, uint8, int64, uint64     # 64-bit Linux, as Numba's
 
 signed_domain = (int8, int16, int32, int64)
 unsigned_domain = (uint8, uint16, uint32, uint64)

@@ -160,7 +160,7 @@ def cast(v, t):
     if t == T.boolean:
         if isinstance(v.type, T.Complex):
             return Value(t, f"({v.at(PRIMARY)}.re != 0 || {v.at(PRIMARY)}.im != 0)", LOR)
-        return Value(t, f"({v.code} != 0)", PRIMARY)
+        return Value(t, f"({v.at(REL)} != 0)", PRIMARY)
     nonneg = v.nonneg or (T.is_int(t) and not t.signed)
     return Value(t, f"{t.cpp}({v.code})", nonneg=nonneg if T.is_number(t) else False)
 

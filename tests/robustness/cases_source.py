@@ -37,7 +37,7 @@ CASES = [
     kernel("f_string", "x = f'{a[0]}'", "f-string|JoinedStr|str|format"),
     kernel("print_to_file", "print(1, file=None)", "file|keyword|print"),
     kernel("walrus", "if (n := 3) > 2:\n    a[0] = n", "walrus|:=|NamedExpr"),
-    kernel("match_statement", "match 1:\n    case 1:\n        a[0] = 1", "match"),
+    kernel("match_statement", "match a.shape:\n    case (n,):\n        a[0] = n", "match", "sequence pattern"),
     kernel("return_value_from_kernel", "return 1", "return|void"),
     kernel("undefined_name", "a[0] = undefined_thing", "undefined_thing"),
     kernel("undefined_attribute", "a[0] = cuda.no_such_intrinsic(1)", "no_such_intrinsic"),

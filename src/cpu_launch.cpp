@@ -339,6 +339,15 @@ struct Fiber {
     int32_t op;       // CJ_SYNC_* it waits at
     uint32_t arg;     // predicate (block barrier) or lane mask (syncwarp)
     int32_t result;
+    int32_t view = -1;  // the warp buffer (WarpViews) it reads since its last syncwarp released it, or -1
+};
+
+// The copies of one warp's exchange slots that released groups read (cj_cpu_warp_exchange::view): a lane holds
+// at most one until its next barrier, so 32 buffers always leave one free when a group is released.
+struct WarpViews {
+    unsigned char data[32][32][16];
+    int32_t readers[32];
+    uint32_t free = ~0u;
 };
 
 std::string dim3_text(const int32_t* v) {
@@ -445,7 +454,9 @@ private:
         live_ = n;
         at_barrier_ = at_warp_ = at_grid_ = 0;
         warps_.assign((n + 31) / 32, Warp{});
-        std::memset(warp_exchange_->bank, 0, n);
+        if (views_.size() < warps_.size()) views_.resize(warps_.size());
+        for (size_t w = 0; w < warps_.size(); ++w) views_[w].free = ~0u;
+        for (size_t i = 0; i < n; ++i) fibers_[i].view = -1;
         if (n % 32) warps_.back().gone = ~0u << (n % 32);  // lanes past the end of the block
         for (;;) {
             if (Fiber* next = next_ready(0)) {
@@ -493,6 +504,7 @@ private:
         f->state = FiberState::Exited;
         --w->live_;
         size_t index = size_t(f - w->fibers_.data());
+        w->drop_view(*f, index);
         w->warps_[index / 32].gone |= 1u << (index & 31);
         context_switch(f->ctx, w->scheduler_);  // never resumed
         std::abort();
@@ -537,10 +549,23 @@ private:
             }
         }
         if (!go) return false;
+        // What the lanes waiting here published, as the released lanes will read it (they may read a lane that
+        // still waits: its slot does not change until it is released).
+        WarpViews& views = views_[w];
+        const int32_t b = __builtin_ctz(views.free);
+        views.free &= ~(1u << b);
+        views.readers[b] = __builtin_popcount(go);
+        for (uint32_t rest = warp.arrived; rest; rest &= rest - 1) {
+            uint32_t lane = uint32_t(__builtin_ctz(rest));
+            std::memcpy(views.data[b][lane], warp_exchange_->slot[w * 32 + lane], 16);
+        }
         for (uint32_t rest = go; rest; rest &= rest - 1) {
-            Fiber& f = fibers_[w * 32 + uint32_t(__builtin_ctz(rest))];
+            const size_t i = w * 32 + uint32_t(__builtin_ctz(rest));
+            Fiber& f = fibers_[i];
             f.state = FiberState::Ready;
             f.result = 0;
+            f.view = b;
+            warp_exchange_->view[i] = views.data[b][0];
         }
         warp.arrived &= ~go;
         at_warp_ -= size_t(__builtin_popcount(go));
@@ -604,6 +629,7 @@ private:
         if (!w->job_->fibers) return w->sync_without_fibers(op, arg);
         Fiber* f = w->current_;
         size_t index = size_t(f - w->fibers_.data());
+        w->drop_view(*f, index);  // it read its last collective's values before coming here
         f->op = op;
         f->arg = arg;
         if (op == CJ_SYNC_WARP) {
@@ -641,6 +667,14 @@ private:
         return f->result;  // resumed: whoever switched here made this fiber current again
     }
 
+    // The fiber no longer reads the warp buffer its last syncwarp gave it; the last reader frees it.
+    void drop_view(Fiber& f, size_t index) {
+        if (f.view < 0) return;
+        WarpViews& views = views_[index / 32];
+        if (--views.readers[f.view] == 0) views.free |= 1u << f.view;
+        f.view = -1;
+    }
+
     // A spinning while loop (CJ_SPIN_POLL): the running fiber stays runnable and the next runnable fiber of the
     // block runs, so the thread it waits for gets to set its flag. Nothing to do in a block run as a loop.
     int32_t yield_fiber() {
@@ -658,6 +692,7 @@ private:
     // should have asked for fibers (uses_barriers); abort rather than give wrong results.
     __attribute__((noinline, cold)) int32_t sync_without_fibers(int32_t op, uint32_t arg) {
         if (job_->block.x * job_->block.y * job_->block.z == 1) {
+            warp_exchange_->view[0] = warp_exchange_->slot[0];  // a one-thread warp reads what it published
             if (op == CJ_SYNC_CONVERGE) warp_exchange_->converged[0] = 1;
             return op == CJ_SYNC_WARP || op == CJ_SYNC_CONVERGE ? 0 : int32_t(arg != 0);
         }
@@ -709,6 +744,7 @@ private:
     void* smem_ = nullptr;
     size_t smem_bytes_ = 0;
     std::unique_ptr<cj_cpu_warp_exchange> warp_exchange_ = std::make_unique<cj_cpu_warp_exchange>();
+    std::vector<WarpViews> views_;  // per warp of the block: the copies released groups read
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ import pytest
 
 from cudajit import _core, boolean, complex128, cuda, float32, float64, int16, int32, int64, void
 from cudajit import compiler as cj_compiler
-from cudajit.errors import CudaSupportError, LaunchError
+from cudajit.errors import CudaSupportError, LaunchError, TypingError
 
 UniTuple, Tuple = cuda.types.UniTuple, cuda.types.Tuple
 
@@ -861,3 +861,28 @@ def test_pre_launch_callbacks_run_before_each_launch_of_their_configuration(back
     raw = RawKernel('extern "C" __global__ void f() {}', "f")[1, 32]     # CuPy's kind of kernel: numba has none
     with pytest.raises(AttributeError, match="pre_launch_callbacks are those of @cuda.jit"):
         raw.pre_launch_callbacks
+
+
+@cuda.jit
+def scaled_shift(a, out, scale=2.5, shift=3, clamp=False):
+    # A particle kernel's r_min_sq: float = 1e-10: parameters with defaults may be left out of a launch, as
+    # numba-cuda's dispatcher fills them
+    i = cuda.grid(1)
+    if i < a.size:
+        v = a[i] * scale + shift
+        out[i] = min(v, 1.0) if clamp else v
+
+
+def test_kernel_parameters_with_defaults(backend, rng):
+    a = rng.standard_normal(50)
+    out = np.zeros(50)
+    for args, (scale, shift, clamp) in [((), (2.5, 3, False)), ((0.5,), (0.5, 3, False)),
+                                        ((0.5, -1), (0.5, -1, False)), ((0.5, -1, True), (0.5, -1, True))]:
+        scaled_shift[1, 64](a, out, *args)
+        v = a * scale + shift
+        np.testing.assert_array_equal(out, np.minimum(v, 1.0) if clamp else v)
+    eager = cuda.jit("void(float64[:], float64[:], float64, int64, boolean)")(scaled_shift.py_func)
+    eager[1, 64](a, out)
+    np.testing.assert_array_equal(out, a * 2.5 + 3)
+    with pytest.raises(TypingError, match=r"takes 5 arguments \(a, out, scale, shift, clamp\), 1 given"):
+        scaled_shift[1, 64](a)

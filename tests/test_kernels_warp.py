@@ -178,6 +178,51 @@ def test_warp_aggregated_atomics_compact_an_array(backend, rng):
 
 
 @cuda.jit
+def aggregate_in_a_loop(flags, out, counter):
+    # A BFS flood fill's enqueue: the same warp-aggregated append, reached in a loop by changing groups of lanes,
+    # so each lane takes part in a different number of collectives (the CPU backend once read a lane's value from
+    # the wrong round, and two lanes took one slot)
+    i = cuda.grid(1)
+    for r in range(3):
+        for d in range(flags.shape[1]):
+            if i < flags.shape[0] and flags[i, d]:
+                out[_aggregated_slot(counter)] = (r * flags.shape[0] + i) * flags.shape[1] + d
+
+
+@cuda.jit
+def shuffles_of_changing_groups(x, out):
+    lane = cuda.threadIdx.x
+    v = x[lane]
+    if lane < 16:
+        out[lane, 0] = cuda.shfl_sync(0xFFFF, v, 3)        # half the warp: lanes 0-15 exchange once more
+    if lane % 3 == 0:
+        out[lane, 1] = cuda.shfl_sync(0x49249249, v * 2, (lane + 3) % 30)
+    out[lane, 2] = cuda.shfl_sync(FULL, v, (lane + 1) % 32)
+    out[lane, 3] = cuda.ballot_sync(FULL, v > 0)
+
+
+def test_collectives_of_lanes_that_took_part_in_different_collectives(backend, rng):
+    flags = rng.random((300, 4)) < 0.5
+    out = np.full(flags.size * 3, -1, np.int64)
+    counter = np.zeros(1, np.int32)
+    aggregate_in_a_loop[3, 128](flags, out, counter)
+    want = [(r * 300 + i) * 4 + d for r in range(3) for i, d in zip(*np.nonzero(flags))]
+    assert counter[0] == len(want)
+    np.testing.assert_array_equal(np.sort(out[:counter[0]]), np.sort(want))
+
+    x = rng.integers(-50, 50, 32)
+    got = np.zeros((32, 4), np.int64)
+    shuffles_of_changing_groups[1, 32](x, got)
+    lanes = np.arange(32)
+    np.testing.assert_array_equal(got[:16, 0], np.full(16, x[3]))
+    third = lanes % 3 == 0
+    np.testing.assert_array_equal(got[third, 1], 2 * x[(lanes[third] + 3) % 30])
+    np.testing.assert_array_equal(got[:, 2], x[(lanes + 1) % 32])
+    ballot = np.array([np.sum((x > 0).astype(np.uint64) << lanes.astype(np.uint64))], np.uint64)
+    np.testing.assert_array_equal(got[:, 3], np.full(32, ballot.astype(np.uint32).view(np.int32)[0]))
+
+
+@cuda.jit
 def partial_votes(x, masks):
     i = cuda.grid(1)
     masks[i, 0] = cuda.ballot_sync(FULL, x[i] > 0)

@@ -39,12 +39,16 @@ enum {
                           // threads progress independently, so one may wait for a flag another sets)
 };
 
-// Per-block scratch for warp collectives (shfl, vote, match): one 16-byte slot per thread in two banks
-// that a thread uses alternately, so that one syncwarp per collective suffices (a lane cannot come
-// back to a bank before every lane of its warp has left the collective that last read it).
+// Per-block scratch for warp collectives (shfl, vote, match): each thread publishes its value (16 bytes at most)
+// in its slot, then waits at syncwarp(mask). When the launcher releases a group of lanes there, it copies the slots
+// of the lanes waiting at that syncwarp into a buffer of its own and points view[thread] of each released lane at
+// it (32 slots of 16 bytes, by lane): a lane reads what the others published for this collective even after they
+// went on to publish for the next one, however the groups of a warp differ from one collective to the next
+// (partial masks, activemask groups). The buffer is the launcher's until each of its readers reaches its next
+// barrier or exits.
 struct cj_cpu_warp_exchange {
-    unsigned char slot[2][1024][16];
-    uint8_t bank[1024];  // the bank each thread uses next; zeroed by the launcher for each block
+    unsigned char slot[1024][16];
+    const unsigned char* view[1024];
     uint32_t converged[1024];  // what CJ_SYNC_CONVERGE gave each thread: its warp's lanes at the same call site
 };
 

@@ -345,16 +345,15 @@ inline int32_t linear_tid(const cj_cpu_state* s) {
     return s->tid[0] + s->ntid[0] * (s->tid[1] + s->ntid[1] * s->tid[2]);
 }
 
-// Publishes v for the warp, waits for the lanes of mask, returns the warp's 32 slots (16 bytes each).
+// Publishes v for the warp, waits for the lanes of mask, returns the warp's 32 slots (16 bytes each) as they were
+// when this thread's group was released (cpu_exec.h, cj_cpu_warp_exchange).
 template <class T> inline const unsigned char* warp_exchange(uint32_t mask, const T& v) {
     static_assert(sizeof(T) <= 16, "warp collectives take values of at most 16 bytes");
     cj_cpu_state* s = state;
     int32_t t = linear_tid(s);
-    uint8_t bank = s->warp->bank[t];
-    s->warp->bank[t] = bank ^ 1;
-    memcpy(s->warp->slot[bank][t], &v, sizeof(T));
+    memcpy(s->warp->slot[t], &v, sizeof(T));
     sync(CJ_SYNC_WARP, mask);
-    return s->warp->slot[bank][t & ~31];
+    return s->warp->view[t];
 }
 
 template <class T> inline T slot_value(const unsigned char* slots, int32_t lane) {

@@ -135,6 +135,9 @@ class CUDADispatcher(_JitFunction):
         self._core = _core.Dispatcher(self._compile_for_args,
                                       functools.partial(prepare_args, kernel=self.__name__, params=params), params)
         self._core.set_extensions(self._extensions, _extend_args)
+        # Parameters with defaults may be left out of a launch (numba-cuda's dispatcher fills them): the core
+        # passes the default values, typed as any argument is.
+        self._core.set_defaults(tuple(py_func.__defaults__ or ()))
         for sig in sigs:
             self.compile(sig)
 
@@ -214,6 +217,9 @@ class CUDADispatcher(_JitFunction):
         if any(p.kind is not p.POSITIONAL_OR_KEYWORD for p in params.values()):
             _compiler().program.parse_function(self.py_func)    # raises UnsupportedError naming the def's line
         names = list(params)
+        defaults = self.py_func.__defaults__ or ()
+        if len(names) - len(defaults) <= len(args) < len(names):
+            args = tuple(args) + defaults[len(args) - len(names):]
         if len(args) != len(names):
             raise TypingError(f"kernel '{self.__name__}' takes {len(names)} arguments "
                               f"({', '.join(names)}), {len(args)} given")

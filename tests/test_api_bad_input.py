@@ -711,9 +711,9 @@ def test_slice_assignment_shapes_are_checked(backend, rng):
     # compiler error), a higher-dimensional one is a TypingError.
     _, runtime = _where(assign_slice, "a[0:4] = b")
     a = rng.standard_normal(8)
-    for b in (rng.standard_normal(16), rng.standard_normal(2)):
+    for b in (rng.standard_normal(16), rng.standard_normal(2)):   # checked where bounds are: the CPU's default
         with pytest.raises(ValueError, match=runtime + ".*cannot assign slice from input of different size"):
-            cuda.jit(assign_slice)[1, 1](a.copy(), b)
+            cuda.jit(boundscheck=True)(assign_slice)[1, 1](a.copy(), b)
     for b in (rng.standard_normal(4), rng.standard_normal(1)):       # equal, or broadcast from length 1
         got = a.copy()
         cuda.jit(assign_slice)[1, 1](got, b)

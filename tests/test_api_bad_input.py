@@ -173,6 +173,7 @@ def test_gpu_data_must_hold_the_array(backend, rng):
 
 # --- kernels ----------------------------------------------------------------------------------------------------
 import inspect  # noqa: E402
+import math  # noqa: E402,F401  (kernels below name it)
 import os  # noqa: E402
 
 from cudajit.errors import TypingError, UnsupportedError  # noqa: E402
@@ -749,3 +750,80 @@ def test_overlapping_slice_assignment(backend, rng):
     _, runtime = _where(reverse_in_place, "a[::-1] = a")
     with pytest.raises(ValueError, match=runtime + ".*overlaps it in another layout: copy it to a local array first"):
         cuda.jit(boundscheck=True)(reverse_in_place)[1, 1](a.copy())
+
+
+# --- kernels the compiler typed but whose C++ did not compile, or that crashed the compiler ----------------------
+# (found by a generator of small kernels: each was a host compiler log or an internal Python error, with no line)
+
+def complex_of_array(a, out):
+    out[0] = complex(a, 1.0).real
+
+
+def selp_of_none(a, out):
+    out[0] = cuda.selp(None, 1.0, 2.0)
+
+
+def atomic_at_str(a, out):
+    cuda.atomic.add(out, 's', 1.0)
+
+
+def or_of_strings(a, out):
+    r = 's' or 't'
+    out[0] = 1.0
+
+
+def tuple_at_none(a, out):
+    t = (1.0, 2.0)
+    out[0] = t[None]
+
+
+def sqrt_of_module(a, out):
+    out[0] = math.sqrt(np)
+
+
+def augassign_to_type(a, out):
+    np.float32 += 1
+
+
+def slice_from_complex(a, out):
+    out[0:2] = a
+
+
+def test_compiler_refuses_what_it_cannot_emit(backend):
+    cases = ((complex_of_array, "complex(a, 1.0)", TypingError, r"complex\(\) takes real numbers, not array"),
+             (selp_of_none, "cuda.selp(None", TypingError, "cuda.selp's test must be a number or a bool, not none"),
+             (atomic_at_str, "cuda.atomic.add(out, 's'", TypingError,
+              "cuda.atomic.add: the index must be an integer or a tuple of integers, not str 's'"),
+             (or_of_strings, "r = 's' or 't'", TypingError, "'or' of str 's' values is not supported"),
+             (tuple_at_none, "t[None]", TypingError, "tuple indices must be integers or slices, not none"),
+             (sqrt_of_module, "math.sqrt(np)", TypingError, r"math.sqrt\(\) cannot take 'np' \(a module\)"),
+             (augassign_to_type, "np.float32 += 1", TypingError, "cannot assign to 'np.float32'"),
+             (slice_from_complex, "out[0:2] = a", TypingError,
+              r"cannot convert complex128 to float64 \(a complex number has no real conversion\)"))
+    for fn, text, exc, what in cases:
+        where, _ = _where(fn, text)
+        arg = np.ones(2, np.complex128) if fn is slice_from_complex else np.zeros(2)
+        with pytest.raises(exc, match=where + " " + what):
+            cuda.jit(fn)[1, 1](arg, np.zeros(4))
+
+
+def sum_whole_view(a, out):
+    r = 0.0
+    for v in a[()]:
+        r += v
+    out[0] = r
+
+
+def transpose_0d(a, out):
+    out[0] = a.T[()] + a.T[()]
+
+
+def test_whole_array_index_and_0d_transpose(backend, rng):
+    # a[()] of a 1-d array and a 0-d array's .T gave C++ that did not compile; NumPy's meaning: the array itself
+    host = rng.standard_normal(5)
+    out = cuda.device_array(1)
+    cuda.jit(sum_whole_view)[1, 1](host, out)
+    np.testing.assert_allclose(out.copy_to_host()[0], host.sum(), rtol=1e-12)
+    zero_d = np.array(rng.standard_normal())
+    cuda.jit(transpose_0d)[1, 1](zero_d, out)
+    assert out.copy_to_host()[0] == 2 * zero_d[()]

@@ -12,6 +12,7 @@ from . import types as T
 from . import intrinsics as I
 from . import datetimes, fp8lib, pyvalues, records, vectors
 from .errors import CONSTRUCT_HINTS, describe_construct, require_literal
+from ..errors import CudaJitError
 from .frontend import NOT_FOLDED, TOO_LARGE, canonical_name, python_folded
 from .indexing import IndexingMixin
 from .methods import call_value_method, reinterpret
@@ -298,6 +299,8 @@ class ExpressionMixin(IndexingMixin):
 
     def transpose(self, v):
         t = v.type
+        if t.ndim <= 1:                  # NumPy's: a 0-d or 1-d array is its own transpose
+            return v
         layout = {"C": "F", "F": "C"}.get(t.layout, "A") if t.ndim == 2 else t.layout
         rt = T.Array(t.dtype, t.ndim, layout, t.readonly)
         return Value(rt, f"cj::transpose<{rt.cpp}>({v.code})")
@@ -382,6 +385,9 @@ class ExpressionMixin(IndexingMixin):
             t = unify(t, v.type)
             if t is None:
                 self.error(node, f"cannot unify {values[0].type} and {v.type} in '{'and' if is_and else 'or'}'")
+        if not T.is_scalar(t):          # None, strings, arrays, tuples: no truth value the C++ can test
+            self.error(node, f"'{'and' if is_and else 'or'}' of {type_name(values[0])} values is not supported in "
+                             f"CUDA kernels", "compare explicitly, e.g. x is not None")
         out = cast(values[-1], t)
         for v in reversed(values[:-1]):
             first = cast(v, t)
@@ -609,7 +615,16 @@ class ExpressionMixin(IndexingMixin):
             self.uses_barriers = True
         if entry.effect:
             self.note_effect(writes=True)
-        return entry.impl(self, node, args, {})
+        try:
+            return entry.impl(self, node, args, {})
+        except CudaJitError:
+            raise
+        except (AttributeError, TypeError, KeyError, IndexError) as e:
+            # an implementation given a compile-time object (a module, a function, a type) where it reads a value
+            bad = next((a for a in args if isinstance(a, Symbol)), None)
+            if bad is None:
+                raise
+            self.error(node, f"{entry.name}() cannot take '{bad.path}' {_symbol_kind(bad)} as an argument")
 
     def call_method(self, node, func, args, kwargs):
         v, name = func.obj, func.path.split(":", 1)[1]
@@ -739,6 +754,18 @@ def function_value_type(cx, node, sym):
     if entry is not None and entry.kind == "call":
         return T.FunctionValue(sym.path, sym.obj, ("intrinsic", sym.path), f"Function({sym.path})")
     cx.as_value(node, sym)      # raises: a module, a namespace, a method, an attribute
+
+
+def _symbol_kind(sym):
+    """What a compile-time object is, for a message: '(a module)', '(a type)', '(a function)' ..."""
+    obj = sym.obj
+    if sym.path == "type":
+        return f"(the type {obj})"
+    if isinstance(obj, pytypes.ModuleType):
+        return "(a module)"
+    if callable(obj):
+        return "(a function)"
+    return f"(a {type(obj).__name__})"
 
 
 def _is_numba_cpu_dispatcher(obj):

@@ -4,7 +4,7 @@ import ast
 import enum
 
 from . import flatiter, records, types as T
-from .values import Value, Symbol, cast, const_value, tuple_value, cpp_int_literal, PRIMARY
+from .values import Value, Symbol, cast, const_value, tuple_value, type_name, cpp_int_literal, PRIMARY
 
 
 class IndexingMixin:
@@ -90,6 +90,8 @@ class IndexingMixin:
             self.error(node, f"too many indices for {t}: {len(idx)}")
         if len(idx) == t.ndim and all(isinstance(i, Value) for i in idx):
             return self.element(node, base, idx)
+        if not idx:                  # a[()] of an array with dimensions: the whole array, as NumPy's view
+            return base
         return self.view(node, base, idx)
 
     def pointer_element(self, node, base, idx):
@@ -186,6 +188,8 @@ class IndexingMixin:
             return tuple_value(T.Tuple([p.type for p in sel]), sel)
         if i.is_const:
             k = i.const
+            if not isinstance(k, int):             # None or a string constant (typed none)
+                self.error(node, f"tuple indices must be integers or slices, not {type_name(i)}")
             if not -t.count <= k < t.count:
                 self.error(node, f"tuple index {k} out of range for {t}")
             return parts[k]
@@ -261,6 +265,8 @@ class IndexingMixin:
                 if value.type.ndim > ref.type.ndim:
                     self.error(target, f"cannot assign a {value.type.ndim}-d array to a {ref.type.ndim}-d slice "
                                        f"({value.type} into {ref.type})")
+                # each element converts as a scalar store would (complex into a real array: a C++ error before)
+                self.convert(target, Value(value.type.dtype, "?"), ref.type.dtype)
                 self.emit(f"cj::copy_into({self.slice_copy_site(target)}, {ref.code}, {value.code});", stmt)
             elif isinstance(value.type, T.UniTuple) and value.type.count > 0:
                 self.store_sequence(target, ref, value, stmt)

@@ -282,6 +282,11 @@ def _atomic_target(cx, node, name, ary, idx, allowed):
         cx.error(node, f"cuda.atomic.{name} does not support arrays of {ary.type.dtype}",
                  f"supported dtypes: {', '.join(map(str, allowed))}")
     cx.check_writable(node, node.args[0] if node.args else node, ary)
+    indices = cx.tuple_elements(node, idx) if isinstance(idx, Value) and isinstance(idx.type, T.BaseTuple) else [idx]
+    for i in indices:     # numba-cuda casts an index to intp: numbers only (a str or None reached the C++)
+        if not (isinstance(i, Value) and T.is_scalar(i.type) and not isinstance(i.type, T.Complex)):
+            cx.error(node, f"cuda.atomic.{name}: the index must be an integer or a tuple of integers, not "
+                           f"{type_name(i) if isinstance(i, Value) else i}")
     return f"&{cx.element(node, ary, idx).code}"
 
 
@@ -518,6 +523,9 @@ def _selp(cx, node, args, kwargs):
     if not (isinstance(a, Value) and isinstance(b, Value) and a.type == b.type and T.is_scalar(a.type)):
         cx.error(node, "cuda.selp(test, a, b) takes two numbers of one type",
                  f"got {getattr(a, 'type', a)} and {getattr(b, 'type', b)}; convert one of them")
+    if not (isinstance(test, Value) and T.is_scalar(test.type)):
+        cx.error(node, f"cuda.selp's test must be a number or a bool, not "
+                       f"{type_name(test) if isinstance(test, Value) else test}")
     cond = test.code if test.type == T.boolean else f"cj::py_bool({test.code})"
     return Value(a.type, f"({cond} ? {a.code} : {b.code})")
 

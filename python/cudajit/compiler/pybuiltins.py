@@ -7,7 +7,7 @@ from . import datetimes, types as T
 from .registry import intrinsic, expect_args
 from .operators import binary
 from .typeconv import resolve, unify_all
-from .values import LOR, Value, cast, const_value, typed
+from .values import LOR, Value, cast, const_value, type_name, typed
 
 _ABS = ([(t, (t,)) for t in T.signed_domain] + [(t, (t,)) for t in T.unsigned_domain]
         + [(t, (t,)) for t in (T.float16,) + T.real_domain] + [(t.underlying, (t,)) for t in T.complex_domain])
@@ -167,6 +167,9 @@ def _complex(cx, node, args, kwargs):
         return Value(T.undefined, "?")
     if any(isinstance(a.type, T.Complex) for a in args):
         cx.error(node, "complex() with complex arguments is not supported in CUDA kernels")
+    for a in args:              # an array, a tuple, None: the C++ cast failed in the host compiler
+        if not T.is_scalar(a.type):
+            cx.error(node, f"complex() takes real numbers, not {type_name(a)}")
     t = T.complex64 if args and all(a.type == T.float32 for a in args) else T.complex128
     parts = [cast(a, t.underlying).code for a in args] + [f"{t.underlying.cpp}(0)"] * (2 - len(args))
     return Value(t, f"cj::make_complex({parts[0]}, {parts[1]})")

@@ -52,6 +52,7 @@ def store(cx, node, rec, key, value, stmt):
         if isinstance(value.type, T.Array):
             if value.type.ndim > len(shape):
                 cx.error(node, f"cannot assign a {value.type.ndim}-d array to the {len(shape)}-d field '{key}'")
+            cx.convert(node, Value(value.type.dtype, "?"), ftype.dtype)      # as each element's store converts
             cx.emit(f"cj::copy_into({cx.slice_copy_site(node)}, {view}, {value.code});", stmt)
         else:
             cx.emit(f"cj::fill({view}, {cx.convert(node, value, ftype.dtype).code});", stmt)

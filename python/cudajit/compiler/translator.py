@@ -425,6 +425,9 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin):
                 ast.Attribute(node.target.value, node.target.attr, ast.Load()), node.target))
         else:
             self.unsupported(node, f"augmented assignment to {describe_construct(node.target)} is not supported")
+        if not isinstance(current, Value):       # a module, function or type: np.float32 += 1
+            self.error(node, f"cannot assign to '{ast.unparse(node.target)}' ({getattr(current, 'path', current)}) in a "
+                             f"CUDA kernel")
         f_current, mark = self.effects_since(mark), self.effects_mark()
         value = self.as_value(node.value, self.visit_expr(node.value))
         f_value, mark = self.effects_since(mark), self.effects_mark()

@@ -316,7 +316,8 @@ def test_print_of_every_thread_reaches_stdout(backend, rng, capfd):
 
 
 def test_cpu_print_of_a_long_launch_is_written_while_it_runs(rng):
-    # 64 KiB at a time: a kernel that prints much is neither held in memory whole nor cut; every line arrives whole
+    # A kernel that prints much is neither held in memory whole nor cut: its launching thread writes what was printed
+    # whenever 64 KiB are kept and at its signal checks (every 20 ms) while the launch lasts; every line arrives whole
     class Recorder(io.StringIO):
         writes = 0
 
@@ -328,8 +329,22 @@ def test_cpu_print_of_a_long_launch_is_written_while_it_runs(rng):
     buf = Recorder()
     with _backend.use("cpu"), contextlib.redirect_stdout(buf):
         print_values[2, 128](a, 40)            # about 400 KiB
-    assert sorted(buf.getvalue().splitlines()) == expected_print_lines(a, 40)
+        slow_printer[2, 4](np.zeros(8), 2_000_000)   # seconds: 20 lines a thread, each after a busy loop
+    lines = buf.getvalue().splitlines()
+    assert sorted(lines[:256 * 40]) == expected_print_lines(a, 40)
+    assert sorted(lines[256 * 40:]) == sorted(f"thread {i} line {j}" for i in range(8) for j in range(20))
     assert Recorder.writes > 3
+
+
+@cuda.jit
+def slow_printer(out, spin):
+    i = cuda.grid(1)
+    acc = 0.0
+    for j in range(20):
+        for k in range(spin):
+            acc = acc * 0.999 + k
+        print("thread", i, "line", j)
+    out[i] = acc
 
 
 @cuda.jit

@@ -827,3 +827,22 @@ def test_whole_array_index_and_0d_transpose(backend, rng):
     zero_d = np.array(rng.standard_normal())
     cuda.jit(transpose_0d)[1, 1](zero_d, out)
     assert out.copy_to_host()[0] == 2 * zero_d[()]
+
+
+@cuda.jit
+def _scale_all(a, s):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] *= s
+
+
+def test_forall_names_its_tasks(backend, rng):
+    # forall(2**70) said "griddim.x = 4611686018427387904 exceeds CUDA's limit", a launch dimension the caller
+    # never gave; the block count is an exact integer ceiling
+    with pytest.raises(OverflowError, match="forall: 1180591620717411303424 tasks need 4611686018427387904 blocks "
+                                            "of 256 threads"):
+        _scale_all.forall(2**70, tpb=256)(np.zeros(4), 2.0)
+    host = rng.standard_normal(1000)
+    d = cuda.to_device(host)
+    _scale_all.forall(1000, tpb=256)(d, 2.0)
+    np.testing.assert_array_equal(d.copy_to_host(), 2 * host)

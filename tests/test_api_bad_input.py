@@ -846,3 +846,16 @@ def test_forall_names_its_tasks(backend, rng):
     d = cuda.to_device(host)
     _scale_all.forall(1000, tpb=256)(d, 2.0)
     np.testing.assert_array_equal(d.copy_to_host(), 2 * host)
+
+
+def test_more_small_argument_checks(backend):
+    # each was an AttributeError or "'int' object is not iterable" naming nothing
+    from cudajit.cuda.random import init_xoroshiro128p_states
+    with pytest.raises(TypeError, match="init_xoroshiro128p_states: states must be a 1-d device array of "
+                                        ".*xoroshiro128p_dtype, not int"):
+        init_xoroshiro128p_states(0, 1)
+    with pytest.raises(TypeError, match="RawModule: options must be a sequence of str flags, not 5"):
+        cuda.RawKernel('extern "C" __global__ void k(double* a) { a[0] = 1; }', "k", options=5)
+    with pytest.raises(TypeError, match=r"Context: device must be a Device \(cuda.gpus\[i\]\), not int 0"):
+        driver.Context(0)
+    assert driver.Context(cuda.gpus[0]).device is cuda.gpus[0]

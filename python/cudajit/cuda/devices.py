@@ -297,6 +297,9 @@ class Context:
     """The current device's primary context (Numba: ``numba.cuda.cudadrv.driver.Context``)."""
 
     def __init__(self, device):
+        if not isinstance(device, Device):
+            raise TypeError(f"Context: device must be a Device (cuda.gpus[i]), not {type(device).__name__} "
+                            f"{device!r:.40}")
         self.device = device
         self.id = device.id
         self.deallocations = _PendingDeallocations()

@@ -9,7 +9,6 @@ import copyreg
 import dataclasses
 import functools
 import inspect
-import math
 import os
 import pickle
 import threading
@@ -194,7 +193,11 @@ class CUDADispatcher(_JitFunction):
             if not block:
                 kernel = self._compile_for_args(args)
                 block = kernel.max_potential_block_size(sharedmem)
-            self[math.ceil(ntasks / block), block, stream, sharedmem](*args)
+            blocks = -(-ntasks // block)         # integer ceiling: exact for any ntasks
+            if blocks > _INT32_MAX:
+                raise OverflowError(f"forall: {ntasks} tasks need {blocks} blocks of {block} threads, more than "
+                                    f"CUDA's limit of {_INT32_MAX} blocks")
+            self[blocks, block, stream, sharedmem](*args)
         return launch
 
     @property

@@ -38,8 +38,8 @@ def _jump(states, index):
 
 
 def _check_states(states, what, kind=None):
-    if (kind is not None and not isinstance(states, kind)) or np.dtype(states.dtype) != xoroshiro128p_dtype \
-            or len(states.shape) != 1:
+    if (kind is not None and not isinstance(states, kind)) or not hasattr(states, "dtype") \
+            or np.dtype(states.dtype) != xoroshiro128p_dtype or len(states.shape) != 1:
         where = "NumPy" if kind is np.ndarray else "device"
         raise TypeError(f"{what}: states must be a 1-d {where} array of cudajit.cuda.random.xoroshiro128p_dtype, "
                         f"not {type(states).__name__} of {getattr(states, 'dtype', None)}")

@@ -25,7 +25,8 @@ class RawModule:
     def __init__(self, code, options=(), name="raw_module.cu"):
         if not isinstance(code, str):
             raise TypeError(f"RawModule: code must be CUDA C++ source as a str, not {type(code).__name__}")
-        if isinstance(options, str) or not all(isinstance(o, str) for o in options):
+        if isinstance(options, str) or not isinstance(options, (list, tuple)) \
+                or not all(isinstance(o, str) for o in options):
             raise TypeError(f"RawModule: options must be a sequence of str flags, not {options!r:.60}")
         if not isinstance(name, str):
             raise TypeError(f"RawModule: name must be a str, not {type(name).__name__}")

@@ -178,8 +178,8 @@ def test_const_array_like_of_an_argument_and_of_a_view(backend, rng):
     out = np.zeros(40)
     for n in (3, 7, 12):
         const_of_any_array[1, 64](w, n, out)
-        # the GPU fuses the multiply-add (one rounding instead of two): within a few ulps of NumPy's
-        np.testing.assert_allclose(out, w * TABLE[np.arange(40) % n, 1] + TABLE[n - 1, 0], rtol=1e-15, atol=0)
+        # the GPU fuses the multiply-add (one rounding instead of two): within an ulp of the product (up to ~200)
+        np.testing.assert_allclose(out, w * TABLE[np.arange(40) % n, 1] + TABLE[n - 1, 0], rtol=1e-15, atol=1e-13)
 
 
 def make_closure_kernel(factor, table):

@@ -31,16 +31,23 @@ def tuple_at(t, i, out):
     out[0] = t[i[0]]
 
 
-def test_tuple_index_out_of_range_is_checked_with_bounds_checks(backend, rng):
+def test_tuple_index_out_of_range_never_reads_past_the_tuple(backend, rng):
     # Unchecked, a run-time index past a tuple read whatever followed it (a CPU thread's stack): a kernel given
-    # (1, 2, 3, 4) where it indexes an array returned garbage. Bounds checks (the CPU default) now cover it.
-    k = cuda.jit(boundscheck=True)(tuple_at)
+    # (1, 2, 3, 4) where it indexes an array returned garbage. Without debug it now reads 0 (numba-cuda's thread
+    # stops at the IndexError it cannot report, and its test_exception asks that such a kernel not raise); with
+    # debug=True it raises IndexError naming the line, the index and the length.
     vals = tuple(float(v) for v in rng.standard_normal(3))
     out = cuda.device_array(1)
-    for i in (0, 2, -1):
-        k[1, 1](vals, np.array([i]), out)
-        assert out.copy_to_host()[0] == vals[i]
+    for options in ({}, {"boundscheck": True}, {"boundscheck": False}):
+        k = cuda.jit(**options)(tuple_at)
+        for i in (0, 2, -1):
+            k[1, 1](vals, np.array([i]), out)
+            assert out.copy_to_host()[0] == vals[i]
+        for i in (3, -4, 10**6):
+            k[1, 1](vals, np.array([i]), out)
+            assert out.copy_to_host()[0] == 0.0
     _, runtime = _where(tuple_at, "out[0] = t[i[0]]")
+    k = cuda.jit(debug=True)(tuple_at)
     with pytest.raises(IndexError, match=runtime + r".*tuple index out of range \(index 3, length 3\)"):
         k[1, 1](vals, np.array([3]), out)
     with pytest.raises(IndexError, match=r"tuple index out of range \(index -4, length 3\)"):

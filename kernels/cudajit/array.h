@@ -190,6 +190,13 @@ template <class R, class T, int ND, class L, class... S> CJ_INLINE R view(const 
 // A homogeneous tuple (Numba's UniTuple): indexable by a run-time integer.
 template <class T, int N> struct UniTuple {
     T v[N];
+    // t[i] with a run-time index, without debug: out of range gives T{} rather than the memory past the tuple (a
+    // CPU thread's stack). numba-cuda's thread stops at the IndexError it cannot report; here it goes on with 0.
+    template <bool Wrap, class I> CJ_INLINE T get(I idx) const {
+        const int64_t raw = static_cast<int64_t>(idx);
+        const int64_t i = Wrap && raw < 0 ? raw + N : raw;
+        return static_cast<uint64_t>(i) < static_cast<uint64_t>(N) ? v[i] : T{};
+    }
 #if defined(CJ_ERROR_RECORD)
     // t[i] with a run-time index, checked (debug=True): out of range records the error and ends the thread, as
     // an array's checked element does (a cooperative kernel's thread runs on with T{}: debug.h, to_nowhere).

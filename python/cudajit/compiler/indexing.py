@@ -195,16 +195,17 @@ class IndexingMixin:
             return parts[k]
         if isinstance(t, T.UniTuple) and T.is_int(i.type):
             whole = base.code if base.elements is None else f"({t.cpp}{{{{{', '.join(p.code for p in parts)}}}}})"
-            if self.program.options.reports_errors:
-                # debug=True or boundscheck (on by default on the CPU backend, where an unchecked read beyond the
-                # tuple reads the stack): a run-time index out of range raises IndexError on the host, as Numba's.
+            if self.program.options.debug:
+                # debug=True: a run-time index out of range raises IndexError on the host, as Numba's.
                 site = self.program.error_site(IndexError, ("tuple index out of range",), self.loc, node,
                                                names_index=True)
                 self.note_effect(raises=True)
                 wrap = "true" if _may_be_negative(i) else "false"
                 return Value(t.dtype, f"{whole}.checked<{wrap}>({site}, {i.code})")
-            code = f"cj::wrap({i.code}, {t.count})" if _may_be_negative(i) else i.code
-            return Value(t.dtype, f"{whole}.v[{code}]")
+            # without debug, numba-cuda's thread stops at the IndexError it cannot report: never a read past the
+            # tuple here (cj::UniTuple::get gives 0 out of range)
+            wrap = "true" if _may_be_negative(i) else "false"
+            return Value(t.dtype, f"{whole}.get<{wrap}>({i.code})")
         self.error(node, f"{t} can only be indexed by a constant", "use a UniTuple (all elements one type)")
 
     def slice_copy_site(self, node):

@@ -166,31 +166,33 @@ def _grid_group_sync(cx, node, args, kwargs):
 LOCAL_MEMORY_LIMIT = 512 * 1024
 
 
-def _check_local_size(cx, node, dtype, shape):
-    nbytes = math.prod(shape) * dtype.dtype.itemsize
-    if nbytes > LOCAL_MEMORY_LIMIT:
-        name = getattr(cx, "_storage_hint", None)
-        what = f"local array '{name}'" if name else "local array"
-        cx.error(node, f"{what} of shape {shape} and dtype {dtype} takes {nbytes} bytes, more than CUDA's "
-                       f"per-thread local memory limit of {LOCAL_MEMORY_LIMIT} bytes (512 KiB)",
-                 "use a smaller array, or global memory (an array argument or cuda.device_array)")
-    cx.local_bytes[id(node)] = nbytes
-
-
 # CUDA's limit on static shared memory per block (CUDA C++ Programming Guide, "Shared Memory": allocations above 48 KB
 # per block must be dynamic). A larger static array fails ptxas on the GPU and, from 2 GiB on, the CPU backend's link.
 STATIC_SHARED_LIMIT = 48 * 1024
 
 
-def _check_shared_size(cx, node, dtype, shape):
+def _check_array_size(cx, node, dtype, shape, kind, limit, what_limit, hint):
+    """A local or shared array of more bytes than CUDA allows: a TypingError naming it, its bytes and the limit."""
     nbytes = math.prod(shape) * dtype.dtype.itemsize
-    if nbytes > STATIC_SHARED_LIMIT:
+    if nbytes > limit:
         name = getattr(cx, "_storage_hint", None)
-        what = f"shared array '{name}'" if name else "shared array"
-        cx.error(node, f"{what} of shape {shape} and dtype {dtype} takes {nbytes} bytes, more than CUDA's limit of "
-                       f"{STATIC_SHARED_LIMIT} bytes (48 KiB) of static shared memory per block",
-                 "use dynamic shared memory: cuda.shared.array(0, dtype) and the launch's 4th item, "
-                 "kernel[blocks, threads, stream, nbytes]")
+        what = f"{kind} array '{name}'" if name else f"{kind} array"
+        cx.error(node, f"{what} of shape {shape} and dtype {dtype} takes {nbytes} bytes, more than {what_limit}", hint)
+    return nbytes
+
+
+def _check_local_size(cx, node, dtype, shape):
+    cx.local_bytes[id(node)] = _check_array_size(
+        cx, node, dtype, shape, "local", LOCAL_MEMORY_LIMIT,
+        f"CUDA's per-thread local memory limit of {LOCAL_MEMORY_LIMIT} bytes (512 KiB)",
+        "use a smaller array, or global memory (an array argument or cuda.device_array)")
+
+
+def _check_shared_size(cx, node, dtype, shape):
+    _check_array_size(cx, node, dtype, shape, "shared", STATIC_SHARED_LIMIT,
+                      f"CUDA's limit of {STATIC_SHARED_LIMIT} bytes (48 KiB) of static shared memory per block",
+                      "use dynamic shared memory: cuda.shared.array(0, dtype) and the launch's 4th item, "
+                      "kernel[blocks, threads, stream, nbytes]")
 
 
 def _alignment(cx, node, args, kind):

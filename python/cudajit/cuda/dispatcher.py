@@ -181,7 +181,7 @@ class CUDADispatcher(_JitFunction):
         if isinstance(ntasks, bool) or not hasattr(ntasks, "__index__"):
             raise TypeError(f"forall: ntasks must be an int, not {type(ntasks).__name__}")
         if ntasks < 0:
-            raise ValueError(f"Can't create ForAll with negative task count: {ntasks}")   # numba-cuda's words
+            raise ValueError(f"Can't create ForAll with negative task count: ntasks is {ntasks}")  # numba-cuda's words
         if isinstance(tpb, bool) or not hasattr(tpb, "__index__") or tpb < 0:
             raise TypeError(f"forall: tpb (threads per block) must be an int >= 0 (0: chosen for occupancy), "
                             f"not {tpb!r}")

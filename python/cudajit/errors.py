@@ -97,6 +97,34 @@ class NumbaDeprecationWarning(NumbaWarning, DeprecationWarning):
     """Numba: a feature that will go away."""
 
 
+class NumbaPendingDeprecationWarning(NumbaWarning, PendingDeprecationWarning):
+    """Numba: a feature that is planned to go away."""
+
+
+class NumbaInvalidConfigWarning(NumbaWarning):
+    """Numba: a setting (an environment variable, a ``cuda.jit`` option) that is not valid and was ignored."""
+
+
+class NumbaDebugInfoWarning(NumbaWarning):
+    """Numba: debug information that could not be emitted as asked."""
+
+
+class NumbaExperimentalFeatureWarning(NumbaWarning):
+    """Numba: a feature that is experimental."""
+
+
+class NumbaSystemWarning(NumbaWarning):
+    """Numba: something about the system (driver, toolkit) that may matter."""
+
+
+class NumbaPedanticWarning(NumbaWarning):
+    """Numba: a warning about how code is written."""
+
+
+class NumbaTypeSafetyWarning(NumbaWarning):
+    """Numba: an operation whose types may lose information."""
+
+
 # Errors in the user's kernel, not in cudajit: their tracebacks hide cudajit's frames.
 COMPILE_ERRORS = (TypingError, UnsupportedError, CompileError)
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep

@@ -292,9 +292,82 @@ def install():
             windows_only=unittest.skipUnless(sys.platform.startswith("win"), "windows only"),
             captured_stdout=captured_stdout, captured_stderr=captured_stderr,
             skip_unless_cffi=unittest.skipUnless(_has("cffi"), "cffi"), run_in_subprocess=run_in_subprocess,
-            IS_NUMPY_2=int(np.__version__.split(".")[0]) >= 2)
+            IS_NUMPY_2=int(np.__version__.split(".")[0]) >= 2, temp_directory=temp_directory,
+            import_dynamic=import_dynamic, ignore_internal_warnings=lambda: None)
     _cuda.HAS_NUMBA = True   # numba.njit is cudajit.njit (plain Python on the host)
+    _internals_that_only_import()
     return testing
+
+
+class _Missing:
+    """Stands for a numba internal that cudajit does not have: importing it works (so that the test file's other
+    tests run), and any use raises, failing the tests that need it."""
+
+    def __init__(self, name):
+        self._name = name
+
+    def __getattr__(self, attr):
+        raise NotImplementedError(f"numba-cuda's {self._name}.{attr} (an internal cudajit does not have)")
+
+    def __call__(self, *args, **kwargs):
+        if len(args) == 1 and callable(args[0]) and not kwargs:   # used as a decorator: leaves the function
+            return args[0]
+        return _RegisteringDecorator()
+
+    def __getitem__(self, key):
+        return self
+
+
+class _RegisteringDecorator:
+    def __call__(self, fn):
+        return fn
+
+
+def _internals_that_only_import():
+    """Modules and names that numba-cuda's test files (and their usecase modules) import at the top, for tests of
+    numba's internals (its extension API, launch-config callbacks, the driver object), so that a file's other tests
+    run. Each is a ``_Missing``: a test that uses one fails."""
+    from cudajit.compiler import types as ctypes_
+    from cudajit.cuda.cudadrv import driver as drv
+    if not hasattr(drv, "driver"):
+        drv.driver = _pytypes.SimpleNamespace()    # numba's Driver object (tests patch its cu* functions)
+    if "_name_ok" not in ctypes_.Type.__dict__:
+        def _type_init(self, name=None):           # numba's types.Type(name): extension types of the tests
+            if name is not None:
+                self.name = name
+        ctypes_.Type.__init__ = _type_init
+        ctypes_.Type._name_ok = True
+    models = _pytypes.SimpleNamespace(StructModel=type("StructModel", (), {"__init__": lambda self, *a, **k: None}))
+    extending = _module("numba.cuda.extending", core_models=models, models=models,
+                        typeof_impl=_Missing("extending.typeof_impl"),
+                        type_callable=_Missing("extending.type_callable"),
+                        register_model=_Missing("extending.register_model"),
+                        make_attribute_wrapper=_Missing("extending.make_attribute_wrapper"),
+                        overload=_Missing("extending.overload"), intrinsic=_Missing("extending.intrinsic"),
+                        lower_builtin=_Missing("extending.lower_builtin"),
+                        overload_attribute=_Missing("extending.overload_attribute"),
+                        overload_method=_Missing("extending.overload_method"),
+                        models_register=_Missing("extending.models_register"))
+    sys.modules.setdefault("numba.extending", extending)
+    _module("numba.cuda.cudaimpl", lower=_Missing("cudaimpl.lower"), registry=_Missing("cudaimpl.registry"))
+    _module("numba.cuda.cgutils", create_struct_proxy=_Missing("cgutils.create_struct_proxy"))
+    for name in ("cgutils", "cudaimpl", "extending"):           # ``from numba.cuda import cgutils``
+        if not hasattr(_cuda, name):
+            setattr(_cuda, name, sys.modules["numba.cuda." + name])
+    _module("numba.cuda.launchconfig", current_launch_config=_Missing("launchconfig.current_launch_config"),
+            ensure_current_launch_config=_Missing("launchconfig.ensure_current_launch_config"),
+            capture_compile_config=_Missing("launchconfig.capture_compile_config"))
+    _cuda_launchconfig = sys.modules["numba.cuda.launchconfig"]
+    if not hasattr(_cuda, "launchconfig"):
+        _cuda.launchconfig = _cuda_launchconfig
+    try:
+        import cuda.core._utils.cuda_utils  # noqa: F401
+    except ImportError:                            # cuda-core is not installed here (it is on the device)
+        if "cuda" not in sys.modules:
+            _module("cuda", __path__=[])
+        _module("cuda.core", __path__=[])
+        _module("cuda.core._utils", __path__=[])
+        _module("cuda.core._utils.cuda_utils", CUDAError=type("CUDAError", (RuntimeError,), {}))
 
 
 def _has(mod):
@@ -303,6 +376,20 @@ def _has(mod):
         return True
     except ImportError:
         return False
+
+
+def temp_directory(prefix):
+    """numba's test helper: a new folder that outlives the test (removed with the process's temporary files)."""
+    import tempfile
+    return tempfile.mkdtemp(prefix=prefix + "-")
+
+
+def import_dynamic(modname):
+    """numba's test helper: import ``modname`` afresh (the finders' directory caches dropped first)."""
+    import importlib
+    importlib.invalidate_caches()
+    __import__(modname)
+    return sys.modules[modname]
 
 
 def run_in_subprocess(code, flags=(), env=None, timeout=30):

@@ -375,6 +375,14 @@ void bind_launch(py::module_& m) {
         })
         .def("max_potential_block_size", &Kernel::max_potential_block_size, py::arg("dynamic_shared") = 0)
         .def_property("cooperative", &Kernel::cooperative, &Kernel::set_cooperative)
+        .def_property("shared_memory_carveout",
+                      [](const Kernel& k) -> py::object {
+                          int c = k.shared_memory_carveout();
+                          return c < -1 ? py::object(py::none()) : py::object(py::int_(c));
+                      },
+                      &Kernel::set_shared_memory_carveout,
+                      "cuda.jit(shared_memory_carveout=...) as a percentage (-1: the driver's default), None when "
+                      "not set.")
         .def("set_coarse", &Kernel::set_coarse, py::arg("name"), py::arg("read_only"), py::arg("compile"),
              "Give the kernel its coarsened entry (compiler/coarsen.py): its name, the read-only array parameters "
              "and a callable returning the GpuModule that has it (called by the first launch that takes it).")

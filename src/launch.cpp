@@ -394,9 +394,28 @@ void Kernel::refresh() const {
         size_t bytes = 0;
         error_record_gpu_ = module_->global("cj_error_record", &bytes);
     }
+    apply_carveout(fn_);
+    if (coarse_fn_) apply_carveout(coarse_fn_);
     grid_barrier_ = 0;
     dynamic_limit_set_ = 48 * 1024;
     epoch_ = module_->epoch();
+}
+
+void Kernel::set_shared_memory_carveout(int percent) {
+    if (percent < -1 || percent > 100)
+        throw py::value_error("kernel '" + display_ + "': shared_memory_carveout must be between -1 and 100, not " +
+                              std::to_string(percent));
+    carveout_ = percent;
+    if (!fn_) return;
+    refresh();
+    apply_carveout(fn_);
+    if (coarse_fn_) apply_carveout(coarse_fn_);
+}
+
+void Kernel::apply_carveout(CUfunction f) const {
+    if (carveout_ == kNoCarveout) return;
+    ctx::DeviceScope scope(device_);
+    CJ_CU(cuFuncSetAttribute, f, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, carveout_);
 }
 
 int Kernel::attribute(CUfunction_attribute a) const {
@@ -593,6 +612,7 @@ CUfunction Kernel::coarse_function(const LaunchConfig& cfg, bool recording) cons
     try {
         coarse_module_ = compile().cast<std::shared_ptr<GpuModule>>();
         coarse_fn_ = coarse_module_->function(coarse_name_);
+        apply_carveout(coarse_fn_);
     } catch (py::error_already_set& e) {
         std::string what = "cudajit: kernel '" + display_ + "' keeps its plain entry: compiling its coarsened one "
                            "failed (a cudajit bug; please report it): " + e.what();

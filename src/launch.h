@@ -118,6 +118,11 @@ class Kernel : public std::enable_shared_from_this<Kernel> {
     // that takes it (so a kernel's first compile costs no more). launch() takes it for a large 1-d launch whose
     // read-only arrays overlap no other array argument.
     void set_coarse(std::string name, std::vector<int> read_only, pybind11::object compile);
+    // cuda.jit(shared_memory_carveout=...): the preferred percentage of the unified L1/shared memory given to shared
+    // memory (0..100), or -1 for the driver's default; set on each entry (plain, coarsened, and again after a
+    // context reset). Nothing on the CPU.
+    void set_shared_memory_carveout(int percent);
+    int shared_memory_carveout() const { return carveout_; }
     unsigned long long coarse_launches() const { return coarse_launches_; }
     static constexpr unsigned kCoarse = 4;
 
@@ -143,6 +148,9 @@ class Kernel : public std::enable_shared_from_this<Kernel> {
     mutable pybind11::object coarse_compile_;                 // until the first launch that takes it
     mutable std::shared_ptr<GpuModule> coarse_module_;
     unsigned coarse_sms_ = 0, coarse_threads_per_sm_ = 0;  // the device's, read once by set_coarse
+    int carveout_ = kNoCarveout;                             // set_shared_memory_carveout's, or none
+    static constexpr int kNoCarveout = -2;
+    void apply_carveout(CUfunction f) const;
     mutable unsigned long long coarse_launches_ = 0;
     mutable unsigned epoch_ = 0;  // the block_cache epoch fn_ and the globals belong to
     int max_threads_ = 1024;

@@ -655,7 +655,7 @@ def test_eager_signature_takes_bfloat16_values_only(backend):
     eager[1, 1](a, BF(2.5))
     assert a[0] == BF(7.5)
     from cudajit.errors import TypingError
-    with pytest.raises(TypingError, match="no matching definition"):
+    with pytest.raises(TypingError, match="No matching definition"):
         eager[1, 1](a, 2.5)         # a bfloat16 parameter is launched as its bits: pass ml_dtypes.bfloat16
 
 

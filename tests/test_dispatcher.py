@@ -66,6 +66,10 @@ def sum12(out, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11):
         out[i] = a0[i] + a1[i] + a2[i] + a3[i] + a4[i] + a5[i] + a6[i] + a7[i] + a8[i] + a9[i] + a10[i] + a11[i]
 
 
+def add_into(r, x, y):              # compiled per test with its own signatures (cuda.jit(...)(add_into))
+    r[0] = x + y
+
+
 @cuda.jit("void(float32[:], int32)")
 def fill(a, v):
     i = cuda.grid(1)
@@ -250,7 +254,7 @@ def test_eager_string_signature(backend, rng, compiles):
     assert fill.signatures == [(float32[:], int32)]
     assert set(compiles) <= {(float32[:], int32)}   # at most the declared one (for another backend)
     for bad in [(randn(rng, 50), 3), (randn(rng, (5, 10), np.float32), 3), (a, 2.5), (a, 1 + 2j)]:
-        with pytest.raises(TypeError, match=r"fill.*no matching definition"):
+        with pytest.raises(TypeError, match=r"fill.*No matching definition"):
             fill[1, 64](*bad)
     assert fill.signatures == [(float32[:], int32)]
 
@@ -283,7 +287,7 @@ def test_eager_signature_list_picks_the_matching_one(backend, rng):
     w = float(rng.uniform(1, 2))           # not an int: the float64 overload must run
     fill_multi[1, 32](a64, w)
     np.testing.assert_array_equal(a64, w * np.arange(1, 31))
-    with pytest.raises(TypeError, match="no matching definition"):
+    with pytest.raises(TypeError, match="No matching definition"):
         fill_multi[1, 32](a32.astype(np.int64), v)
     assert len(fill_multi.signatures) == 2
 
@@ -312,6 +316,27 @@ def test_eager_choice_is_typeconvs_resolution(backend, rng):
     k[1, 32](a, v)
     np.testing.assert_array_equal(a, v * np.arange(1, 21))
     assert k._eager_match((float64[::1], int32)).signature.args[1] == int64      # the overload the call ran
+
+
+def test_eager_ambiguous_signatures_raise_numbas_type_error(backend, rng):
+    # float64 arguments to (float32, float64) and (float64, float32): one unsafe conversion each, rated alike. Numba
+    # refuses to pick ("Ambiguous overloading"), naming the two best and not the int64 one; an exact or a better
+    # match among the same signatures still launches.
+    k = cuda.jit(["void(float64[::1], float32, float64)", "void(float64[::1], float64, float32)",
+                  "void(float64[::1], int64, int64)"])(add_into)
+    r = np.zeros(1)
+    with pytest.raises(TypeError, match="Ambiguous overloading") as e:
+        k[1, 1](r, 1.0, 2.0)
+    assert "float32, float64" in str(e.value) and "float64, float32" in str(e.value)
+    assert "int64" not in str(e.value)
+    x, y = float(rng.uniform(1, 2)), float(rng.uniform(1, 2))
+    k[1, 1](r, np.float32(x), y)                              # exact: the first signature
+    assert r[0] == np.float64(np.float32(x)) + y
+    k[1, 1](r, x, np.float32(y))                              # exact: the second
+    assert r[0] == x + np.float64(np.float32(y))
+    a, b = (int(v) for v in rng.integers(-99, 99, 2))
+    k[1, 1](r, a, b)
+    assert r[0] == a + b
 
 
 def test_eager_type_objects(backend, rng):
@@ -484,8 +509,55 @@ def test_specialize(backend, rng):
     assert len(sk.signatures) == 1
     with pytest.raises(TypeError, match="axpy"):
         sk[1, 64](out.astype(np.float32), a, x.astype(np.float32))
-    with pytest.raises(RuntimeError):
+    with pytest.raises(RuntimeError, match="Dispatcher already specialized"):   # numba-cuda's words
         sk.specialize(out0, a, x)
+    assert axpy.specializations[next(iter(axpy.specializations))] is sk
+
+
+def test_specialize_for_types(backend, rng):
+    # numba-cuda's specialize also takes types: one dispatcher per argument types, kept in ``specializations``.
+    k = cuda.jit(axpy.py_func)
+    assert len(k.specializations) == 0
+    s64 = k.specialize(float64[::1], float64, float64[::1])
+    assert k.specialize(float64[::1], float64, float64[::1]) is s64 and len(k.specializations) == 1
+    s32 = k.specialize(float32[::1], float32, float32[::1])
+    assert s32 is not s64 and len(k.specializations) == 2
+    assert s32.signatures == [(float32[::1], float32, float32[::1])]
+    x, out0 = rng.random(40).astype(np.float32), rng.random(40).astype(np.float32)
+    out = out0.copy()
+    s32[1, 64](out, np.float32(2.5), x)
+    np.testing.assert_array_equal(out, np.float32(2.5) * x + out0)
+    with pytest.raises(RuntimeError, match="Dispatcher already specialized"):
+        s32.specialize(float64[::1], float64, float64[::1])
+
+
+@pytest.mark.parametrize("carveout, percent", [("MaxL1", 0), ("maxshared", 100), ("default", -1), (0, 0),
+                                               (50, 50), (100, 100), (-1, -1)])
+def test_shared_memory_carveout(backend, rng, carveout, percent):
+    # numba-cuda's option: a percentage of the unified L1/shared memory (or its names); the GPU's function gets it
+    # (a hint: results are the same), the CPU backend keeps only the check.
+    k = cuda.jit(shared_memory_carveout=carveout)(axpy.py_func)
+    assert k.targetoptions["shared_memory_carveout"] == percent
+    x, out0 = randn(rng, 300), randn(rng, 300)
+    out = out0.copy()
+    k[3, 128](out, 1.5, x)
+    np.testing.assert_array_equal(out, 1.5 * x + out0)
+    kernel = next(iter(k.overloads.values())).kernel
+    assert kernel.shared_memory_carveout == percent
+
+
+@pytest.mark.parametrize("carveout, error, text", [(150, ValueError, "must be between -1 and 100"),
+                                                   (-2, ValueError, "must be between -1 and 100"),
+                                                   ("InvalidOption", ValueError, "Invalid carveout value"),
+                                                   (1.5, TypeError, "must be str or int, got float")])
+def test_shared_memory_carveout_refused(carveout, error, text):
+    with pytest.raises(error, match=text):
+        cuda.jit(shared_memory_carveout=carveout)(axpy.py_func)
+    with pytest.raises(error, match=text):
+        cuda.jit("void(float64[::1], float64, float64[::1])", shared_memory_carveout=carveout)(axpy.py_func)
+    with pytest.raises(ValueError, match="between -1 and 100"):     # the core checks too
+        next(iter(cuda.jit("void(float64[::1], float64, float64[::1])")(axpy.py_func).overloads.values())) \
+            .kernel.shared_memory_carveout = 101
 
 
 def test_inspect_types_and_source(backend, rng, capsys):
@@ -788,7 +860,7 @@ def test_eager_tuple_signature(backend, rng):
     k[1, 32]((np.int32(t[0]), True), out)          # elements convert like scalars
     np.testing.assert_array_equal(out, t[0] * np.arange(20) + 1)
     for bad in [(1, 2, 3), 4, (1.5, 2), ((1, 2), 3)]:
-        with pytest.raises(TypeError, match="tup_affine.*no matching definition"):
+        with pytest.raises(TypeError, match="tup_affine.*No matching definition"):
             k[1, 32](bad, out)
     assert len(k.signatures) == 1
 

@@ -34,6 +34,7 @@ class CompileOptions:
     launch_bounds: Union[int, tuple, None] = None
     link: tuple = ()                 # what cuda.jit(link=...) links (cuda/ffi.py's LinkableCode)
     boundscheck: Optional[bool] = None
+    shared_memory_carveout: Optional[int] = None   # percent of L1/shared memory for shared (-1: driver's default)
     target: str = ""                 # 'cpu' or 'gpu' once for_backend has run: what the kernel is built for
 
     def __post_init__(self):

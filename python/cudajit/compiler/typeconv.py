@@ -109,9 +109,17 @@ def convert_kind(src, dst, literal=False):
 
 def resolve(cases, args, literals=None, unsafe_casting=True):
     """Pick the best signature among ``cases`` (a list of (return, arg types)) for ``args``, Numba's way.
-    ``literals``: per argument, whether it is a literal constant. Returns (return, formal args) or None."""
+    ``literals``: per argument, whether it is a literal constant. Returns (return, formal args) or None; among
+    cases rated alike, the first (Numba allows that ambiguity when typing calls)."""
+    best = best_cases(cases, args, literals, unsafe_casting)
+    return best[0] if best else None
+
+
+def best_cases(cases, args, literals=None, unsafe_casting=True):
+    """The cases (return, formal args) that ``args`` convert to with the fewest unsafe, then safe, then promoting
+    conversions, in the order given: more than one is Numba's "ambiguous overloading"."""
     literals = literals or [False] * len(args)
-    best = None
+    best, rated = None, []
     for ret, formal in cases:
         if len(formal) != len(args):
             continue
@@ -123,9 +131,11 @@ def resolve(cases, args, literals=None, unsafe_casting=True):
             if c != Conversion.exact:
                 rating[3 - c] += 1      # (unsafe, safe, promote)
         else:
-            if best is None or tuple(rating) < best[0]:
-                best = (tuple(rating), ret, formal)
-    return None if best is None else (best[1], best[2])
+            if best is None or tuple(rating) < best:
+                best, rated = tuple(rating), [(ret, formal)]
+            elif tuple(rating) == best:
+                rated.append((ret, formal))
+    return rated
 
 
 def unify(a, b):

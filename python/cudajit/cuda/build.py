@@ -95,18 +95,21 @@ def _build(ks, options):
         if ks.coarse:                          # compiler/coarsen.py: the entry for large elementwise launches
             name, read_only, source = ks.coarse
             kernel.set_coarse(name, read_only, lambda: _core.GpuModule(gpu_image(source, options, cubin=True)))
-        return _cooperative(kernel, ks)
+        return _cooperative(kernel, ks, options)
     ffi.refuse_on_cpu(ks.link_objects)
     if os.environ.get("CUDAJIT_CHECK_NVRTC") == "1":
         check_nvrtc(ks.source, options)
     path = _core.compile_host(ks.source, host_options(options), _paths.include_dir())
     cpu = _core.CpuKernel(path, ks.entry, bool(ks.uses_barriers), ks.local_bytes)
-    return _cooperative(_core.Kernel(ks.entry, _params(ks), None, cpu, handler, _max_threads(options)), ks)
+    return _cooperative(_core.Kernel(ks.entry, _params(ks), None, cpu, handler, _max_threads(options)), ks, options)
 
 
-def _cooperative(kernel, ks):
-    """A kernel that uses cuda.cg's grid group is launched cooperatively (Numba decides it the same way)."""
+def _cooperative(kernel, ks, options):
+    """A kernel that uses cuda.cg's grid group is launched cooperatively (Numba decides it the same way). Its
+    shared-memory carveout, when ``cuda.jit`` was given one, is set on the GPU's function (nothing on the CPU)."""
     kernel.cooperative = ks.cooperative
+    if options.shared_memory_carveout is not None:
+        kernel.shared_memory_carveout = options.shared_memory_carveout
     return kernel
 
 

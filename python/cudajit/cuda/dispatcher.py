@@ -235,16 +235,22 @@ class CUDADispatcher(_JitFunction):
         return self._spec_for_args(args).kernel
 
     def _eager_match(self, argtypes):
-        # Numba's choice among declared signatures, by the compiler's overload resolution (typeconv.resolve:
-        # fewest unsafe, then safe, then promote conversions; the first declared among equals).
+        # Numba's choice among declared signatures, by the compiler's overload resolution (typeconv.best_cases:
+        # fewest unsafe, then safe, then promote conversions). Two declared signatures rated alike are Numba's
+        # "ambiguous overloading", a TypeError: the launch would otherwise convert the arguments one way of two.
         argtypes = _addresses_as_pointers(self._eager, argtypes)
         cases = [(None, tuple(sig.args)) for sig in self._eager if _launcher_can_pack(sig.args, argtypes)]
-        found = _compiler().typeconv.resolve(cases, argtypes)
-        if found is not None:
-            return self._specialize(found[1])
+        found = _compiler().typeconv.best_cases(cases, argtypes)
+        if len(found) == 1:
+            return self._specialize(found[0][1])
+        if found:
+            tied = "\n".join(_void_sig(formal) for _, formal in found)
+            raise TypeError(f"Ambiguous overloading for kernel '{self.__name__}' "
+                            f"({', '.join(map(str, argtypes))}): these signatures take the arguments equally "
+                            f"well:\n{tied}")
         sigs = "; ".join(_void_sig(s.args) for s in self._eager)
-        raise TypingError(f"kernel '{self.__name__}': no matching definition for argument types "
-                          f"({', '.join(map(str, argtypes))}); it was compiled for: {sigs}")
+        raise TypingError(f"kernel '{self.__name__}': No matching definition for argument type(s) "
+                          f"{', '.join(map(str, argtypes))}; it was compiled for: {sigs}")
 
     def _specialize(self, argtypes):
         key = (_target(), argtypes)
@@ -272,8 +278,9 @@ class CUDADispatcher(_JitFunction):
     def specialize(self, *args):
         """A dispatcher fixed to the types of ``args`` (Numba's ``specialize``; one per argument types)."""
         if self._specialized:
-            raise RuntimeError(f"kernel '{self.__name__}' is already specialized")
-        argtypes = tuple(_compiler().typeof(a) for a in args)
+            raise RuntimeError(f"Dispatcher already specialized: kernel '{self.__name__}' has its one signature")
+        # A type (``float32[::1]``) stands for itself: the specialization for arguments of that type.
+        argtypes = tuple(a if isinstance(a, _compiler().types.Type) else _compiler().typeof(a) for a in args)
         key = (_target(), argtypes)
         d = self._specializations.get(key)
         if d is None:
@@ -284,6 +291,11 @@ class CUDADispatcher(_JitFunction):
             d._specialized = True
             self._specializations[key] = d
         return d
+
+    @property
+    def specializations(self):
+        """The dispatchers ``specialize`` made, by (target, argument types) (Numba's: by compute capability)."""
+        return self._specializations
 
     @property
     def specialized(self):
@@ -611,7 +623,7 @@ def _launcher_can_pack(sig_args, argtypes):
 
 def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=True, lineinfo=False,
         cache=False, fastmath=False, max_registers=None, launch_bounds=None, forceinline=False, boundscheck=None,
-        lto=False, **kws):
+        lto=False, shared_memory_carveout=None, **kws):
     """Numba's ``cuda.jit``: decorate a kernel (or, with ``device=True``, a device function).
 
     Forms: ``@cuda.jit``, ``@cuda.jit(...)`` with options, ``@cuda.jit("void(float32[:])")``,
@@ -644,6 +656,9 @@ def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=T
         ``inspect_lto_ptx()`` give that unit's PTX, as numba-cuda gives its PTX after link-time optimisation.
       extensions: Numba's kernel extensions, objects whose ``prepare_args`` sees each argument at each launch
         (see ``CUDADispatcher.extensions``).
+      shared_memory_carveout: how the GPU splits its unified L1 cache and shared memory for this kernel: a
+        percentage of it for shared memory (0 to 100), -1 or ``"default"`` for the driver's choice, ``"MaxL1"``
+        (0) or ``"MaxShared"`` (100), as numba-cuda takes it; a hint to the driver. Nothing on the CPU backend.
       nopython: accepted for compatibility and ignored, as in numba-cuda.
     """
     from .ffi import check_link
@@ -661,7 +676,8 @@ def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=T
         fastmath=bool(fastmath), debug=bool(debug), lineinfo=bool(lineinfo), opt=bool(opt),
         max_registers=_max_registers(max_registers), inline=inline in (True, "always") or bool(forceinline),
         launch_bounds=_launch_bounds(launch_bounds), link=check_link(link, "cuda.jit(link=...)"),
-        boundscheck=(None if boundscheck is None else bool(boundscheck)) if forced is None else forced)
+        boundscheck=(None if boundscheck is None else bool(boundscheck)) if forced is None else forced,
+        shared_memory_carveout=_carveout(shared_memory_carveout))
     removed = sorted(set(kws) & {"argtypes", "restype", "bind"})
     if removed:      # numba-cuda's DeprecationError for the keywords of its first API
         raise DeprecationError(f"Deprecated keyword argument `{removed[0]}`. Signatures should be passed as the "
@@ -730,6 +746,25 @@ def _launch_bounds(value, fn="cuda.jit"):
     if not hasattr(value, "__index__"):
         raise TypeError(f"{what} must be an int or a tuple of 1 to 3 ints, not {value!r:.60}")
     return _positive_int(value, what)
+
+
+_CARVEOUTS = {"default": -1, "maxl1": 0, "maxshared": 100}
+
+
+def _carveout(value):
+    """``cuda.jit(shared_memory_carveout=...)`` as a percentage: numba-cuda's names and checks."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        if value.lower() not in _CARVEOUTS:
+            raise ValueError(f"Invalid carveout value: {value}. cuda.jit(shared_memory_carveout=...) must be -1 to "
+                             f"100 or one of {sorted(_CARVEOUTS)}")
+        return _CARVEOUTS[value.lower()]
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"shared_memory_carveout must be str or int, got {type(value).__name__}")
+    if not -1 <= value <= 100:
+        raise ValueError(f"Carveout must be between -1 and 100: cuda.jit(shared_memory_carveout={value})")
+    return int(value)
 
 
 def _is_signature(obj):

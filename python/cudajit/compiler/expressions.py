@@ -20,7 +20,7 @@ from .operators import PY_OPS, binary, compare, unary
 from .typeconv import resolve, unify
 from .typeof import typeof
 from .values import (Value, Symbol, cast, const_value, is_shape_constant, none_value, tuple_value, type_name, typed,
-                     PRIMARY, LAND, LOR, COND)
+                     PRIMARY, UNARY, LAND, LOR, COND)
 
 _BUILTIN_NAMES = {"abs", "min", "max", "round", "pow", "len", "int", "float", "bool", "complex", "print", "range",
                   "isinstance"}
@@ -348,6 +348,10 @@ class ExpressionMixin(IndexingMixin):
         """``a < b <= c``: each comparison of neighbours, joined by ``&&``."""
         left, parts = operands[0], []
         for op, right in zip(node.ops, operands[1:]):
+            if isinstance(op, (ast.In, ast.NotIn)):
+                parts.append(self.contains(node, left, right, isinstance(op, ast.NotIn)))
+                left = right
+                continue
             name = {ast.Is: "is", ast.IsNot: "is not"}.get(type(op)) or PY_OPS.get(type(op).__name__)
             if name is None:
                 self.unsupported(node, f"the '{type(op).__name__}' comparison is not supported in CUDA kernels")
@@ -358,6 +362,30 @@ class ExpressionMixin(IndexingMixin):
         if any(p.type == T.undefined for p in parts):
             return Value(T.undefined, "?")
         return Value(T.boolean, " && ".join(p.at(LAND + 1) for p in parts), LAND)
+
+    def contains(self, node, item, container, negate):
+        """``item in container`` (``not in``: negated) for a tuple, Numba's ``operator.contains`` of a tuple: true
+        when ``item ==`` one of its elements (an empty tuple holds nothing). Each element is compared as ``==``
+        compares them; a comparison known at compile time folds, so a constant test decides an ``if``."""
+        if T.undefined in (item.type, container.type):
+            return Value(T.undefined, "?")
+        if not isinstance(container.type, T.BaseTuple):
+            self.unsupported(node, f"'in' is supported on tuples in CUDA kernels, not on {type_name(container)}",
+                             "compare with each value, or loop over the array")
+        tests = [compare(self, node, "==", item, e) for e in self.tuple_elements(node, container)]
+        if any(t.type == T.undefined for t in tests):
+            return Value(T.undefined, "?")
+        if any(t.is_const and t.const is True for t in tests):
+            found = True
+        elif all(t.is_const for t in tests):
+            found = False
+        else:
+            code = " || ".join(t.at(LOR + 1) for t in tests if not t.is_const)
+            if negate:
+                return Value(T.boolean, f"!({code})", UNARY)
+            return Value(T.boolean, code, LOR)
+        r = found != negate
+        return Value(T.boolean, "true" if r else "false", const=r)
 
     def expr_BoolOp(self, node):
         """``and``/``or`` short-circuit; on non-booleans the result is one of the operands (Numba unifies their

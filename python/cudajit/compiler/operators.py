@@ -12,7 +12,8 @@ import numpy as np
 from . import datetimes, types as T
 from .pyvalues import compare_enum
 from .typeconv import resolve
-from .values import Value, cast, const_value, typed, cpp_int_literal, PRIMARY, UNARY, MUL, ADD, REL, EQ, BITAND, XOR, BITOR
+from .values import (Value, cast, const_value, typed, cpp_int_literal, PRIMARY, UNARY, MUL, ADD, REL, EQ, BITAND, XOR,
+                     BITOR, LAND, LOR)
 
 _MACHINE_INTS = [T.int64, T.uint64]
 
@@ -193,6 +194,8 @@ def compare(cx, node, op, a, b):
         return Value(T.undefined, "?")
     if T.none not in (a.type, b.type) and (isinstance(a.type, T.EnumMember) or isinstance(b.type, T.EnumMember)):
         return compare_enum(cx, node, op, a, b)
+    if isinstance(a.type, T.BaseTuple) and isinstance(b.type, T.BaseTuple) and op not in ("is", "is not"):
+        return _compare_tuples(cx, node, op, cx.tuple_elements(node, a), cx.tuple_elements(node, b))
     if op in ("is", "is not"):
         if a.type == T.none or b.type == T.none:
             same = (a.type == T.none) == (b.type == T.none) if a.type == T.none and b.type == T.none else False
@@ -231,6 +234,54 @@ def compare(cx, node, op, a, b):
     ca, cb = convert_operands(a, b, fa, fb)
     prec = _INFIX_PREC[op]
     return Value(T.boolean, f"{ca.at(prec)} {op} {cb.at(prec + 1)}", prec)
+
+
+def _compare_tuples(cx, node, op, xs, ys):
+    """Tuples compare as Python's (and Numba's) do: ``==`` when of one length and equal element by element,
+    ``<``, ``<=``, ``>``, ``>=`` by the first elements that differ, else by length. Known parts fold."""
+    if op in ("==", "!="):
+        if len(xs) != len(ys):
+            return const_value(op == "!=")
+        eq = _all_of([compare(cx, node, "==", x, y) for x, y in zip(xs, ys)])
+        return eq if op == "==" else _negate(eq)
+    strict = op[0]                            # "<" or ">": the element test for a difference
+    # from the last element pair back: tail = what the comparison is when every pair before it is equal
+    tail = const_value(_COMPARE[op](len(xs), len(ys)))
+    for x, y in reversed(list(zip(xs, ys))):
+        differs = compare(cx, node, strict, x, y)
+        same = compare(cx, node, "==", x, y)
+        tail = _any_of([differs, _all_of([same, tail])])
+    return tail
+
+
+def _all_of(tests):
+    if any(t.type == T.undefined for t in tests):
+        return Value(T.undefined, "?")
+    if any(t.is_const and t.const is False for t in tests):
+        return const_value(False)
+    live = [t for t in tests if not t.is_const]
+    if not live:
+        return const_value(True)
+    return live[0] if len(live) == 1 else Value(T.boolean, " && ".join(t.at(LAND + 1) for t in live), LAND)
+
+
+def _any_of(tests):
+    if any(t.type == T.undefined for t in tests):
+        return Value(T.undefined, "?")
+    if any(t.is_const and t.const is True for t in tests):
+        return const_value(True)
+    live = [t for t in tests if not t.is_const]
+    if not live:
+        return const_value(False)
+    return live[0] if len(live) == 1 else Value(T.boolean, " || ".join(t.at(LOR + 1) for t in live), LOR)
+
+
+def _negate(v):
+    if v.type == T.undefined:
+        return v
+    if v.is_const:
+        return const_value(not v.const)
+    return Value(T.boolean, f"!{v.at(UNARY)}", UNARY)
 
 
 _COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,

@@ -21,6 +21,25 @@ def test_negative_indices_wrap(backend):
 
 
 @cuda.jit
+def gather_by_0d(r, ary, i, j, m):
+    r[()] = ary[i]                   # a 0-d integer array indexes as its integer (NumPy, Numba)
+    m[j, i] = ary[j]
+
+
+def test_0d_integer_arrays_as_indices(backend, rng):
+    ary = rng.random(12)
+    m = rng.random((12, 12))
+    want = m.copy()
+    for _ in range(3):
+        i, j = (int(v) for v in rng.integers(-12, 12, 2))
+        r = np.zeros(())
+        gather_by_0d[1, 1](r, ary, np.asarray(i), np.asarray(j, np.int32), m)
+        want[j, i] = ary[j]
+        assert r[()] == ary[i]
+    np.testing.assert_array_equal(m, want)
+
+
+@cuda.jit
 def transpose_copy(a, out):
     i, j = cuda.grid(2)
     if i < a.shape[0] and j < a.shape[1]:

@@ -82,6 +82,9 @@ class IndexingMixin:
             self.error(node, f"'{t}' object is not subscriptable")
         if any(isinstance(i, Value) and i.type == T.undefined for i in idx):
             return Value(T.undefined, "?")
+        # a 0-d integer array is its integer, as NumPy and Numba take it (``ary[i]`` with ``i = np.asarray(3)``)
+        idx = [self.element(node, i, []) if isinstance(i, Value) and isinstance(i.type, T.Array) and i.type.ndim == 0
+               and T.is_int(i.type.dtype) else i for i in idx]
         for i in idx:
             if isinstance(i, Value) and not (T.is_int(i.type) or i.type == T.boolean):
                 self.error(node, f"array index must be an integer or a slice, not {i.type}",

@@ -65,7 +65,7 @@ def main():
     # the tests run in ``work``: PYTHONPATH's relative folders (PYTHONPATH=python) are made absolute first
     inherited = [os.path.abspath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
     pythonpath = os.pathsep.join([str(work), *inherited])
-    env = dict(os.environ, PYTHONPATH=pythonpath, COLUMNS="400", NC_SUITE_DIR=str(work), NC_TESTS_DATA=str(args.tests_dir.parent / "data"))
+    env = dict(os.environ, PYTHONPATH=pythonpath, COLUMNS="400", NC_SUITE_DIR=str(work), NC_TESTS_DATA=str((args.tests_dir.parent / "data").resolve()))
     totals, passed = {}, set()
     for name in files:
         # the file is imported as numba.cuda.tests.cudapy.<name> (its relative imports then work) by a wrapper

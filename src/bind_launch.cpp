@@ -378,11 +378,13 @@ void bind_launch(py::module_& m) {
         .def_property("shared_memory_carveout",
                       [](const Kernel& k) -> py::object {
                           int c = k.shared_memory_carveout();
-                          return c < -1 ? py::object(py::none()) : py::object(py::int_(c));
+                          if (c < -1) return py::none();
+                          // on the GPU, what the driver holds for the function (it was set there)
+                          return py::int_(k.is_cpu() ? c : k.attribute(CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT));
                       },
                       &Kernel::set_shared_memory_carveout,
                       "cuda.jit(shared_memory_carveout=...) as a percentage (-1: the driver's default), None when "
-                      "not set.")
+                      "not set; on the GPU read back from the driver's function.")
         .def("set_coarse", &Kernel::set_coarse, py::arg("name"), py::arg("read_only"), py::arg("compile"),
              "Give the kernel its coarsened entry (compiler/coarsen.py): its name, the read-only array parameters "
              "and a callable returning the GpuModule that has it (called by the first launch that takes it).")

@@ -24,7 +24,7 @@ import ast
 from . import types as T
 from .errors import SourceLocation, typing_error, unsupported
 from .frontend import NOT_FOLDED, TOO_LARGE, python_folded
-from .innerdefs import InnerDef, InnerLambda, own_scope, params_of
+from .innerdefs import InnerDef, InnerLambda, own_scope
 from .values import Symbol, Value
 
 
@@ -298,6 +298,7 @@ def _constant_of(site):
 
 def refuse_recursion(loc, tree, name):
     """Numba inlines inner functions, so they cannot recurse."""
-    return unsupported(loc, tree, f"the inner function '{name}' calls itself (directly or through other functions): functions defined inside a kernel or "
-                                  f"device function must not be recursive (as in Numba)",
+    return unsupported(loc, tree, f"the inner function '{name}' calls itself (directly or through other functions): "
+                                  f"functions defined inside a kernel or device function must not be recursive (as in "
+                                  f"Numba)",
                        "define it at module level with @cuda.jit(device=True) to recurse")

@@ -82,9 +82,11 @@ class _Lifter(ast.NodeTransformer):
     def visit_AsyncFunctionDef(self, node):
         raise UnsupportedInnerDef(node, "async functions are not supported in CUDA kernels")
 
+    def visit_ClassDef(self, node):
+        return node                                    # refused when translated, whatever it holds
+
     def visit_Lambda(self, node):
         _check_inner_def(node)
-        self.generic_visit(node.args)                  # lambdas among its defaults
         fn = ast.FunctionDef(name="<lambda>", args=node.args, body=[ast.copy_location(ast.Return(node.body), node)],
                              decorator_list=[], returns=None, type_comment=None)
         fn = ast.fix_missing_locations(ast.copy_location(fn, node))

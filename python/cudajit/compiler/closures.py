@@ -255,6 +255,8 @@ class ClosureMixin:
         """Before typing (as numba-cuda's pass runs before its typing): the inner functions of this scope that
         the syntax shows escaping (named other than as a call's callee; a lambda that is neither assigned to a
         name nor called) must close over constants only."""
+        if not any(isinstance(n, (InnerDef, InnerLambda)) for n in own_scope(self.parsed.tree.body)):
+            return
         parents = {}
         for n in own_scope(self.parsed.tree.body):
             for child in ast.iter_child_nodes(n):

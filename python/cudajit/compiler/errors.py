@@ -46,19 +46,18 @@ def unsupported(loc, node, what, hint=None):
 # Python constructs kernels do not support, named for messages, and what to write instead.
 _CONSTRUCT_NAMES = {
     ast.With: "the with statement", ast.Try: "try/except", ast.Raise: "raise", ast.Assert: "assert",
-    ast.FunctionDef: "defining a function inside a kernel", ast.ClassDef: "defining a class inside a kernel",
+    ast.ClassDef: "defining a class inside a kernel",
     ast.Global: "the global statement", ast.Nonlocal: "the nonlocal statement", ast.Delete: "del",
     ast.Import: "import inside a kernel", ast.ImportFrom: "import inside a kernel",
     ast.AsyncFunctionDef: "async functions", ast.AsyncFor: "async for", ast.AsyncWith: "async with",
-    ast.Lambda: "lambda", ast.ListComp: "list comprehensions", ast.DictComp: "dict comprehensions",
+    ast.ListComp: "list comprehensions", ast.DictComp: "dict comprehensions",
     ast.SetComp: "set comprehensions", ast.GeneratorExp: "generator expressions", ast.List: "lists",
     ast.Dict: "dicts", ast.Set: "sets", ast.JoinedStr: "f-strings", ast.Yield: "yield", ast.YieldFrom: "yield",
     ast.Await: "await", ast.Starred: "starred expressions", ast.NamedExpr: "the := operator",
 }
 if hasattr(ast, "Match"):
     _CONSTRUCT_NAMES[ast.Match] = "the match statement"
-CONSTRUCT_HINTS = {ast.FunctionDef: "define it at module level with @cuda.jit(device=True)",
-                   ast.List: "use a tuple, or cuda.local.array for a per-thread scratch array",
+CONSTRUCT_HINTS = {ast.List: "use a tuple, or cuda.local.array for a per-thread scratch array",
                    ast.ListComp: "use a for loop over range()", ast.Try: "check conditions with if instead",
                    ast.JoinedStr: "print the values as separate print() arguments"}
 

@@ -3,7 +3,9 @@
 the function's globals and closure, as Numba freezes them at compile time."""
 import ast
 import builtins
+import copy
 import enum
+import inspect
 import types as pytypes
 
 import numpy as np
@@ -11,6 +13,7 @@ import numpy as np
 from . import types as T
 from . import intrinsics as I
 from . import datetimes, fp8lib, pyvalues, records, vectors
+from .closures import Captured, function_value
 from .errors import CONSTRUCT_HINTS, describe_construct, require_literal
 from ..errors import CudaJitError
 from .frontend import NOT_FOLDED, TOO_LARGE, canonical_name, python_folded
@@ -46,6 +49,9 @@ class ExpressionMixin(IndexingMixin):
                        f"call it to convert: {v.obj}(x)")
         if v.path == "devfunc":
             self.error(node, "device functions can only be called, not used as values")
+        if v.path == "closure":
+            self.error(node, f"the inner function '{v.obj.name}' can only be called or passed to a device function "
+                             f"here (as in Numba, a function cannot be returned or stored)")
         dim3 = I.dim3_value(v.path)
         if dim3 is not None:
             return dim3
@@ -97,6 +103,8 @@ class ExpressionMixin(IndexingMixin):
 
     def global_value(self, node, name, obj):
         """A Python object a kernel names (global, closure cell, module attribute), as Numba freezes it."""
+        if isinstance(obj, Captured):                 # what an inner function closes over (closures.py)
+            return copy.copy(obj.value)
         if isinstance(obj, enum.EnumMeta):
             return Symbol(obj.__name__, obj)           # its members resolve as attributes (symbol_attribute)
         if isinstance(obj, enum.Enum):
@@ -623,6 +631,8 @@ class ExpressionMixin(IndexingMixin):
             return self.explicit_cast(node, args[0], func.obj)
         if func.path == "devfunc":
             return self.call_device_function(node, func.obj, args, kwargs)
+        if func.path == "closure":
+            return self.call_closure(node, func.obj, args, kwargs)
         if func.path == "extern":
             return self.call_extern(node, func.obj, args, kwargs)
         if func.path == "namedtuple":
@@ -708,28 +718,36 @@ class ExpressionMixin(IndexingMixin):
         self.error(node, f"{ext.name}() argument {k}: cannot convert {v.type} to {t} (the foreign function "
                          f"{ext.name} is declared as {ext.declared} with cuda.declare_device)")
 
-    def call_device_function(self, node, obj, args, kwargs):
+    def call_device_function(self, node, obj, args, kwargs, hidden=()):
+        """A call of a device function: arguments bound to its parameters as Python binds them (keywords,
+        defaults, the extra positional ones as the ``*args`` tuple), then ``hidden`` (an inner function's
+        captured variables, closures.py)."""
         pyfunc = obj.__cudajit_pyfunc__
-        import inspect
-        params = list(inspect.signature(pyfunc).parameters)
-        defaults = pyfunc.__defaults__ or ()
-        bound = list(args) + [None] * (len(params) - len(args))
-        if len(args) > len(params):
-            self.error(node, f"{pyfunc.__name__}() takes {len(params)} arguments, {len(args)} given")
+        name = pyfunc.__name__
+        params, defaults, vararg = device_signature(pyfunc)
+        extra = list(args[len(params):])
+        if extra and vararg is None:
+            self.error(node, f"{name}() takes {len(params)} arguments, {len(args)} given")
+        bound = list(args[:len(params)]) + [None] * (len(params) - min(len(args), len(params)))
         for k, v in kwargs.items():
             if k not in params:
-                self.error(node, f"{pyfunc.__name__}() got an unexpected keyword argument '{k}'")
+                self.error(node, f"{name}() got an unexpected keyword argument '{k}'")
+            if bound[params.index(k)] is not None:
+                self.error(node, f"{name}() got multiple values for argument '{k}'")
             bound[params.index(k)] = v
         for i, b in enumerate(bound):
             if b is None:
                 j = i - (len(params) - len(defaults))
                 if j < 0:
-                    self.error(node, f"{pyfunc.__name__}() missing argument '{params[i]}'")
+                    self.error(node, f"{name}() missing argument '{params[i]}'")
                 default = defaults[j]
                 bound[i] = none_value() if default is None else const_value(default) or self.error(
-                    node, f"{pyfunc.__name__}(): the default value {default!r} of '{params[i]}' is not supported "
+                    node, f"{name}(): the default value {default!r} of '{params[i]}' is not supported "
                           f"in CUDA kernels (use a number or None)")
         vals = [self.argument_value(node, b) for b in bound]
+        if vararg is not None:
+            vals.append(self.star_args(node, name, vararg, extra))
+        vals += hidden
         if any(v.type == T.undefined for v in vals):
             return Value(T.undefined, "?")
         sigs = [s for s in (getattr(obj, "__cudajit_signatures__", None) or ()) if s is not None]
@@ -762,6 +780,16 @@ class ExpressionMixin(IndexingMixin):
         return call
 
 
+    def star_args(self, node, name, vararg, extra):
+        """The ``*args`` parameter's value: a tuple of the extra positional arguments (Numba's StarArgTuple)."""
+        parts = [self.argument_value(node, a) for a in extra]
+        if any(T.is_compile_time(p.type) for p in parts):
+            self.unsupported(node, f"a function, type or None passed through *{vararg} of {name}() is not supported "
+                                   f"in CUDA kernels", "give it a parameter of its own")
+        if any(p.type == T.undefined for p in parts):
+            return Value(T.undefined, "?")
+        return tuple_value(T.Tuple([p.type for p in parts]), [typed(p, p.type) for p in parts])
+
     def argument_value(self, node, v):
         """An argument of a device function: a Value, or a function or type passed as a value (Numba's
         first-class Dispatcher/Function/NumberClass arguments), which becomes a compile-time FunctionValue."""
@@ -772,6 +800,8 @@ class ExpressionMixin(IndexingMixin):
 
 def function_value_type(cx, node, sym):
     """The FunctionValue type of the Symbol ``sym`` used as a value; an error for a module or namespace."""
+    if sym.path == "closure":                        # an inner function escapes: a device function of its own
+        return function_value(cx.escape_closure(node, sym.obj))
     if sym.path == "type":
         return T.FunctionValue("type", sym.obj, ("type", sym.obj.key), f"class({sym.obj})")
     if sym.path in ("devfunc", "extern"):
@@ -782,6 +812,18 @@ def function_value_type(cx, node, sym):
     if entry is not None and entry.kind == "call":
         return T.FunctionValue(sym.path, sym.obj, ("intrinsic", sym.path), f"Function({sym.path})")
     cx.as_value(node, sym)      # raises: a module, a namespace, a method, an attribute
+
+
+def device_signature(pyfunc):
+    """(positional parameter names, their default values, the ``*args`` parameter's name or None) of a device
+    function's Python function (an inner function gives its own: closures.py)."""
+    sig = getattr(pyfunc, "cj_signature", None)
+    if sig is not None:
+        return sig
+    ps = inspect.signature(pyfunc).parameters.values()
+    names = [p.name for p in ps if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    vararg = next((p.name for p in ps if p.kind == p.VAR_POSITIONAL), None)
+    return names, tuple(pyfunc.__defaults__ or ()), vararg
 
 
 def _symbol_kind(sym):

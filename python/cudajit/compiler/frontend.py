@@ -13,6 +13,7 @@ import types as pytypes
 
 from .desugar import desugar
 from .errors import SourceLocation, unsupported
+from .innerdefs import UnsupportedInnerDef, lift
 from .. import _sources
 from ..errors import UnsupportedError
 
@@ -50,7 +51,17 @@ class ParsedFunction:
                                    f"(kernels must be a `def` or a lambda on its own line)")
         _check_def(self.loc, self.tree)
         desugar(self.tree)
-        self.params = [a.arg for a in self.tree.args.args]
+        try:
+            lift(self.tree)                   # defs and lambdas inside: placeholders (innerdefs.py)
+        except UnsupportedInnerDef as e:
+            raise unsupported(self.loc, e.node, e.what, e.hint) from None
+        a = self.tree.args
+        self.vararg = a.vararg.arg if a.vararg else None      # a device function's *args: a tuple parameter
+        self.param_nodes = list(a.args) + ([a.vararg] if a.vararg else [])
+        self.params = [p.arg for p in self.param_nodes]
+        # an inner function's (compiler/closures.py InnerParsed): its hidden parameters, its compile-time
+        # captures, the enclosing function's ParsedFunction
+        self.hidden, self.captured, self.outer_parsed = (), {}, None
         self.globals = pyfunc.__globals__
         self.closure = {}
         if pyfunc.__closure__:
@@ -104,13 +115,22 @@ def reverse_map(registry_names):
 
 def _check_def(loc, tree):
     """What a kernel's or device function's ``def`` line may not be, said before its parameters are counted (a
-    ``*args`` kernel was 'takes 0 arguments, 1 given'; an ``async def`` compiled as if it were a plain one)."""
+    ``**kw`` kernel was 'takes 2 arguments'; an ``async def`` compiled as if it were a plain one). ``*args`` is a
+    device function's tuple parameter; a kernel refuses it (``check_kernel_def``)."""
     if isinstance(tree, ast.AsyncFunctionDef):
         raise unsupported(loc, tree, "async functions are not supported in CUDA kernels")
     a = tree.args
-    if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
-        raise unsupported(loc, tree, "*args, **kwargs, keyword-only and positional-only parameters are not supported "
-                                     "in CUDA kernels", "give each argument a plain parameter")
+    if a.kwarg or a.kwonlyargs or a.posonlyargs:
+        raise unsupported(loc, tree, _STAR_PARAMS, "give each argument a plain parameter")
+
+
+_STAR_PARAMS = "*args, **kwargs, keyword-only and positional-only parameters are not supported in CUDA kernels"
+
+
+def check_kernel_def(parsed):
+    """A kernel takes no ``*args`` (the launcher passes each argument to a parameter of its own)."""
+    if parsed.vararg is not None:
+        raise unsupported(parsed.loc, parsed.tree, _STAR_PARAMS, "give each argument a plain parameter")
 
 
 def _parse_def(lines, pyfunc):

@@ -108,8 +108,8 @@ class LoopMixin:
                   if isinstance(loop, ast.For) and isinstance(loop.target, ast.Name) and loop.target.id == name
                   for part in [loop.target] + loop.body for n in ast.walk(part)}
         for n in ast.walk(self.parsed.tree):
-            if isinstance(n, ast.Name) and n.id == name and id(n) not in inside:
-                return None
+            if isinstance(n, ast.Name) and n.id == name and (id(n) not in inside or getattr(n, "cj_capture", False)):
+                return None               # (an inner function's body names it too: renaming would miss it)
         return name
 
     def stmt_UnrolledIteration(self, node):

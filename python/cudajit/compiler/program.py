@@ -9,9 +9,10 @@ from typing import Optional, Union
 import numpy as np
 
 from . import coarsen, types as T
-from .frontend import ParsedFunction, reverse_map
+from .frontend import ParsedFunction, check_kernel_def, reverse_map
 from .storage import ascii_identifier
 from . import intrinsics as I
+from .closures import refuse_recursion
 from .errors import typing_error
 from .translator import FunctionTranslator
 from .values import Value, cpp_float_literal, cpp_int_literal
@@ -131,7 +132,16 @@ class KernelSource:
 _PARSED = {}
 
 
-def parse_function(pyfunc):
+def parse_function(pyfunc, device=False):
+    """The parsed ``def`` of ``pyfunc`` (cached per code object); a kernel's (``device`` False) is checked as
+    one: no ``*args``."""
+    p = _parse_function(pyfunc)
+    if not device:
+        check_kernel_def(p)
+    return p
+
+
+def _parse_function(pyfunc):
     key = pyfunc.__code__
     p = _PARSED.get(key)
     if p is None or p.pyfunc.__globals__ is not pyfunc.__globals__:
@@ -185,7 +195,8 @@ class Program:
         return name
 
     def translate(self, pyfunc, argtypes, is_kernel, options, on_start=None, literals=None):
-        parsed = parse_function(pyfunc)
+        # an inner function (compiler/closures.py) carries its parsed def
+        parsed = getattr(pyfunc, "cj_parsed", None) or parse_function(pyfunc, device=not is_kernel)
         prefix = "cj_k_" if is_kernel else "cj_dev_"
         cname = self.unique(f"{prefix}{_ident(parsed.name)}_0")
         tr = FunctionTranslator(self, parsed, argtypes, is_kernel, options, cname, literals)
@@ -236,8 +247,10 @@ class Program:
         if key in self.specs:
             res = self.specs[key]
             if isinstance(res, _Pending):
+                self._refuse_inner_recursion(cx, pyfunc, node)
                 return self._recursive_call(cx, node, key, res, declared_ret)
             return res
+        self._refuse_inner_recursion(cx, pyfunc, node, argtypes_differ=True)
         options = getattr(obj, "__cudajit_options__", None) or CompileOptions()
         pending = _Pending(declared_ret)
         self.specs[key] = pending
@@ -262,6 +275,16 @@ class Program:
         res = FunctionResult(tr.cname, tr.return_type, tr.uses_barriers, tr.uses_dynamic_shared, tr)
         self.specs[key] = res
         return res
+
+    def _refuse_inner_recursion(self, cx, pyfunc, node, argtypes_differ=False):
+        """An inner function (compiler/closures.py) reached again while it is translated: Numba inlines inner
+        functions, so they may not recurse (with other argument types too: that would never end)."""
+        cdef = getattr(pyfunc, "cdef", None)
+        if cdef is None:
+            return
+        if argtypes_differ and not any(isinstance(r, _Pending) and k[0] is pyfunc for k, r in self.specs.items()):
+            return
+        raise refuse_recursion(cx.loc, node, cdef.name)
 
     def _recursive_call(self, cx, node, key, pending, declared_ret):
         """A call to a device function whose translation is under way: self-recursion, or mutual recursion

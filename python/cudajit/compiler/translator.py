@@ -8,8 +8,10 @@ import ast
 import re
 
 from . import coarsen, records, types as T
+from .closures import ClosureMixin, closure_value
 from .errors import CONSTRUCT_HINTS, describe_construct, typing_error, unsupported
 from .evalorder import EvalOrderMixin
+from .innerdefs import InnerDef
 from .expressions import ExpressionMixin
 from .loops import LoopMixin
 from .operators import PY_OPS
@@ -21,7 +23,7 @@ MAX_PASSES = 40
 _NOT_GRID = object()  # FunctionTranslator.def_grid: a definition that is not cuda.grid's
 
 
-class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin):
+class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin, ClosureMixin):
     def __init__(self, program, parsed, argtypes, is_kernel, options, cname, literals=None):
         self.program, self.parsed, self.loc = program, parsed, parsed.loc
         self.argtypes, self.is_kernel, self.options, self.cname = tuple(argtypes), is_kernel, options, cname
@@ -53,7 +55,10 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin):
         self.callees = set()
         self.recursive = False                # reached again while being translated (program.py)
         self.may_raise = False                # has raise/assert or calls a function that has (evalorder.py)
-        self.locals = self._assigned_names(parsed.tree)
+        self.locals = self._assigned_names(parsed)
+        # Inner functions (closures.py): a ClosureDef per def of this specialisation, the Name loads a call
+        # reads captured variables through, and this scope's bindings by name (for numba's escape rule).
+        self.closure_defs, self.capture_refs, self._definitions = {}, {}, None
         # Parameters holding a function or a type (types.FunctionValue): names of compile-time objects, not
         # variables, so they take no C++ parameter and cannot be reassigned.
         self.function_params = {name: t for name, t in zip(parsed.params, self.argtypes) if isinstance(t, T.FunctionValue)}
@@ -81,6 +86,7 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin):
         """Run the typing passes to a fixed point, then the final pass; returns the C++ function text."""
         tree = self.parsed.tree
         self._check_signature(tree)
+        self.check_escapes()
         for _ in range(MAX_PASSES):
             self.changed = False
             self._run_pass(final=False)
@@ -115,7 +121,7 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin):
         self.next_block, self.next_sid, self.temp_counter = 1, 0, 0
         self.top_lines = []
         self.reset_effects()
-        for name, t, arg in zip(self.parsed.params, self.argtypes, self.parsed.tree.args.args):
+        for name, t, arg in zip(self.parsed.params, self.argtypes, self.parsed.param_nodes):
             if name in self.function_params:
                 continue
             key = ("param", name)
@@ -275,11 +281,13 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin):
         return f"\0D{sid}\0{var.cname} = {rhs.code};"
 
     @staticmethod
-    def _assigned_names(tree):
-        names = {a.arg for a in tree.args.args}
-        for n in ast.walk(tree):
+    def _assigned_names(parsed):
+        names = set(parsed.params)
+        for n in ast.walk(parsed.tree):       # inner functions' own bodies are out of reach (innerdefs.py)
             if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
                 names.add(n.id)
+            elif isinstance(n, InnerDef):
+                names.add(n.name)
         return names
 
     # ---- emission ----------------------------------------------------------------------------------------
@@ -384,6 +392,10 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin):
         time, as any global (Numba sees no such statement in the bytecode); assigning it is refused, as Numba does."""
         kind = "global" if isinstance(node, ast.Global) else "nonlocal"
         for name in node.names:
+            if name in self.locals and kind == "nonlocal" and self.parsed.outer_parsed is not None:
+                self.unsupported(node, f"assigning the enclosing function's variable '{name}' from the inner "
+                                       f"function '{self.parsed.name}' is not supported in CUDA kernels",
+                                 "return the new value from the inner function and assign it in the enclosing one")
             if name in self.locals:
                 self.unsupported(node, f"assigning the {kind} variable '{name}' is not supported in CUDA kernels",
                                  "globals and closure variables are frozen when the kernel compiles; pass an "
@@ -401,7 +413,8 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin):
     def stmt_Assign(self, node):
         value = self.visit_expr(node.value, target_hint=node.targets[0])
         if isinstance(value, Symbol) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            value = self.argument_value(node.value, value)     # a type or function: a compile-time local
+            # a type or function: a compile-time local; an inner function (f = lambda ...) stays one
+            value = closure_value(value.obj) if value.path == "closure" else self.argument_value(node.value, value)
         value = self.as_value(node.value, value)
         for target in node.targets:
             self.assign(target, value, node, simple=len(node.targets) == 1)

@@ -697,10 +697,9 @@ class ExpressionMixin(IndexingMixin):
                 j = i - (len(params) - len(defaults))
                 if j < 0:
                     self.error(node, f"{pyfunc.__name__}() missing argument '{params[i]}'")
-                default = defaults[j]
-                bound[i] = none_value() if default is None else const_value(default) or self.error(
-                    node, f"{pyfunc.__name__}(): the default value {default!r} of '{params[i]}' is not supported "
-                          f"in CUDA kernels (use a number or None)")
+                # Numba's Omitted: the default as a constant, as the kernel sees a global of that value (a number,
+                # None, a tuple, an array frozen into constant memory, an Enum member, a function)
+                bound[i] = self.global_value(node, params[i], defaults[j])
         vals = [self.argument_value(node, b) for b in bound]
         if any(v.type == T.undefined for v in vals):
             return Value(T.undefined, "?")

@@ -430,6 +430,22 @@ class EnumMember(Type):
         return (self.cls, self.dtype.key)
 
 
+class Omitted(Type):
+    """A kernel parameter left out of a launch (Numba's ``Omitted``): its default ``value`` is a compile-time
+    constant of the specialisation, as a global of that value would be, with no C++ parameter. ``declared``: the
+    parameter's type in an eager signature, to which the value is converted, else None (typed by its value)."""
+    cpp = "void"
+
+    def __init__(self, value, declared=None):
+        self.value, self.declared = value, declared
+        self.name = f"omitted(default={value!r})"
+
+    @property
+    def key(self):
+        # the default object itself (the function's __defaults__ holds it): Numba's key is its type and id too
+        return (type(self.value), id(self.value), self.declared)
+
+
 class DType(Type):
     """The value of ``a.dtype`` or of ``np.float32`` used as a value: a compile-time type."""
     def __init__(self, dtype):
@@ -458,8 +474,9 @@ class FunctionValue(Type):
 
 
 def is_compile_time(t):
-    """A value with no run-time part (a function, a type, None): it takes no C++ parameter or argument."""
-    return isinstance(t, (FunctionValue, NoneType))
+    """A value with no run-time part (a function, a type, None, an omitted argument): it takes no C++ parameter or
+    argument."""
+    return isinstance(t, (FunctionValue, NoneType, Omitted))
 
 
 class Signature:

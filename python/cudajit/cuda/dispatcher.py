@@ -134,9 +134,9 @@ class CUDADispatcher(_JitFunction):
         self._core = _core.Dispatcher(self._compile_for_args,
                                       functools.partial(prepare_args, kernel=self.__name__, params=params), params)
         self._core.set_extensions(self._extensions, _extend_args)
-        # Parameters with defaults may be left out of a launch (numba-cuda's dispatcher fills them): the core
-        # passes the default values, typed as any argument is.
-        self._core.set_defaults(tuple(py_func.__defaults__ or ()))
+        # Parameters with defaults may be left out of a launch: the defaults as they are now (numba-cuda's
+        # dispatcher takes them when it is made, too). The one place they are read: _spec_for_args.
+        self._defaults = tuple(py_func.__defaults__ or ())
         for sig in sigs:
             self.compile(sig)
 
@@ -220,13 +220,14 @@ class CUDADispatcher(_JitFunction):
         if any(p.kind is not p.POSITIONAL_OR_KEYWORD for p in params.values()):
             _compiler().program.parse_function(self.py_func)    # raises UnsupportedError naming the def's line
         names = list(params)
-        defaults = self.py_func.__defaults__ or ()
-        if len(names) - len(defaults) <= len(args) < len(names):
-            args = tuple(args) + defaults[len(args) - len(names):]
-        if len(args) != len(names):
+        omitted = _omitted(self._defaults, len(names), len(args))
+        if omitted is None:
             raise TypingError(f"kernel '{self.__name__}' takes {len(names)} arguments "
                               f"({', '.join(names)}), {len(args)} given")
+        # numba-cuda's fold_argument_types: a parameter left out is types.Omitted(its default), a constant of the
+        # specialisation; the launch passes only the arguments given (the core keys them alone)
         argtypes = tuple(_compiler().typeof(kernel_view(a), n) for a, n in zip(args, names))
+        argtypes += tuple(_compiler().types.Omitted(d) for d in omitted)
         if self._eager:
             return self._eager_match(argtypes)
         return self._specialize(argtypes)
@@ -236,12 +237,20 @@ class CUDADispatcher(_JitFunction):
 
     def _eager_match(self, argtypes):
         # Numba's choice among declared signatures, by the compiler's overload resolution (typeconv.resolve:
-        # fewest unsafe, then safe, then promote conversions; the first declared among equals).
-        argtypes = _addresses_as_pointers(self._eager, argtypes)
-        cases = [(None, tuple(sig.args)) for sig in self._eager if _launcher_can_pack(sig.args, argtypes)]
-        found = _compiler().typeconv.resolve(cases, argtypes)
+        # fewest unsafe, then safe, then promote conversions; the first declared among equals). Parameters left out
+        # of the launch (Omitted) take no part in the choice; their defaults must convert to the declared types,
+        # to which the specialisation converts them as constants.
+        T = _compiler().types
+        omitted = [t for t in argtypes if isinstance(t, T.Omitted)]
+        given = _addresses_as_pointers(self._eager, argtypes[:len(argtypes) - len(omitted)])
+        defaults = tuple(_default_type(t.value) for t in omitted)
+        sigs = [sig for sig in self._eager
+                if None not in defaults and _launcher_can_pack(sig.args, given + defaults)]
+        cases = [(i, tuple(sig.args[:len(given)])) for i, sig in enumerate(sigs)]
+        found = _compiler().typeconv.resolve(cases, given)
         if found is not None:
-            return self._specialize(found[1])
+            declared = sigs[found[0]].args[len(given):]
+            return self._specialize(found[1] + tuple(T.Omitted(t.value, d) for t, d in zip(omitted, declared)))
         sigs = "; ".join(_void_sig(s.args) for s in self._eager)
         raise TypingError(f"kernel '{self.__name__}': no matching definition for argument types "
                           f"({', '.join(map(str, argtypes))}); it was compiled for: {sigs}")
@@ -560,6 +569,24 @@ def _rebuild_dispatcher(payload, text, sigs, options, specialized, extensions=No
 
 def _rebuild_device_function(payload, text, sigs, options):
     return DeviceFunction(unpickled_function(payload, text), sigs, options)
+
+
+def _omitted(defaults, nparams, nargs):
+    """The defaults of the parameters a launch of ``nargs`` arguments leaves out (``()`` for none), or None when
+    ``nargs`` arguments cannot call a kernel of ``nparams`` parameters with those ``defaults``."""
+    if nargs == nparams:
+        return ()
+    if nparams - len(defaults) <= nargs < nparams:
+        return defaults[nargs - nparams:]
+    return None
+
+
+def _default_type(value):
+    """The type a default value would have as an argument (eager signatures: must it convert?); None if none."""
+    try:
+        return _compiler().typeof(value)
+    except TypingError:
+        return None
 
 
 def _signature_of(argtypes):

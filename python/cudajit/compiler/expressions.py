@@ -275,6 +275,8 @@ class ExpressionMixin(IndexingMixin):
         if T.is_number(t) or t == T.boolean:
             if attr == "value" and isinstance(v.const, enum.IntEnum):
                 return const_value(int(v.const))       # Agent.FIXED.value: an IntEnum member's int
+            if attr == "value" and isinstance(t, T.IntEnumMember):
+                return Value(t.base, v.code, v.prec, nonneg=v.nonneg)   # an IntEnum argument's int
             if attr in ("real", "imag"):
                 if isinstance(t, T.Complex):
                     return Value(t.underlying, f"{v.at(PRIMARY)}.{'re' if attr == 'real' else 'im'}")

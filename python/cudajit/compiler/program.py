@@ -384,6 +384,8 @@ def param_leaves(t):
         return [leaf for e in t.types for leaf in param_leaves(e)]
     if isinstance(t, T.Omitted):                    # left out of the launch: a constant of the kernel, no parameter
         return []
+    if isinstance(t, T.EnumMember) and isinstance(t.dtype, T.BaseTuple):    # its value, a tuple
+        return param_leaves(t.dtype)
     return [t]
 
 

@@ -753,11 +753,12 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin):
             if T.is_compile_time(t):
                 continue
             var = param_vars[name]
-            if self.is_kernel and isinstance(t, T.BaseTuple):
+            packed = t.dtype if isinstance(t, T.EnumMember) and isinstance(t.dtype, T.BaseTuple) else t
+            if self.is_kernel and isinstance(packed, T.BaseTuple):
                 # The launcher passes a tuple's elements as separate parameters; the kernel rebuilds the tuple.
                 base = var.cname if var is not None else cpp_identifier(name)
                 leaves = []
-                ctor = _tuple_from_leaves(t, base, leaves)
+                ctor = _tuple_from_leaves(packed, base, leaves)
                 params_cpp += [f"{lt.cpp} {lname}" for lt, lname in leaves]
                 if var is not None:
                     prologue.append(f"{var.type.cpp} {var.cname} = {cast(Value(t, ctor), var.type).code};")

@@ -430,6 +430,19 @@ class EnumMember(Type):
         return (self.cls, self.dtype.key)
 
 
+class IntEnumMember(Integer):
+    """A member of an ``enum.IntEnum`` class (Numba's ``IntEnumMember``): an integer of type ``base`` (its class's
+    one value type, int64 as a rule) that knows its class. Everything an int does it does as ``base``; ``.value`` is
+    that int, and ``is`` tells classes apart (two IntEnum classes: two kernel specialisations, as in Numba)."""
+    def __init__(self, cls, base):
+        self.cls, self.base, self.signed, self.dtype = cls, base, base.signed, base.dtype
+        self.name, self.cpp = f"IntEnumMember({cls.__name__}, {base})", base.cpp
+
+    @property
+    def key(self):
+        return (self.cls, self.base.key)
+
+
 class Omitted(Type):
     """A kernel parameter left out of a launch (Numba's ``Omitted``): its default ``value`` is a compile-time
     constant of the specialisation, as a global of that value would be, with no C++ parameter. ``declared``: the

@@ -179,3 +179,17 @@ def test_tuple_valued_enum_members(backend):
     for p in Planet:
         k[1, 1](p, out)
         np.testing.assert_array_equal(out, [p.value[0], p.value[1], p is Planet.EARTH, Planet.VENUS.value[1]])
+
+
+def test_int_enum_members_for_declared_signatures(backend):
+    # an IntEnumMember converts as its int does, never better than safe (numba's IntEnumMember.can_convert_to):
+    # the declared signatures are chosen as for an int64 argument (int32 first, declared first among equals)
+    @cuda.jit(["void(int64[:], int32)", "void(int64[:], float64)"])
+    def k(out, c):
+        out[0] = c * 3
+
+    out = np.zeros(1, np.int64)
+    for c in (Shape.square, Signed.negone, Code.missing):
+        k[1, 1](out, c)
+        assert out[0] == c * 3
+    assert len(k.signatures) == 2

@@ -598,8 +598,12 @@ def _void_sig(args):
     return f"void({', '.join(map(str, args))})"
 
 
-# Scalar kinds in the order values may convert: bool -> int -> float -> complex.
-_KIND_ORDER = ("Boolean", "Integer", "Float", "Complex")
+def _kind(t):
+    """A scalar type's place in the order values may convert: bool -> int -> float -> complex (an IntEnumMember
+    is an int)."""
+    from ..compiler import types
+    return next(i for i, cls in enumerate((types.Boolean, types.Integer, types.Float, types.Complex))
+                if isinstance(t, cls))
 
 
 def _addresses_as_pointers(sigs, argtypes):
@@ -631,7 +635,7 @@ def _launcher_can_pack(sig_args, argtypes):
             if want != have:          # a bfloat16 or fp8 argument is launched as its bits: only to its own type
                 return False
         elif isinstance(want, types.Scalar) and isinstance(have, types.Scalar):
-            if _KIND_ORDER.index(type(have).__name__) > _KIND_ORDER.index(type(want).__name__):
+            if _kind(have) > _kind(want):
                 return False
     return True
 

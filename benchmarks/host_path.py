@@ -50,6 +50,18 @@ def measure():
 
     def nothing():
         pass
+
+    import enum
+
+    class Mode(enum.IntEnum):
+        FAST = 3
+
+    @cuda.jit
+    def scaled(a, n=2):
+        a[0] = n
+    scaled[1, 32](a, 5)
+    scaled[1, 32](a, Mode.FAST)
+    scaled[1, 32](a)
     red = cuda.reduce(lambda x, y: x + y)
     dx = cuda.to_device(rng.standard_normal(1 << 20).astype(np.float32))
     red(dx)
@@ -59,6 +71,9 @@ def measure():
     rows = [("a Python call", lambda: nothing(), 200_000),
             ("k[1, 32](a, b, c)", lambda: e3[1, 32](a, b, c), 200_000),
             ("k[1, 32]()", lambda: e0[1, 32](), 200_000),
+            ("k[1, 32](a, 5)", lambda: scaled[1, 32](a, 5), 200_000),
+            ("k[1, 32](a, Mode.FAST), an IntEnum member", lambda: scaled[1, 32](a, Mode.FAST), 200_000),
+            ("k[1, 32](a), n=2 left out", lambda: scaled[1, 32](a), 200_000),
             ("l(a, b, c), l = k[1, 32]", lambda: l3(a, b, c), 200_000),
             ("k[1, 32]", lambda: e3[1, 32], 200_000),
             ("k[1, 32, s](a, b, c), s = cuda.stream()", lambda: e3[1, 32, s](a, b, c), 200_000),

@@ -416,8 +416,6 @@ void bind_launch(py::module_& m) {
                              py::handle shmem) {
             return make_launcher(std::move(d), grid, block, stream, shmem);
         }, py::arg("griddim"), py::arg("blockdim"), py::arg("stream") = py::none(), py::arg("sharedmem") = 0)
-        .def("set_defaults", &Dispatcher::set_defaults, py::arg("defaults"),
-             "The values of the kernel's last parameters' defaults, used where a launch leaves them out.")
         .def("set_extensions", &Dispatcher::set_extensions, py::arg("extensions"), py::arg("extend"),
              "Numba's kernel extensions: while the list holds any, each launch's arguments go through "
              "extend(owner, args, stream, capture=...) (cuda/dispatcher.py).")

@@ -812,14 +812,9 @@ void Dispatcher::set_extensions(py::object list, py::object extend) {
 }
 
 void Dispatcher::call(const LaunchConfig& cfg, PyObject* const* args, size_t nargs) {
-    const size_t ndefaults = defaults_ ? size_t(PyTuple_GET_SIZE(defaults_.ptr())) : 0;
-    if (nargs < params_.size() && nargs + ndefaults >= params_.size()) {
-        std::vector<PyObject*> full(args, args + nargs);   // the defaults' tuple keeps them alive
-        for (size_t i = nargs; i < params_.size(); ++i)
-            full.push_back(PyTuple_GET_ITEM(defaults_.ptr(), i - (params_.size() - ndefaults)));
-        call(cfg, full.data(), full.size());
-        return;
-    }
+    // A launch that leaves out parameters with defaults is keyed and launched with the arguments given: each
+    // argument's code delimits itself, so fewer arguments are another key, and its kernel (compiled by Python,
+    // which types the rest as Omitted constants) takes no parameter for them. Python checks the count.
     if (extensions_ && PyList_GET_SIZE(extensions_.ptr()) > 0) {
         bool capturing = graph::is_capturing(cfg.stream, -1);
         launch_prepared(cfg, extend_(owner(), tuple_of(args, nargs), cfg.stream, py::arg("capture") = capturing));

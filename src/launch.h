@@ -190,9 +190,6 @@ class Dispatcher {
     // (converted args, write-back or None) as prepare does. The list is held strongly, unseen by the GC: an
     // extension that refers to its own kernel keeps both alive.
     void set_extensions(pybind11::object list, pybind11::object extend);
-    // The values of the last parameters' defaults (the Python function's __defaults__): a launch that leaves them
-    // out gets them, as numba-cuda's dispatcher fills omitted arguments.
-    void set_defaults(pybind11::tuple defaults) { defaults_ = std::move(defaults); }
 
  private:
     // call() once the extensions (if any) have had the arguments.
@@ -209,7 +206,6 @@ class Dispatcher {
     bool call_with_host_arrays(const LaunchConfig& cfg, pybind11::tuple args);
     pybind11::object compile_, prepare_;
     pybind11::object extensions_, extend_;  // null until set_extensions
-    pybind11::tuple defaults_;
     std::vector<std::string> params_;
     pybind11::weakref owner_;  // empty: compile_ is called as it is
     std::unordered_map<std::string, std::shared_ptr<Kernel>> cache_;

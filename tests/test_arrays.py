@@ -42,6 +42,40 @@ def test_device_array_and_copy_to_device(backend, rng):
         d.copy_to_device(np.zeros((5, 5), np.float32))
 
 
+def test_copies_refuse_another_shape_as_numba_cuda(backend, rng):
+    # numba-cuda's check_array_compatibility: the same shape once axes of length 1 are left out, the same dtype;
+    # a same-size array of another shape was reshaped silently before
+    a = rng.standard_normal((2, 3))
+    d = cuda.to_device(a)
+    shape = r"incompatible shape: \(2, 3\) vs\. \({}\)"
+    with pytest.raises(ValueError, match="copy_to_device: " + shape.format("6,")):
+        d.copy_to_device(np.ones(6))
+    with pytest.raises(ValueError, match="copy_to_device: " + shape.format("3, 2")):
+        cuda.to_device(np.ones((3, 2)), to=d)
+    with pytest.raises(ValueError, match="copy_to_device: " + shape.format("6,")):
+        d.copy_to_device(cuda.to_device(np.ones(6)))                   # device to device
+    with pytest.raises(ValueError, match="copy_to_host: " + shape.format("6,")):
+        d.copy_to_host(np.empty(6))
+    with pytest.raises(TypeError, match=r"copy_to_device: incompatible dtype: float64 vs\. float32"):
+        d.copy_to_device(np.ones((2, 3), np.float32))
+    with pytest.raises(TypeError, match=r"copy_to_device: incompatible dtype: float64 vs\. int64"):
+        d.copy_to_device(cuda.to_device(np.ones((2, 3), np.int64)))
+    with pytest.raises(TypeError, match=r"copy_to_host: incompatible dtype: float64 vs\. float32"):
+        d.copy_to_host(np.empty((2, 3), np.float32))
+    np.testing.assert_array_equal(d.copy_to_host(), a)                # nothing was written
+    # axes of length 1 may differ, as in numba-cuda; an empty source copies nothing
+    b = rng.standard_normal((1, 2, 3))
+    d.copy_to_device(b)
+    np.testing.assert_array_equal(d.copy_to_host(), b[0])
+    d.copy_to_device(cuda.to_device(a[:, None, :]))
+    np.testing.assert_array_equal(d.copy_to_host(), a)
+    out = np.empty((2, 1, 3))
+    assert d.copy_to_host(out) is out
+    np.testing.assert_array_equal(out[:, 0], a)
+    d.copy_to_device(np.empty((0, 4)))
+    np.testing.assert_array_equal(d.copy_to_host(), a)
+
+
 @pytest.mark.parametrize("key", [
     np.s_[2:9], np.s_[::3], np.s_[::-1], np.s_[-4:], np.s_[1:-1, ::2], np.s_[:, 3], np.s_[4, ::-2],
     np.s_[..., 1], np.s_[3:1:-1, 2:5], np.s_[None, 2],

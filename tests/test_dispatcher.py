@@ -937,8 +937,8 @@ def test_pre_launch_callbacks_run_before_each_launch_of_their_configuration(back
 
 @cuda.jit
 def scaled_shift(a, out, scale=2.5, shift=3, clamp=False):
-    # A particle kernel's r_min_sq: float = 1e-10: parameters with defaults may be left out of a launch, as
-    # numba-cuda's dispatcher fills them
+    # A particle kernel's r_min_sq: float = 1e-10: parameters with defaults may be left out of a launch, as in
+    # numba-cuda, where each is a constant of the specialisation (types.Omitted)
     i = cuda.grid(1)
     if i < a.size:
         v = a[i] * scale + shift
@@ -958,3 +958,92 @@ def test_kernel_parameters_with_defaults(backend, rng):
     np.testing.assert_array_equal(out, a * 2.5 + 3)
     with pytest.raises(TypingError, match=r"takes 5 arguments \(a, out, scale, shift, clamp\), 1 given"):
         scaled_shift[1, 64](a)
+    with pytest.raises(TypingError, match=r"takes 5 arguments \(a, out, scale, shift, clamp\), 6 given"):
+        scaled_shift[1, 64](a, out, 1, 2, True, 4)
+
+
+TILE = np.array([0.5, -1.25, 3.0, 8.0])
+
+
+@cuda.jit
+def omitted_constants(x, out, scale=None, flag=False, table=TILE, n=16, shape=(4, 8)):
+    # numba-cuda types a left-out parameter as Omitted(default): a constant, so `is None` and `if flag` fold (the
+    # branch not taken is not typed: `x * None` would not compile) and n sizes a shared array
+    s = cuda.shared.array(n, np.float64)
+    loc = cuda.local.array(shape, np.float64)
+    i = cuda.threadIdx.x
+    s[i] = x[i]
+    cuda.syncthreads()
+    loc[3, 7] = s[n - 1 - i]
+    if scale is None:
+        v = loc[3, 7]
+    else:
+        v = loc[3, 7] * scale
+    if flag:
+        v = -v
+    out[i] = v + table[i % 4]
+
+
+def test_left_out_parameters_are_constants_of_the_specialisation(backend, rng):
+    x = rng.standard_normal(16)
+    out = np.zeros(16)
+    rev = x[::-1] + np.resize(TILE, 16)
+    omitted_constants[1, 16](x, out)
+    np.testing.assert_array_equal(out, rev)
+    omitted_constants[1, 16](x, out, 2.0)
+    np.testing.assert_array_equal(out, x[::-1] * 2.0 + np.resize(TILE, 16))
+    omitted_constants[1, 16](x, out, 2.0, True, np.array([1.0, 2.0, 3.0, 4.0]))
+    np.testing.assert_array_equal(out, -x[::-1] * 2.0 + np.resize([1.0, 2.0, 3.0, 4.0], 16))
+    # each count of arguments is its own specialisation, named as numba-cuda names it
+    sigs = [tuple(map(str, sig)) for sig in omitted_constants.signatures]
+    assert sigs[0][2:4] == ("omitted(default=None)", "omitted(default=False)")
+    assert sigs[1][2:4] == ("float64", "omitted(default=False)")
+    assert sigs[2][2:6] == ("float64", "bool", "array(float64, 1d, C)", "omitted(default=16)")
+    with pytest.raises(TypingError, match="cuda.shared.array shape must be a constant"):
+        omitted_constants[1, 16](x, out, 2.0, True, TILE, 16)     # given, n is a run-time value (numba-cuda too)
+    # the kernel takes no parameter for them
+    assert "scale" not in omitted_constants.inspect_source(omitted_constants.signatures[0]).split("{")[0]
+
+
+def test_defaults_are_read_in_one_place(backend, rng):
+    # The core keys a launch by the arguments given; the defaults' values come from _spec_for_args alone, taken when
+    # the kernel is made (numba-cuda's dispatcher takes its signature then too)
+    def k(out, v=5):
+        out[0] = v
+
+    kern = cuda.jit(k)
+    assert not hasattr(kern._core, "set_defaults")
+    k.__defaults__ = (7,)
+    out = np.zeros(1, np.int64)
+    kern[1, 1](out)
+    assert out[0] == 5
+    cuda.jit(k)[1, 1](out)              # a kernel made now takes the new default
+    assert out[0] == 7
+    value = int(rng.integers(100, 1000))
+    kern[1, 1](out, value)
+    assert out[0] == value and len(kern._core) == 2
+
+
+@cuda.jit(device=True)
+def with_defaults(x, table=TILE, scale=None, n=4):
+    acc = cuda.local.array(n, np.float64)
+    for i in range(n):
+        acc[i] = x * table[i]
+    s = acc[0] + acc[1] + acc[2] + acc[3]
+    return s if scale is None else s * scale
+
+
+def test_device_function_defaults_are_constants_too(backend, rng):
+    @cuda.jit
+    def k(x, out):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i, 0] = with_defaults(x[i])
+            out[i, 1] = with_defaults(x[i], scale=0.5)
+            out[i, 2] = with_defaults(x[i], TILE, 2.0)
+
+    x = rng.standard_normal(40)
+    out = np.zeros((40, 3))
+    k[1, 64](x, out)
+    s = x * TILE.sum()
+    np.testing.assert_allclose(out, np.stack([s, s * 0.5, s * 2.0], axis=1), rtol=1e-15)

@@ -283,6 +283,8 @@ class ExpressionMixin(IndexingMixin):
         if T.is_number(t) or t == T.boolean:
             if attr == "value" and isinstance(v.const, enum.IntEnum):
                 return const_value(int(v.const))       # Agent.FIXED.value: an IntEnum member's int
+            if attr == "value" and isinstance(t, T.IntEnumMember):
+                return Value(t.base, v.code, v.prec, nonneg=v.nonneg)   # an IntEnum argument's int
             if attr in ("real", "imag"):
                 if isinstance(t, T.Complex):
                     return Value(t.underlying, f"{v.at(PRIMARY)}.{'re' if attr == 'real' else 'im'}")
@@ -740,10 +742,9 @@ class ExpressionMixin(IndexingMixin):
                 j = i - (len(params) - len(defaults))
                 if j < 0:
                     self.error(node, f"{name}() missing argument '{params[i]}'")
-                default = defaults[j]
-                bound[i] = none_value() if default is None else const_value(default) or self.error(
-                    node, f"{name}(): the default value {default!r} of '{params[i]}' is not supported "
-                          f"in CUDA kernels (use a number or None)")
+                # Numba's Omitted: the default as a constant, as the kernel sees a global of that value (a number,
+                # None, a tuple, an array frozen into constant memory, an Enum member, a function)
+                bound[i] = self.global_value(node, params[i], defaults[j])
         vals = [self.argument_value(node, b) for b in bound]
         if vararg is not None:
             vals.append(self.star_args(node, name, vararg, extra))

@@ -4,6 +4,7 @@ Each operator has Numba's list of cases; ``typeconv.resolve`` picks one, the ope
 argument types and the C++ operator or runtime function (arith.h) is applied. A conversion is written only where
 C++'s own arithmetic conversions would not give the same value, so ``a[i] + b[i]`` stays ``a(i) + b(i)``.
 """
+import enum
 import itertools
 import operator
 
@@ -194,6 +195,14 @@ def compare(cx, node, op, a, b):
         return Value(T.undefined, "?")
     if T.none not in (a.type, b.type) and (isinstance(a.type, T.EnumMember) or isinstance(b.type, T.EnumMember)):
         return compare_enum(cx, node, op, a, b)
+    if op in ("is", "is not") and (_int_enum_class(a) or _int_enum_class(b)):
+        # IntEnum members: the same object when of one class and one value (aliases are one member); Numba's `is`
+        # of two IntEnumMember types compares them, of any other pair of types is False
+        ca, cb = _int_enum_class(a), _int_enum_class(b)
+        if ca is None or ca is not cb:
+            r = op == "is not"
+            return Value(T.boolean, "true" if r else "false", const=r)
+        return compare(cx, node, "==" if op == "is" else "!=", a, b)
     if isinstance(a.type, T.BaseTuple) and isinstance(b.type, T.BaseTuple) and op not in ("is", "is not"):
         return _compare_tuples(cx, node, op, cx.tuple_elements(node, a), cx.tuple_elements(node, b))
     if op in ("is", "is not"):
@@ -282,6 +291,14 @@ def _negate(v):
     if v.is_const:
         return const_value(not v.const)
     return Value(T.boolean, f"!{v.at(UNARY)}", UNARY)
+
+
+def _int_enum_class(v):
+    """The IntEnum class of an IntEnum member: an argument's (its type says) or a global's (its constant); else
+    None."""
+    if isinstance(v.type, T.IntEnumMember):
+        return v.type.cls
+    return type(v.const) if v.is_const and isinstance(v.const, enum.IntEnum) else None
 
 
 _COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,

@@ -403,9 +403,13 @@ def _listing(tr):
 
 def param_leaves(t):
     """The launch parameters a kernel argument of type ``t`` takes: itself, or a tuple's elements in order
-    (nested tuples flattened), as the launcher flattens a tuple argument."""
+    (nested tuples flattened), as the launcher flattens a tuple argument; none for an omitted one."""
     if isinstance(t, T.BaseTuple):
         return [leaf for e in t.types for leaf in param_leaves(e)]
+    if isinstance(t, T.Omitted):                    # left out of the launch: a constant of the kernel, no parameter
+        return []
+    if isinstance(t, T.EnumMember) and isinstance(t.dtype, T.BaseTuple):    # its value, a tuple
+        return param_leaves(t.dtype)
     return [t]
 
 

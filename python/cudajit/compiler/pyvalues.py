@@ -28,14 +28,18 @@ def enum_member(cx, node, member):
         cx.unsupported(node, f"the Enum member {cls.__name__}.{member.name} is not supported in CUDA kernels: "
                              f"{ENUM_VALUES_RULE.format(cls.__name__)}",
                        "give every member an int (or every member a float) value")
+    if isinstance(dtype, T.BaseTuple):             # Planet.EARTH = (mass, radius): its tuple, as a global's
+        value = cx.global_value(node, f"{cls.__name__}.{member.name}", member.value)
+        return Value(T.EnumMember(cls, dtype), value.code, value.prec, const=member, elements=value.elements)
     return Value(T.EnumMember(cls, dtype), typed(const_value(member.value), dtype).code, const=member)
 
 
-ENUM_VALUES_RULE = "the values of {} must all be numbers of one type"
+ENUM_VALUES_RULE = "the values of {} must all be numbers, or tuples of numbers, of one type"
 
 
 def enum_dtype(cls):
-    """The one number type of every value of Enum class ``cls`` (Numba's EnumMember dtype), else None."""
+    """The one type of every value of Enum class ``cls`` (Numba's EnumMember dtype): a number, or a tuple of
+    numbers (Numba's typeof of the values); else None."""
     dtypes = set()
     for m in cls:
         try:
@@ -43,14 +47,17 @@ def enum_dtype(cls):
         except TypingError:
             dtypes.add(None)
     dtype = dtypes.pop() if len(dtypes) == 1 else None
+    if isinstance(dtype, T.BaseTuple) and all(T.is_number(t) or t == T.boolean for t in dtype.types):
+        return dtype
     return dtype if dtype is not None and (T.is_number(dtype) or dtype == T.boolean) else None
 
 
 def enum_attribute(cx, node, v, attr):
-    """``member.value``: its number (``.name`` is a string, which kernels cannot hold)."""
+    """``member.value``: its number or tuple (``.name`` is a string, which kernels cannot hold)."""
     if attr == "value":
-        value = Value(v.type.dtype, v.code, v.prec)
-        return cast(const_value(v.const.value), v.type.dtype) if v.is_const else value
+        if v.is_const and not isinstance(v.type.dtype, T.BaseTuple):
+            return cast(const_value(v.const.value), v.type.dtype)
+        return Value(v.type.dtype, v.code, v.prec, elements=v.elements)
     cx.error(node, f"'{v.type}' has no attribute '{attr}' in a CUDA kernel", "use .value")
 
 
@@ -67,6 +74,13 @@ def compare_enum(cx, node, op, a, b):
     if a.is_const and b.is_const:
         same = a.const is b.const
         return Value(T.boolean, "true" if same == equal else "false", const=same == equal)
+    # members of one class are equal when their values are (aliases are one member)
+    dtype = a.type.dtype
+    if isinstance(dtype, T.BaseTuple):
+        parts = zip(cx.tuple_elements(node, enum_attribute(cx, node, a, "value")),
+                    cx.tuple_elements(node, enum_attribute(cx, node, b, "value")))
+        same = " && ".join(f"({x.code} == {y.code})" for x, y in parts)
+        return Value(T.boolean, f"({same})" if equal else f"!({same})")
     return Value(T.boolean, f"({a.code} {'==' if equal else '!='} {b.code})")
 
 

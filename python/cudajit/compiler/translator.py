@@ -73,6 +73,7 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin, ClosureMixi
             self.nc_params = coarsen.read_only_params(parsed.tree, parsed.params, self.argtypes)
         self.nc_broken = False
         self.head_params, self.head_bounds = [], ""   # the kernel's C++ parameters and launch bounds (render)
+        self.omitted = {}                     # parameter left out of the launch -> its default's Value (this pass)
 
     # ---- errors ------------------------------------------------------------------------------------------
     def error(self, node, what, hint=None):
@@ -127,7 +128,15 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin, ClosureMixi
             key = ("param", name)
             self.def_order.setdefault(key, -1)
             self.def_names[key], self.def_nodes[key] = name, arg
-            self._set_def_type(key, t, nonneg=T.is_int(t) and not t.signed)
+            nonneg = T.is_int(t) and not t.signed
+            if isinstance(t, T.Omitted):
+                # Left out of the launch: its default, a constant of this specialisation (Numba types it as the
+                # value's literal type), which the prologue assigns (_finish)
+                v = self.omitted[name] = self.omitted_value(arg, t)
+                t, nonneg = v.type, v.nonneg
+                if v.is_const:
+                    self.def_consts[key] = v.const
+            self._set_def_type(key, t, nonneg=nonneg)
             self.env[name] = frozenset([key])
             if final:
                 self._record("def", name, frozenset([key]), simple=False)
@@ -138,6 +147,15 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin, ClosureMixi
             node, name = min(self.undefined_uses.values(), key=lambda u: (u[0].lineno, u[0].col_offset))
             self.error(node, f"local variable '{name}' is used before it is assigned",
                        "assign it on every path before this line")
+
+    def omitted_value(self, node, t):
+        """The value of a parameter left out of a launch (``types.Omitted``): its default as the kernel sees a
+        global of that value (a number, None, a tuple, an array in constant memory, an Enum member, a function),
+        converted to an eager signature's declared type."""
+        v = self.argument_value(node, self.global_value(node, node.arg, t.value))
+        if t.declared is not None and v.type != t.declared:
+            v = self.convert(node, v, t.declared)
+        return v
 
     # ---- dataflow ----------------------------------------------------------------------------------------
     def find(self, k):
@@ -741,14 +759,19 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin, ClosureMixi
             param_vars[name] = var
         params_cpp, prologue = [], []
         for name, t in zip(self.parsed.params, self.argtypes):
+            if isinstance(t, T.Omitted) and param_vars[name] is not None:
+                var = param_vars[name]          # no C++ parameter: the default, assigned once
+                prologue.append(f"{var.type.cpp} {var.cname} = {cast(self.omitted[name], var.type).code};")
+                var.declared_by = "param"
             if T.is_compile_time(t):
                 continue
             var = param_vars[name]
-            if self.is_kernel and isinstance(t, T.BaseTuple):
+            packed = t.dtype if isinstance(t, T.EnumMember) and isinstance(t.dtype, T.BaseTuple) else t
+            if self.is_kernel and isinstance(packed, T.BaseTuple):
                 # The launcher passes a tuple's elements as separate parameters; the kernel rebuilds the tuple.
                 base = var.cname if var is not None else cpp_identifier(name)
                 leaves = []
-                ctor = _tuple_from_leaves(t, base, leaves)
+                ctor = _tuple_from_leaves(packed, base, leaves)
                 params_cpp += [f"{lt.cpp} {lname}" for lt, lname in leaves]
                 if var is not None:
                     prologue.append(f"{var.type.cpp} {var.cname} = {cast(Value(t, ctor), var.type).code};")

@@ -57,6 +57,12 @@ def can_convert(src, dst):
     edge), or None when there is no conversion. Arrays and tuples follow Numba's ``can_convert_to``."""
     if src == dst:
         return Conversion.exact
+    if isinstance(dst, T.IntEnumMember):        # nothing else becomes a member
+        return None
+    if isinstance(src, T.IntEnumMember):
+        # Numba's IntEnumMember.can_convert_to: as its value's type would, but never better than safe
+        c = can_convert(src.base, dst)
+        return None if c is None else max(c, Conversion.safe)
     if isinstance(dst, T.Array):
         return _array_conversion(src, dst)
     if isinstance(dst, T.BaseTuple):

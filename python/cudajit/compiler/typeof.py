@@ -1,4 +1,6 @@
 """``typeof(value)``: the Numba type of a kernel launch argument (Numba's ``typeof`` for the CUDA target)."""
+import enum
+
 import numpy as np
 
 from . import types as T
@@ -51,6 +53,8 @@ def typeof(value, argname=None):
         return _array_type(dtype, cai["shape"], cai.get("strides"), what, bool(cai["data"][1]))
     if isinstance(value, (bool, np.bool_)):
         return T.boolean
+    if isinstance(value, enum.IntEnum):
+        return int_enum_type(type(value), what)
     if isinstance(value, int):
         return T.int64 if -2**63 <= value < 2**63 else T.uint64
     if isinstance(value, float):
@@ -66,3 +70,14 @@ def typeof(value, argname=None):
         return T.named_tuple([typeof(v, argname) for v in value], cls)
     raise TypingError(f"{what} of type {type(value).__name__} cannot be passed to a kernel "
                       f"(pass a NumPy array, a device array, a scalar or a tuple of scalars)")
+
+
+def int_enum_type(cls, what="value"):
+    """Numba's type of a member of IntEnum class ``cls``: ``IntEnumMember(cls, t)``, ``t`` the one type of its
+    members' values (int64, or uint64 for values of 2**63 and up); members of both are Numba's "heterogeneous enum"
+    error."""
+    kinds = {typeof(m.value) for m in cls}
+    if len(kinds) != 1:
+        raise TypingError(f"{what}: cannot type heterogeneous enum {cls.__name__}: its values are "
+                          f"{', '.join(sorted(map(str, kinds)))} (give its members values of one type)")
+    return T.IntEnumMember(cls, kinds.pop())

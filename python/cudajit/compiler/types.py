@@ -430,6 +430,35 @@ class EnumMember(Type):
         return (self.cls, self.dtype.key)
 
 
+class IntEnumMember(Integer):
+    """A member of an ``enum.IntEnum`` class (Numba's ``IntEnumMember``): an integer of type ``base`` (its class's
+    one value type, int64 as a rule) that knows its class. Everything an int does it does as ``base``; ``.value`` is
+    that int, and ``is`` tells classes apart (two IntEnum classes: two kernel specialisations, as in Numba)."""
+    def __init__(self, cls, base):
+        self.cls, self.base, self.signed, self.dtype = cls, base, base.signed, base.dtype
+        self.name, self.cpp = f"IntEnumMember({cls.__name__}, {base})", base.cpp
+
+    @property
+    def key(self):
+        return (self.cls, self.base.key)
+
+
+class Omitted(Type):
+    """A kernel parameter left out of a launch (Numba's ``Omitted``): its default ``value`` is a compile-time
+    constant of the specialisation, as a global of that value would be, with no C++ parameter. ``declared``: the
+    parameter's type in an eager signature, to which the value is converted, else None (typed by its value)."""
+    cpp = "void"
+
+    def __init__(self, value, declared=None):
+        self.value, self.declared = value, declared
+        self.name = f"omitted(default={value!r})"
+
+    @property
+    def key(self):
+        # the default object itself (the function's __defaults__ holds it): Numba's key is its type and id too
+        return (type(self.value), id(self.value), self.declared)
+
+
 class DType(Type):
     """The value of ``a.dtype`` or of ``np.float32`` used as a value: a compile-time type."""
     def __init__(self, dtype):
@@ -458,8 +487,9 @@ class FunctionValue(Type):
 
 
 def is_compile_time(t):
-    """A value with no run-time part (a function, a type, None): it takes no C++ parameter or argument."""
-    return isinstance(t, (FunctionValue, NoneType))
+    """A value with no run-time part (a function, a type, None, an omitted argument): it takes no C++ parameter or
+    argument."""
+    return isinstance(t, (FunctionValue, NoneType, Omitted))
 
 
 class Signature:

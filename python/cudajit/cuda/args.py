@@ -195,9 +195,35 @@ def _enum_scalar(member, where):
     if dtype is None or dtype == T.boolean:
         raise TypeError(f"{where.describe()} is {cls.__name__}.{member.name}: "
                         f"{pyvalues.ENUM_VALUES_RULE.format(cls.__name__)} (ints or floats) to pass a member")
+    if isinstance(dtype, T.BaseTuple):
+        # a tuple of numbers (numba-cuda's Planet.EARTH = (mass, radius)): a tuple subclass per class, which the
+        # core keys by its class and flattens as any tuple argument
+        kind = _TAGGED_SCALAR_TYPES.get(cls)
+        if kind is None:
+            kind = _TAGGED_SCALAR_TYPES[cls] = type(f"{cls.__name__}_value", (tuple,), {
+                "__slots__": (), "_cudajit_typeof": lambda self, t=T.EnumMember(cls, dtype): t})
+        return kind(member.value)
     base = int if T.is_int(dtype) else float if isinstance(dtype, T.Float) else complex
     kind = _tagged_scalar_type(cls, f"{cls.__name__}_value", base, dtype.code, T.EnumMember(cls, dtype))
     return kind(member.value)
+
+
+def _int_enum_member(member, where):
+    """An ``enum.IntEnum`` member as the launcher takes it: itself (an int), its class registered with the core
+    under a tag of its own the first time, so that the dispatcher keys each class apart without Python (the kernel
+    types it ``IntEnumMember(cls, int64)``, as Numba) and plain ints pay nothing for it."""
+    cls = type(member)
+    if cls not in _TAGGED_SCALAR_TYPES:
+        from ..compiler.typeof import int_enum_type
+        from ..errors import TypingError
+        try:
+            t = int_enum_type(cls, where.describe())
+        except TypingError as e:
+            raise TypeError(str(e)) from None
+        # held here for the process's life (the core keys by the class's address)
+        _core.register_scalar_type(cls, t.code, len(_TAGGED_SCALAR_TYPES) + 1)
+        _TAGGED_SCALAR_TYPES[cls] = cls
+    return member
 
 
 def _record_argument(rec, writebacks):
@@ -350,6 +376,9 @@ def _convert_all(args, writebacks, where, copies, hosts):
             continue
         if isinstance(a, enum.Enum) and not isinstance(a, int):
             out.append(_enum_scalar(a, at))
+            continue
+        if isinstance(a, enum.IntEnum):
+            out.append(_int_enum_member(a, at))
             continue
         if isinstance(a, int) and type(a) not in (int, bool) and not hasattr(a, "_cudajit_typeof"):
             out.append(int(a))                # an IntEnum member (or another int subclass) is its int, as in Numba

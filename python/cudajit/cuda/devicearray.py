@@ -305,7 +305,7 @@ class DeviceNDArray(_core.ArrayCore):
         host = np.ndarray(self.shape, dtype=self.dtype, buffer=raw, offset=-lo, strides=self.strides)
         if ary is None:
             return host
-        np.copyto(ary.reshape(self.shape) if ary.shape != self.shape else ary, host)
+        np.copyto(ary, host.reshape(ary.shape) if ary.shape != self.shape else host)   # axes of length 1 apart
         return ary
 
     def copy_to_device(self, ary, stream=0):
@@ -316,9 +316,11 @@ class DeviceNDArray(_core.ArrayCore):
         if isinstance(ary, DeviceNDArray) or (hasattr(ary, "__cuda_array_interface__") and not isinstance(ary, np.ndarray)):
             from .interop import as_cuda_array
             src = ary if isinstance(ary, DeviceNDArray) else as_cuda_array(ary)
-            if src.dtype != self.dtype:
-                raise TypeError(f"copy_to_device: dtype {src.dtype} does not match the device array's {self.dtype}")
-            _check_same(self, src.shape, src.dtype)
+            if src.size == 0:
+                return                          # numba-cuda: nothing to copy, nothing checked
+            _check_compatible("copy_to_device", self, src, "source")
+            if src.shape != self.shape:         # axes of length 1 apart, the same elements in the same order
+                src = src.reshape(self.shape)
             if _same_layout(src, self):
                 lo, hi = self._extent()
                 # between two devices a peer copy, synchronous on stream 0 (memory.h)
@@ -327,9 +329,9 @@ class DeviceNDArray(_core.ArrayCore):
             self._write_host(src.copy_to_host(stream=stream), handle)
             return
         host = np.asarray(ary)
-        if host.dtype != self.dtype:
-            raise TypeError(f"copy_to_device: dtype {host.dtype} does not match the device array's {self.dtype}")
-        _check_same(self, host.shape, host.dtype)
+        if host.size == 0:
+            return
+        _check_compatible("copy_to_device", self, host, "source")
         self._write_host(host.reshape(self.shape) if host.shape != self.shape else host, handle)
 
     def _write_host(self, host, handle):
@@ -776,20 +778,31 @@ def _normalize_strides(strides, shape):
 
 
 def _check_host_target(ary, dev):
-    """copy_to_host(ary): a writable NumPy array of the device array's dtype and size."""
+    """copy_to_host(ary): a writable NumPy array of the device array's dtype and shape (axes of length 1 apart)."""
     if not isinstance(ary, np.ndarray):
         raise TypeError(f"copy_to_host: ary must be a NumPy array, not {type(ary).__name__}")
-    if ary.dtype != dev.dtype:
-        raise TypeError(f"copy_to_host: ary has dtype {ary.dtype}, the device array {dev.dtype}")
-    if ary.shape != dev.shape and ary.size != dev.size:
-        raise ValueError(f"copy_to_host: ary has shape {ary.shape}, the device array {dev.shape}")
+    _check_compatible("copy_to_host", dev, ary, "destination")
     if not ary.flags.writeable:
         raise ValueError("copy_to_host: ary is read-only")
 
 
-def _check_same(dev, shape, dtype):
-    if tuple(shape) != tuple(dev.shape) and int(np.prod(shape)) != dev.size:
-        raise ValueError(f"shape {tuple(shape)} does not match the device array's {dev.shape}")
+def _squeezed(shape):
+    return tuple(n for n in shape if n != 1)
+
+
+def _check_compatible(what, dev, other, role):
+    """numba-cuda's check_array_compatibility for a copy between device array ``dev`` and ``other`` (its source or
+    destination, ``role``): TypeError for another dtype, ValueError for another shape once axes of length 1 are
+    left out, in numba-cuda's words (``incompatible shape: (2, 3) vs. (6,)``, ``dev``'s first). A copy never
+    reshapes: an array of the same size and another shape is refused, as numba-cuda refuses it. Unlike numba-cuda,
+    the layouts may differ (the copy goes through the host in ``dev``'s layout)."""
+    if np.dtype(other.dtype) != dev.dtype:
+        raise TypeError(f"{what}: incompatible dtype: {dev.dtype} vs. {other.dtype} (the device array's and the "
+                        f"{role}'s)")
+    if _squeezed(dev.shape) != _squeezed(other.shape):
+        raise ValueError(f"{what}: incompatible shape: {tuple(dev.shape)} vs. {tuple(other.shape)} (the device "
+                         f"array's and the {role}'s: they must be equal but for axes of length 1; reshape the "
+                         f"{role} first)")
 
 
 def _is_array_index(key):

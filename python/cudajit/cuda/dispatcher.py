@@ -134,9 +134,9 @@ class CUDADispatcher(_JitFunction):
         self._core = _core.Dispatcher(self._compile_for_args,
                                       functools.partial(prepare_args, kernel=self.__name__, params=params), params)
         self._core.set_extensions(self._extensions, _extend_args)
-        # Parameters with defaults may be left out of a launch (numba-cuda's dispatcher fills them): the core
-        # passes the default values, typed as any argument is.
-        self._core.set_defaults(tuple(py_func.__defaults__ or ()))
+        # Parameters with defaults may be left out of a launch: the defaults as they are now (numba-cuda's
+        # dispatcher takes them when it is made, too). The one place they are read: _spec_for_args.
+        self._defaults = tuple(py_func.__defaults__ or ())
         for sig in sigs:
             self.compile(sig)
 
@@ -220,13 +220,14 @@ class CUDADispatcher(_JitFunction):
         if any(p.kind is not p.POSITIONAL_OR_KEYWORD for p in params.values()):
             _compiler().program.parse_function(self.py_func)    # raises UnsupportedError naming the def's line
         names = list(params)
-        defaults = self.py_func.__defaults__ or ()
-        if len(names) - len(defaults) <= len(args) < len(names):
-            args = tuple(args) + defaults[len(args) - len(names):]
-        if len(args) != len(names):
+        omitted = _omitted(self._defaults, len(names), len(args))
+        if omitted is None:
             raise TypingError(f"kernel '{self.__name__}' takes {len(names)} arguments "
                               f"({', '.join(names)}), {len(args)} given")
+        # numba-cuda's fold_argument_types: a parameter left out is types.Omitted(its default), a constant of the
+        # specialisation; the launch passes only the arguments given (the core keys them alone)
         argtypes = tuple(_compiler().typeof(kernel_view(a), n) for a, n in zip(args, names))
+        argtypes += tuple(_compiler().types.Omitted(d) for d in omitted)
         if self._eager:
             return self._eager_match(argtypes)
         return self._specialize(argtypes)
@@ -238,15 +239,24 @@ class CUDADispatcher(_JitFunction):
         # Numba's choice among declared signatures, by the compiler's overload resolution (typeconv.best_cases:
         # fewest unsafe, then safe, then promote conversions). Two declared signatures rated alike are Numba's
         # "ambiguous overloading", a TypeError: the launch would otherwise convert the arguments one way of two.
-        argtypes = _addresses_as_pointers(self._eager, argtypes)
-        cases = [(None, tuple(sig.args)) for sig in self._eager if _launcher_can_pack(sig.args, argtypes)]
-        found = _compiler().typeconv.best_cases(cases, argtypes)
+        # Parameters left out of the launch (Omitted) take no part in the choice; their defaults must convert to
+        # the declared types, to which the specialisation converts them as constants.
+        T = _compiler().types
+        omitted = [t for t in argtypes if isinstance(t, T.Omitted)]
+        given = _addresses_as_pointers(self._eager, argtypes[:len(argtypes) - len(omitted)])
+        defaults = tuple(_default_type(t.value) for t in omitted)
+        sigs = [sig for sig in self._eager
+                if None not in defaults and _launcher_can_pack(sig.args, given + defaults)]
+        cases = [(i, tuple(sig.args[:len(given)])) for i, sig in enumerate(sigs)]
+        found = _compiler().typeconv.best_cases(cases, given)
         if len(found) == 1:
-            return self._specialize(found[0][1])
+            i, formal = found[0]
+            declared = sigs[i].args[len(given):]
+            return self._specialize(formal + tuple(T.Omitted(t.value, d) for t, d in zip(omitted, declared)))
         if found:
-            tied = "\n".join(_void_sig(formal) for _, formal in found)
+            tied = "\n".join(_void_sig(sigs[i].args) for i, _ in found)
             raise TypeError(f"Ambiguous overloading for kernel '{self.__name__}' "
-                            f"({', '.join(map(str, argtypes))}): these signatures take the arguments equally "
+                            f"({', '.join(map(str, given))}): these signatures take the arguments equally "
                             f"well:\n{tied}")
         sigs = "; ".join(_void_sig(s.args) for s in self._eager)
         raise TypingError(f"kernel '{self.__name__}': No matching definition for argument type(s) "
@@ -574,6 +584,24 @@ def _rebuild_device_function(payload, text, sigs, options):
     return DeviceFunction(unpickled_function(payload, text), sigs, options)
 
 
+def _omitted(defaults, nparams, nargs):
+    """The defaults of the parameters a launch of ``nargs`` arguments leaves out (``()`` for none), or None when
+    ``nargs`` arguments cannot call a kernel of ``nparams`` parameters with those ``defaults``."""
+    if nargs == nparams:
+        return ()
+    if nparams - len(defaults) <= nargs < nparams:
+        return defaults[nargs - nparams:]
+    return None
+
+
+def _default_type(value):
+    """The type a default value would have as an argument (eager signatures: must it convert?); None if none."""
+    try:
+        return _compiler().typeof(value)
+    except TypingError:
+        return None
+
+
 def _signature_of(argtypes):
     from ..compiler import types
     return types.void(*argtypes)
@@ -583,8 +611,12 @@ def _void_sig(args):
     return f"void({', '.join(map(str, args))})"
 
 
-# Scalar kinds in the order values may convert: bool -> int -> float -> complex.
-_KIND_ORDER = ("Boolean", "Integer", "Float", "Complex")
+def _kind(t):
+    """A scalar type's place in the order values may convert: bool -> int -> float -> complex (an IntEnumMember
+    is an int)."""
+    from ..compiler import types
+    return next(i for i, cls in enumerate((types.Boolean, types.Integer, types.Float, types.Complex))
+                if isinstance(t, cls))
 
 
 def _addresses_as_pointers(sigs, argtypes):
@@ -616,7 +648,7 @@ def _launcher_can_pack(sig_args, argtypes):
             if want != have:          # a bfloat16 or fp8 argument is launched as its bits: only to its own type
                 return False
         elif isinstance(want, types.Scalar) and isinstance(have, types.Scalar):
-            if _KIND_ORDER.index(type(have).__name__) > _KIND_ORDER.index(type(want).__name__):
+            if _kind(have) > _kind(want):
                 return False
     return True
 

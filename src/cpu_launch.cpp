@@ -336,10 +336,13 @@ struct Fiber {
     Context ctx;
     int32_t tid[3];
     FiberState state;
+    bool last_thread = false;  // a segment (loop mode) that handed the rest of its block over: cj_cpu_state's
     int32_t op;       // CJ_SYNC_* it waits at
     uint32_t arg;     // predicate (block barrier) or lane mask (syncwarp)
     int32_t result;
     int32_t view = -1;  // the warp buffer (WarpViews) it reads since its last syncwarp released it, or -1
+    // The barrier or collective it waits at, for a deadlock's report: the caller's frame holds it while it waits.
+    const cj_cpu_where* where = nullptr;
 };
 
 // The copies of one warp's exchange slots that released groups read (cj_cpu_warp_exchange::view): a lane holds
@@ -352,6 +355,28 @@ struct WarpViews {
 
 std::string dim3_text(const int32_t* v) {
     return "(" + std::to_string(v[0]) + "," + std::to_string(v[1]) + "," + std::to_string(v[2]) + ")";
+}
+
+std::string hex_mask(uint32_t mask) {
+    char text[16];
+    std::snprintf(text, sizeof text, "0x%08x", mask);
+    return text;
+}
+
+// "In function 'k', file /abs/k.py, line 12" for a call the kernel library reported (cj_cpu_where: the #line
+// directives make its file and line the user's; its function is the C name, cj_k_k_0 or cj_dev_f_0<...>), as the
+// IndexError of a bounds check names its place (compiler/program.py, ErrorSite).
+std::string where_text(const cj_cpu_where& w) {
+    std::string fn = w.function ? w.function : "?";
+    fn = fn.substr(0, fn.find('<'));
+    if (fn.rfind("cj_dev_", 0) == 0) fn = "cj_k_" + fn.substr(7);
+    fn = python_kernel_name(fn);
+    std::string file = w.file ? w.file : "?";
+    if (!file.empty() && file[0] != '/' && file[0] != '<') {  // a relative path, as os.path.abspath makes it absolute
+        char cwd[4096];
+        if (getcwd(cwd, sizeof cwd)) file = std::string(cwd) + "/" + file;
+    }
+    return "In function '" + fn + "', file " + file + ", line " + std::to_string(w.line);
 }
 
 // One OS thread's resources: its cj_cpu_state, fibers, stacks, dynamic shared memory and warp
@@ -404,10 +429,13 @@ public:
                     }
                 }
                 ++b;
-                if (job.fibers)
+                if (job.fibers) {
                     run_fibers();
-                else
+                } else {
+                    state_.tid[0] = state_.tid[1] = state_.tid[2] = 0;  // the loop starts at the first thread
                     job.fn(&state_);
+                    if (segments_) finish_segments();
+                }
                 if (job.cooperative) job.block_exited();
             }
         } catch (const std::exception& e) {
@@ -494,6 +522,7 @@ private:
         current_ = &to;
         to.state = FiberState::Running;
         std::memcpy(state_.tid, to.tid, sizeof to.tid);
+        state_.last_thread = to.last_thread;
         context_switch(from, to.ctx);
     }
 
@@ -599,41 +628,76 @@ private:
         return any;
     }
 
+    // No fiber of the block can run and no barrier can complete: the launch fails, saying which threads wait
+    // where (grouped by the call they wait at, with its file and line) and, for lanes at a warp collective, which
+    // lane of their mask keeps them waiting and where that one waits.
     void report_deadlock() {
-        const Fiber* first_warp = nullptr;
-        for (size_t i = 0; i < n_ && !first_warp; ++i)
-            if (fibers_[i].state == FiberState::AtWarp) first_warp = &fibers_[i];
-        std::string msg = "deadlock: " + std::to_string(at_barrier_) + " of " + std::to_string(n_) +
-                          " threads of block " + dim3_text(state_.ctaid) + " wait at syncthreads() while ";
-        if (first_warp) {
-            char mask[16];
-            std::snprintf(mask, sizeof mask, "0x%08x", first_warp->arg);
-            msg += std::to_string(at_warp_) + " wait at syncwarp(" + mask + ") (first: thread " +
-                   dim3_text(first_warp->tid) + ") for lanes that wait at syncthreads()";
-        } else if (at_grid_) {
-            msg += std::to_string(at_grid_) + " wait at grid.sync()";
-        } else {
-            msg += "the others wait elsewhere";
+        static const cj_cpu_where unknown = {"a barrier", "?", "?", 0};
+        auto at = [&](const Fiber& f) -> const cj_cpu_where& { return f.where ? *f.where : unknown; };
+        auto place = [&](const Fiber& f) { return std::string(at(f).what) + "() (" + where_text(at(f)) + ")"; };
+        std::string msg = "deadlock in block " + dim3_text(state_.ctaid) + ": of its " + std::to_string(n_) +
+                          " threads, ";
+        std::vector<std::string> counts;
+        if (at_barrier_) counts.push_back(std::to_string(at_barrier_) + " wait at syncthreads()");
+        if (at_warp_) counts.push_back(std::to_string(at_warp_) + " at warp collectives");
+        if (at_grid_) counts.push_back(std::to_string(at_grid_) + " at grid.sync()");
+        counts.push_back(std::to_string(n_ - live_) + " have exited");
+        for (size_t k = 0; k < counts.size(); ++k)
+            msg += (k == 0 ? "" : k + 1 == counts.size() ? " and " : ", ") + counts[k];
+        msg += "; none can go on:";
+        // One line per call waited at, in thread order.
+        std::vector<bool> told(n_, false);
+        size_t lines = 0;
+        for (size_t i = 0; i < n_; ++i) {
+            const Fiber& f = fibers_[i];
+            if (told[i] || f.state == FiberState::Exited || f.state == FiberState::Ready) continue;
+            if (++lines > 8) {
+                msg += "\n  ... (more threads wait elsewhere)";
+                break;
+            }
+            std::vector<size_t> group;
+            for (size_t j = i; j < n_; ++j) {
+                const Fiber& g = fibers_[j];
+                if (!told[j] && g.state == f.state && at(g).what == at(f).what && at(g).file == at(f).file &&
+                    at(g).line == at(f).line)
+                    group.push_back(j), told[j] = true;
+            }
+            msg += "\n  " + std::to_string(group.size()) + (group.size() == 1 ? " thread waits at " : " threads wait at ") +
+                   place(f) + ": ";
+            for (size_t k = 0; k < group.size() && k < 4; ++k)
+                msg += (k ? ", " : "") + dim3_text(fibers_[group[k]].tid);
+            if (group.size() > 4) msg += ", ...";
+            if (f.state == FiberState::AtWarp) {
+                const Warp& warp = warps_[i / 32];
+                const uint32_t missing = f.arg & ~(warp.arrived | warp.gone);
+                msg += "; the first with mask " + hex_mask(f.arg);
+                if (missing) {
+                    const Fiber& other = fibers_[i / 32 * 32 + size_t(__builtin_ctz(missing))];
+                    msg += ", for lane " + std::to_string(__builtin_ctz(missing)) + " (thread " +
+                           dim3_text(other.tid) + "), which waits at " + place(other);
+                }
+            }
         }
-        msg += " and " + std::to_string(n_ - live_) + " have exited; every thread of the block that has not "
-               "exited must reach the same barrier";
+        msg += "\nEvery thread of a block that has not exited must reach a syncthreads(), and every lane named in a "
+               "warp collective's mask a collective with that mask";
         job_->fail(msg);
     }
 
     // cj_cpu_state::sync: parks the running fiber at a barrier, completes the barrier if it was the
     // last to arrive (then runs on), else switches to the next runnable fiber.
-    static int32_t sync_callback(cj_cpu_state* s, int32_t op, uint32_t arg) {
+    static int32_t sync_callback(cj_cpu_state* s, int32_t op, uint32_t arg, const cj_cpu_where* where) {
         auto* w = static_cast<Worker*>(s->launcher);
         if (Job::aborted()) return -1;
-        if (op == CJ_SYNC_YIELD) return w->yield_fiber();
+        if (op == CJ_SYNC_YIELD) return w->job_->fibers ? w->yield_fiber() : w->yield_segment(arg);
+        if (op == CJ_SYNC_WARP && !(arg >> (w->linear_tid() & 31) & 1)) return w->lane_not_in_mask(arg, *where);
         if (!w->job_->fibers) return w->sync_without_fibers(op, arg);
         Fiber* f = w->current_;
         size_t index = size_t(f - w->fibers_.data());
         w->drop_view(*f, index);  // it read its last collective's values before coming here
         f->op = op;
         f->arg = arg;
+        f->where = where;
         if (op == CJ_SYNC_WARP) {
-            f->arg |= 1u << (index & 31);  // a thread always waits for itself
             f->state = FiberState::AtWarp;
             ++w->at_warp_;
             Warp& warp = w->warps_[index / 32];
@@ -688,6 +752,117 @@ private:
         return 0;  // resumed: whoever switched here made this fiber current again
     }
 
+    size_t linear_tid() const {
+        return size_t(state_.tid[0]) + job_->block.x * (size_t(state_.tid[1]) + size_t(job_->block.y) * state_.tid[2]);
+    }
+
+    // A warp collective whose mask leaves out the calling lane: undefined on the GPU (CUDA's programming guide: each
+    // calling thread must have its own bit set in the mask); here its lanes would wait for each other in ways no
+    // mask describes, often for good. The launch fails, naming the call.
+    __attribute__((noinline, cold)) int32_t lane_not_in_mask(uint32_t mask, const cj_cpu_where& where) {
+        const int32_t lane = int32_t(linear_tid() & 31);
+        job_->fail(where_text(where) + ", tid=[" + std::to_string(state_.tid[0]) + ", " + std::to_string(state_.tid[1]) +
+                   ", " + std::to_string(state_.tid[2]) + "] ctaid=[" + std::to_string(state_.ctaid[0]) + ", " +
+                   std::to_string(state_.ctaid[1]) + ", " + std::to_string(state_.ctaid[2]) + "]: " + where.what +
+                   "(mask=" + hex_mask(mask) + ") called by lane " + std::to_string(lane) + ", whose bit " +
+                   hex_mask(1u << lane) + " is not set in the mask: each thread that calls a warp collective must "
+                   "have its own bit set in the mask (the result is undefined on the GPU): pass a mask that names every "
+                   "lane taking part (0xffffffff for the whole warp) and mask the result afterwards");
+        return -1;
+    }
+
+    // Segments: a block run as a loop (no barriers) whose thread spins in a while loop, waiting perhaps for a later
+    // thread of its block to set a flag (the GPU runs that thread meanwhile), hands the block's later threads over
+    // to a new loop on a fiber, a segment, and from then on takes turns with it. Every thread of the block still
+    // runs in a loop, on its segment's stack; a block whose threads never spin never leaves the OS thread's stack.
+    // fibers_[0] is the block's first loop, on this OS thread's stack; fibers_[k] the segment started at the k-th
+    // handover. The segment that handed over stops after its running thread (cj_cpu_state::last_thread).
+    // The first thread of a block hands over after kSegmentStart iterations of a loop (`count`: Mandelbrot's escape
+    // loop of a few thousand iterations never does; one of 20000 runs 0.7% slower for it, handing over at 1024
+    // cost 3.4%). Once its block has segments, every 1024 iterations (as fibers do) a thread hands over, or lets
+    // the segment before it run: the one that handed over to it, which is where a thread waiting for a later one is, so that a chain of threads each
+    // waiting for the next resolves in one pass back (1024 threads: 24 ms; in a random order 1.7 s).
+    static constexpr uint32_t kSegmentStart = 8192;
+    int32_t yield_segment(uint32_t count) {
+        if (!segments_ && count % kSegmentStart) return 0;
+        const size_t n = size_t(job_->block.x) * job_->block.y * job_->block.z;
+        if (!segments_) {
+            if (linear_tid() + 1 == n) return 0;  // the block's last thread: nothing to hand over
+            if (fibers_.size() < n) fibers_.resize(n);
+            stacks_.reserve(n, job_->fiber_stack);  // no segment of this worker runs now
+            Fiber& first = fibers_[0];
+            first.state = FiberState::Running;
+            first.last_thread = false;
+            current_ = &first;
+            segments_ = 1;
+        }
+        Fiber* f = current_;
+        std::memcpy(f->tid, state_.tid, sizeof f->tid);
+        if (!f->last_thread && linear_tid() + 1 < n) {
+            // This segment runs the block's last threads: a new one takes them over from the next thread.
+            Fiber& next = fibers_[segments_];
+            const int32_t bx = int32_t(job_->block.x), by = int32_t(job_->block.y);
+            next.tid[0] = f->tid[0] + 1, next.tid[1] = f->tid[1], next.tid[2] = f->tid[2];
+            if (next.tid[0] == bx) next.tid[0] = 0, ++next.tid[1];
+            if (next.tid[1] == by) next.tid[1] = 0, ++next.tid[2];
+            next.state = FiberState::Ready;
+            next.last_thread = false;
+#if defined(CJ_FIBER_ASM)
+            context_init(next.ctx, stacks_.top(segments_), &Worker::segment_main, this);
+#else
+            context_init(next.ctx, stacks_.top(segments_), &Worker::segment_main, this, stacks_.stack_size());
+#endif
+            ++segments_;
+            f->last_thread = true;
+            f->state = FiberState::Ready;
+            resume(f->ctx, next);
+            return 0;  // resumed: whoever switched here made this segment current again
+        }
+        Fiber* next = next_segment(f);
+        if (!next) return 0;
+        f->state = FiberState::Ready;
+        resume(f->ctx, *next);
+        return 0;
+    }
+
+    // The segment before f (wrapping around to the last) that can run, or null.
+    Fiber* next_segment(const Fiber* f) {
+        const size_t at = size_t(f - fibers_.data());
+        for (size_t k = 1; k <= segments_; ++k) {
+            Fiber& g = fibers_[(at + segments_ - k) % segments_];
+            if (g.state == FiberState::Ready) return &g;
+        }
+        return nullptr;
+    }
+
+    // A segment's fiber: runs the block's threads from its first to the end (or to where it handed over), then
+    // lets another segment run; the last one to finish goes back to the block's first loop, which has finished
+    // and waits in finish_segments.
+    static void segment_main(void* self) {
+        auto* w = static_cast<Worker*>(self);
+        w->job_->fn(&w->state_);
+        Fiber* f = w->current_;
+        f->state = FiberState::Exited;
+        Fiber* next = w->next_segment(f);
+        if (next)
+            w->resume(f->ctx, *next);
+        else
+            context_switch(f->ctx, w->scheduler_);  // never resumed
+        std::abort();
+    }
+
+    // The block's first loop has returned: run the other segments to their end, on this OS thread's stack as the
+    // scheduler (an aborted launch abandons them, as parked fibers).
+    void finish_segments() {
+        fibers_[0].state = FiberState::Exited;
+        while (Fiber* next = next_segment(&fibers_[0])) {
+            resume(scheduler_, *next);
+            if (between_blocks()) break;
+        }
+        segments_ = 0;
+        state_.last_thread = 0;
+    }
+
     // A barrier in a kernel launched as a loop: fine for a one-thread block, else the compiler
     // should have asked for fibers (uses_barriers); abort rather than give wrong results.
     __attribute__((noinline, cold)) int32_t sync_without_fibers(int32_t op, uint32_t arg) {
@@ -714,6 +889,20 @@ private:
     // over to the scheduler, which checks and resumes it later.
     static int32_t poll_callback(cj_cpu_state* s) {
         auto* w = static_cast<Worker*>(s->launcher);
+        if (!w->job_->fibers && w->segments_ && w->current_ != &w->fibers_[0]) {
+            // A segment on a fiber's stack: the block's first loop (on this OS thread's stack) or, once it has
+            // finished, finish_segments answers the poll request; this segment runs on later.
+            if (w->launching_ && (g_control.load(std::memory_order_relaxed) & kPollRequest) && !Job::aborted()) {
+                Fiber* f = w->current_;
+                std::memcpy(f->tid, w->state_.tid, sizeof f->tid);
+                f->state = FiberState::Ready;
+                if (w->fibers_[0].state == FiberState::Exited)
+                    context_switch(f->ctx, w->scheduler_);  // resume() makes it current again
+                else
+                    w->resume(f->ctx, w->fibers_[0]);
+            }
+            return Job::aborted();
+        }
         if (!w->job_->fibers) return w->between_blocks();
         if (w->launching_ && (g_control.load(std::memory_order_relaxed) & kPollRequest) && !Job::aborted()) {
             Fiber* f = w->current_;
@@ -740,6 +929,7 @@ private:
     StackArena stacks_;
     Context scheduler_;
     Fiber* current_ = nullptr;
+    size_t segments_ = 0;  // a block run as a loop: its segments (yield_segment), or 0 while it is one plain loop
     size_t n_ = 0, live_ = 0, at_barrier_ = 0, at_warp_ = 0, at_grid_ = 0;  // threads of the block, not exited, parked
     void* smem_ = nullptr;
     size_t smem_bytes_ = 0;

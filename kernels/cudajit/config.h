@@ -34,6 +34,20 @@ static constexpr bool cj_fits = false;
 // Two instantiations: cj_fits true skips the checks the block loop proved for a whole block (thread.h, run_fits).
 #define CJ_FITS_TEMPLATE template <bool cj_fits>
 #endif
+// The CPU's barriers and warp collectives take their caller's place as defaulted parameters (the #line directives
+// make it the user's .py file and line), to name it in their errors (thread.h); CJ_CALLER_ARGS passes it on from a
+// wrapper. Nothing on the GPU.
+// CJ_CALLER_ONLY: the same for a function without other parameters.
+#if defined(CJ_CPU)
+#define CJ_CALLER_ONLY \
+    const char *cj_file = __builtin_FILE(), int cj_line = __builtin_LINE(), const char *cj_function = __builtin_FUNCTION()
+#define CJ_CALLER , CJ_CALLER_ONLY
+#define CJ_CALLER_ARGS , cj_file, cj_line, cj_function
+#else
+#define CJ_CALLER_ONLY
+#define CJ_CALLER
+#define CJ_CALLER_ARGS
+#endif
 // A read-only parameter's loads (lang.h, ld_nc) are plain but in a coarsened body, a template on its own cj_nc.
 static constexpr bool cj_nc = false;
 

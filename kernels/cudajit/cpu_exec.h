@@ -5,8 +5,8 @@
 //
 //     extern "C" void name_cpu(cj_cpu_state* S);     // exported; everything else in the .so is hidden
 //
-// which runs either every thread of block S->ctaid as a plain loop (S->run_block != 0), or only the
-// CUDA thread S->tid (a fiber of the launcher's, which switches fibers at barriers through S->sync).
+// which runs either the threads of block S->ctaid from S->tid to the block's end as a plain loop (S->run_block != 0),
+// or only the CUDA thread S->tid (a fiber of the launcher's, which switches fibers at barriers through S->sync).
 //
 // The struct below is the whole C ABI between a kernel library and the launcher (src/cpu_launch.cpp
 // includes this file). Change it only together with the launcher; the header hash in the cache key
@@ -35,8 +35,9 @@ enum {
     CJ_SYNC_GRID = 5,     // grid.sync() of cuda.cg: every thread of the grid (cooperative launches only)
     CJ_SYNC_CONVERGE = 6, // activemask() (arg: its call site): waits until each lane of the warp waits somewhere or
                           // has exited; warp->converged[thread] then holds the lanes that wait at the same site
-    CJ_SYNC_YIELD = 7,    // not a barrier: a while loop that spins lets the other fibers of its block run (the GPU's
-                          // threads progress independently, so one may wait for a flag another sets)
+    CJ_SYNC_YIELD = 7,    // not a barrier: a while loop that spins lets the other threads of its block run (the GPU's
+                          // threads progress independently, so one may wait for a flag another sets); in a block
+                          // run as a loop, the first yield of a loop hands the block's later threads to a fiber
 };
 
 // Per-block scratch for warp collectives (shfl, vote, match): each thread publishes its value (16 bytes at most)
@@ -52,6 +53,16 @@ struct cj_cpu_warp_exchange {
     uint32_t converged[1024];  // what CJ_SYNC_CONVERGE gave each thread: its warp's lanes at the same call site
 };
 
+// Where a barrier or warp collective was called: the intrinsic's name and the caller's file, line and C function
+// (the generated code's #line directives make them the user's .py file and line). The launcher names them in its
+// errors (a mask without the calling lane, a deadlock).
+struct cj_cpu_where {
+    const char* what;
+    const char* file;
+    const char* function;
+    int32_t line;
+};
+
 struct cj_cpu_state {
     // What the intrinsics of the running CUDA thread read (threadIdx, blockIdx, blockDim, gridDim).
     // The launcher writes ctaid/ntid/nctaid per block and tid per fiber; the loop entry writes tid.
@@ -63,10 +74,13 @@ struct cj_cpu_state {
     void* dynamic_smem;       // this block's dynamic shared memory (16-byte aligned)
     uint64_t dynamic_smem_bytes;  // its size, as the launch gave it
     struct cj_cpu_warp_exchange* warp;
-    int32_t run_block;        // 1: run all threads of the block as a loop; 0: run thread `tid` only
+    // 1: run the block's threads as a loop, from thread `tid` (the launcher sets it per block) to the block's end;
+    // 0: run thread `tid` only.
+    int32_t run_block;
     // Barrier: parks the calling fiber until the barrier completes; returns the reduction result
-    // (0 for plain barriers), or -1 when the launch is being aborted (the kernel must unwind).
-    int32_t (*sync)(struct cj_cpu_state* s, int32_t op, uint32_t arg);
+    // (0 for plain barriers), or -1 when the launch is being aborted (the kernel must unwind). `where` names the
+    // call (null for CJ_SYNC_YIELD).
+    int32_t (*sync)(struct cj_cpu_state* s, int32_t op, uint32_t arg, const struct cj_cpu_where* where);
     // Records that the running thread failed (trap): the launch raises KernelRuntimeError(what).
     void (*fail)(struct cj_cpu_state* s, const char* what);
     void* launcher;           // private to the launcher
@@ -81,6 +95,10 @@ struct cj_cpu_state {
     int32_t ended;
     // print() of the running thread: the launch keeps the text and writes it to Python's sys.stdout (print.h).
     void (*print)(struct cj_cpu_state* s, const char* text, uint32_t len);
+    // A block run as a loop whose thread spun in a while loop (CJ_SYNC_YIELD) hands the rest of its threads over
+    // to a new loop on a fiber of the launcher's (cpu_launch.cpp, "segments"); the loop that handed over sees this
+    // set while it runs and stops after its running thread.
+    int32_t last_thread;
 };
 #define CJ_CPU_MAX_ENDED_THREADS 1024
 

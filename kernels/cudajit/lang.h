@@ -125,9 +125,9 @@ template <class R, class... P> struct c_extern_arity<R (*)(P...)> {
 };
 
 // cuda.match_all_sync(mask, value) -> (mask of equal lanes, all equal)
-template <class T> CJ_INLINE Tuple<int32_t, bool> match_all_tuple(uint32_t mask, T v) {
+template <class T> CJ_INLINE Tuple<int32_t, bool> match_all_tuple(uint32_t mask, T v CJ_CALLER) {
     int32_t pred;
-    uint32_t m = match_all_sync(mask, v, &pred);
+    uint32_t m = match_all_sync(mask, v, &pred CJ_CALLER_ARGS);
     return make_tuple(int32_t(m), pred != 0);
 }
 template <class T> CJ_INLINE UniTuple<T, 2> polar_tuple(complex<T> z) {

@@ -138,7 +138,7 @@ CJ_INLINE int32_t grid_sync(grid_group) {
 // lock, a ready flag) waits for it as on the GPU, where the threads of a block progress independently.
 #define CJ_SPIN_COUNTER(c) uint32_t c = 0
 #define CJ_SPIN_POLL(c) \
-    do { if (__builtin_expect((++(c) & 1023u) == 0, 0)) ::cj::cpu_detail::spin_yield(); } while (0)
+    do { if (__builtin_expect((++(c) & 1023u) == 0, 0)) ::cj::cpu_detail::spin_yield(c); } while (0)
 
 namespace cj {
 namespace cpu_detail {
@@ -184,17 +184,31 @@ inline void loop_poll() {
         poll_launcher();
 }
 
-inline int32_t sync(int32_t op, uint32_t arg) {
+inline int32_t sync(int32_t op, uint32_t arg, const cj_cpu_where* where) {
     cj_cpu_state* s = state;
-    int32_t r = s->sync(s, op, arg);
+    int32_t r = s->sync(s, op, arg, where);
     if (r < 0) throw Abort{};
     return r;
 }
 
-// CJ_SPIN_POLL's slow path: a fiber hands over to the next runnable one of its block (a block run as a loop has
-// none to hand over to: its threads run one after another).
-[[gnu::noinline, gnu::cold]] inline void spin_yield() {
-    if (!state->run_block) sync(CJ_SYNC_YIELD, 0);
+// A barrier's or collective's call (CJ_CALLER's parameters) as the launcher reads it.
+#define CJ_WHERE(name) const cj_cpu_where cj_where = {name, cj_file, cj_function, cj_line}
+
+// The unit has while loops (the compiler's CJ_CPU_SPINS): a thread of a block run as a loop that spins in one may
+// hand the block's later threads over to another loop (spin_yield), so each loop checks after each thread whether
+// it still runs the rest of its block (Entry::run_threads). Other units skip the check.
+#if defined(CJ_CPU_SPINS)
+constexpr bool may_spin = true;
+#else
+constexpr bool may_spin = false;
+#endif
+
+// CJ_SPIN_POLL's slow path, every 1024th iteration `count` of a while loop: a fiber hands over to the next runnable
+// one of its block; in a block run as a loop, a thread that has spun a while hands the block's later threads over
+// to a loop on a fiber of their own, then takes turns with it (cpu_launch.cpp, Worker::yield_segment). Without
+// CJ_CPU_SPINS a loop cannot stop early: its threads run one after another, as before.
+[[gnu::noinline, gnu::cold]] inline void spin_yield(uint32_t count) {
+    if (may_spin || !state->run_block) sync(CJ_SYNC_YIELD, count, nullptr);
 }
 
 // Thrown by a failed index check (debug.h, index_error) or a raise in a debug kernel (debug_raise) after it
@@ -219,8 +233,9 @@ template <class... P> struct Entry {
     using Indices = std::index_sequence_for<P...>;
     using Args = Params<Indices, P...>;
 
-    // Runs every thread of block s->ctaid (a kernel without barriers), or in a fiber the one thread s->tid:
-    // the same loop, over the whole block or over a box of one thread.
+    // Runs the threads of block s->ctaid from s->tid to the block's end (a kernel without barriers: the launcher
+    // sets s->tid to (0,0,0) per block), or in a fiber the one thread s->tid: the same loop, over the block or
+    // over a box of one thread.
     template <void (*Kernel)(P...)> static void run(cj_cpu_state* s) { run_fits<Kernel, Kernel, Fits<>>(s); }
 
     // The same, where the block runs Fast when every axis of F holds the whole block's grid index (Fast is
@@ -234,7 +249,7 @@ template <class... P> struct Entry {
         if (s->ended > CJ_CPU_MAX_ENDED_THREADS) return;
         int32_t from[3], end[3];
         for (int k = 0; k < 3; ++k) {
-            from[k] = s->run_block ? 0 : s->tid[k];
+            from[k] = s->tid[k];
             end[k] = s->run_block ? s->ntid[k] : s->tid[k] + 1;
         }
         try {
@@ -262,13 +277,14 @@ template <class... P> struct Entry {
     }
 
     // A thread that ends early (EndThread, after an index error or a debug raise) leaves the loops; the others go on from the
-    // next thread, unless so many have ended that the launch stops (cpu_exec.h, CJ_CPU_MAX_ENDED_THREADS).
+    // next thread, unless so many have ended that the launch stops (cpu_exec.h, CJ_CPU_MAX_ENDED_THREADS), or this
+    // loop handed the rest of its block over to another (last_thread).
     template <void (*Kernel)(P...)> static void run_box(const Args& args, int32_t from[3], const int32_t end[3]) {
         for (;;) {
             try {
                 return run_threads<Kernel>(args, from, end, Indices{});
             } catch (const EndThread&) {
-                if (++state->ended > CJ_CPU_MAX_ENDED_THREADS) return;
+                if (++state->ended > CJ_CPU_MAX_ENDED_THREADS || state->last_thread) return;
                 for (int k = 0; k < 3; ++k) from[k] = state->tid[k];
                 ++from[0];  // the loops carry an x past the end of its row over to the next row
             }
@@ -281,6 +297,8 @@ template <class... P> struct Entry {
     // the loops other than their end is a throw, so no failure path joins the loop again and the block's
     // indices are not reloaded from memory per thread. Not inlined into run_box: a function with a landing
     // pad keeps values live across the kernel's calls in memory (the naive matmul's float accumulator: 1.8x).
+    // In a unit with while loops (may_spin), a thread that spun in one may have handed the block's later threads
+    // over to another loop (spin_yield): this one then stops after it (one predictable branch per thread).
     template <void (*Kernel)(P...), size_t... I>
     [[gnu::noinline]] static void run_threads(const Args& args, const int32_t from[3], const int32_t end[3],
                                               std::index_sequence<I...>) {
@@ -294,6 +312,7 @@ template <class... P> struct Entry {
                 for (int32_t x = x0; x < nx; ++x) {
                     s->tid[0] = x;
                     Kernel(static_cast<const Slot<I, P>&>(args).value...);
+                    if (may_spin && __builtin_expect(s->last_thread != 0, 0)) return;
                 }
             }
         }
@@ -321,11 +340,26 @@ inline int32_t laneid() {
 }
 inline int32_t warpsize() { return 32; }
 
-inline void syncthreads() { cpu_detail::sync(CJ_SYNC_THREADS, 0); }
-inline int32_t syncthreads_count(int32_t pred) { return cpu_detail::sync(CJ_SYNC_COUNT, pred != 0); }
-inline int32_t syncthreads_and(int32_t pred) { return cpu_detail::sync(CJ_SYNC_AND, pred != 0); }
-inline int32_t syncthreads_or(int32_t pred) { return cpu_detail::sync(CJ_SYNC_OR, pred != 0); }
-inline void syncwarp(uint32_t mask = 0xffffffffu) { cpu_detail::sync(CJ_SYNC_WARP, mask); }
+inline void syncthreads(CJ_CALLER_ONLY) {
+    CJ_WHERE("syncthreads");
+    cpu_detail::sync(CJ_SYNC_THREADS, 0, &cj_where);
+}
+inline int32_t syncthreads_count(int32_t pred CJ_CALLER) {
+    CJ_WHERE("syncthreads_count");
+    return cpu_detail::sync(CJ_SYNC_COUNT, pred != 0, &cj_where);
+}
+inline int32_t syncthreads_and(int32_t pred CJ_CALLER) {
+    CJ_WHERE("syncthreads_and");
+    return cpu_detail::sync(CJ_SYNC_AND, pred != 0, &cj_where);
+}
+inline int32_t syncthreads_or(int32_t pred CJ_CALLER) {
+    CJ_WHERE("syncthreads_or");
+    return cpu_detail::sync(CJ_SYNC_OR, pred != 0, &cj_where);
+}
+inline void syncwarp(uint32_t mask = 0xffffffffu CJ_CALLER) {
+    CJ_WHERE("syncwarp");
+    cpu_detail::sync(CJ_SYNC_WARP, mask, &cj_where);
+}
 
 // Threads of one block share an OS thread, so the block fence only has to stop the compiler from
 // moving memory accesses across it; device and system fences order against other OS threads.
@@ -338,7 +372,8 @@ inline uint32_t dynamic_shared_bytes() { return uint32_t(cpu_detail::state->dyna
 
 // Warp collectives. Each thread publishes its value in the block's exchange slots, waits at
 // syncwarp(mask) (a fiber switch), then reads the lanes it needs. Reading a lane outside the mask
-// is undefined, as on the GPU.
+// is undefined, as on the GPU; a mask without the calling lane (undefined on the GPU) is an error the launcher
+// raises, naming the collective and its caller (cj_cpu_where).
 namespace cpu_detail {
 
 inline int32_t linear_tid(const cj_cpu_state* s) {
@@ -347,12 +382,12 @@ inline int32_t linear_tid(const cj_cpu_state* s) {
 
 // Publishes v for the warp, waits for the lanes of mask, returns the warp's 32 slots (16 bytes each) as they were
 // when this thread's group was released (cpu_exec.h, cj_cpu_warp_exchange).
-template <class T> inline const unsigned char* warp_exchange(uint32_t mask, const T& v) {
+template <class T> inline const unsigned char* warp_exchange(uint32_t mask, const T& v, const cj_cpu_where* where) {
     static_assert(sizeof(T) <= 16, "warp collectives take values of at most 16 bytes");
     cj_cpu_state* s = state;
     int32_t t = linear_tid(s);
     memcpy(s->warp->slot[t], &v, sizeof(T));
-    sync(CJ_SYNC_WARP, mask);
+    sync(CJ_SYNC_WARP, mask, where);
     return s->warp->view[t];
 }
 
@@ -364,8 +399,8 @@ template <class T> inline T slot_value(const unsigned char* slots, int32_t lane)
 
 inline uint32_t existing_lanes();
 
-inline uint32_t ballot(uint32_t mask, int32_t pred) {
-    const unsigned char* slots = warp_exchange(mask, int32_t(pred != 0));
+inline uint32_t ballot(uint32_t mask, int32_t pred, const cj_cpu_where* where) {
+    const unsigned char* slots = warp_exchange(mask, int32_t(pred != 0), where);
     uint32_t bits = 0;
     for (uint32_t rest = mask & existing_lanes(); rest; rest &= rest - 1) {     // lanes past the block's end: no votes
         int32_t lane = __builtin_ctz(rest);
@@ -387,50 +422,70 @@ inline uint32_t existing_lanes() {
 // another branch, or exited, are not active. The lanes of the warp run until each waits at an activemask, waits at
 // another barrier or has exited; those waiting at the same call (`site`, a number the compiler gives each call in
 // the source) form the mask.
-inline uint32_t activemask(uint32_t site) {
+inline uint32_t activemask(uint32_t site CJ_CALLER) {
     cj_cpu_state* s = cpu_detail::state;
-    cpu_detail::sync(CJ_SYNC_CONVERGE, site);
+    CJ_WHERE("activemask");
+    cpu_detail::sync(CJ_SYNC_CONVERGE, site, &cj_where);
     return s->warp->converged[cpu_detail::linear_tid(s)];
 }
 inline uint32_t lanemask_lt() { return (1u << laneid()) - 1; }
-inline uint32_t ballot_sync(uint32_t mask, int32_t pred) { return cpu_detail::ballot(mask, pred); }
-inline int32_t all_sync(uint32_t mask, int32_t pred) {
-    return cpu_detail::ballot(mask, pred) == (mask & cpu_detail::existing_lanes());
+inline uint32_t ballot_sync(uint32_t mask, int32_t pred CJ_CALLER) {
+    CJ_WHERE("ballot_sync");
+    return cpu_detail::ballot(mask, pred, &cj_where);
 }
-inline int32_t any_sync(uint32_t mask, int32_t pred) { return cpu_detail::ballot(mask, pred) != 0; }
-inline int32_t eq_sync(uint32_t mask, int32_t pred) {
-    uint32_t bits = cpu_detail::ballot(mask, pred);
+inline int32_t all_sync(uint32_t mask, int32_t pred CJ_CALLER) {
+    CJ_WHERE("all_sync");
+    return cpu_detail::ballot(mask, pred, &cj_where) == (mask & cpu_detail::existing_lanes());
+}
+inline int32_t any_sync(uint32_t mask, int32_t pred CJ_CALLER) {
+    CJ_WHERE("any_sync");
+    return cpu_detail::ballot(mask, pred, &cj_where) != 0;
+}
+inline int32_t eq_sync(uint32_t mask, int32_t pred CJ_CALLER) {
+    CJ_WHERE("eq_sync");
+    uint32_t bits = cpu_detail::ballot(mask, pred, &cj_where);
     return bits == 0 || bits == (mask & cpu_detail::existing_lanes());
 }
-template <class T> inline T shfl_sync(uint32_t mask, T v, int32_t src_lane) {
-    return cpu_detail::slot_value<T>(cpu_detail::warp_exchange(mask, v), src_lane & 31);
+template <class T> inline T shfl_sync(uint32_t mask, T v, int32_t src_lane CJ_CALLER) {
+    CJ_WHERE("shfl_sync");
+    return cpu_detail::slot_value<T>(cpu_detail::warp_exchange(mask, v, &cj_where), src_lane & 31);
 }
-template <class T> inline T shfl_up_sync(uint32_t mask, T v, uint32_t delta) {
+template <class T> inline T shfl_up_sync(uint32_t mask, T v, uint32_t delta CJ_CALLER) {
+    CJ_WHERE("shfl_up_sync");
     int32_t lane = laneid();
-    const unsigned char* slots = cpu_detail::warp_exchange(mask, v);
+    const unsigned char* slots = cpu_detail::warp_exchange(mask, v, &cj_where);
     return delta <= uint32_t(lane) ? cpu_detail::slot_value<T>(slots, lane - int32_t(delta)) : v;
 }
-template <class T> inline T shfl_down_sync(uint32_t mask, T v, uint32_t delta) {
+template <class T> inline T shfl_down_sync(uint32_t mask, T v, uint32_t delta CJ_CALLER) {
+    CJ_WHERE("shfl_down_sync");
     int32_t lane = laneid();
-    const unsigned char* slots = cpu_detail::warp_exchange(mask, v);
+    const unsigned char* slots = cpu_detail::warp_exchange(mask, v, &cj_where);
     return delta <= uint32_t(31 - lane) ? cpu_detail::slot_value<T>(slots, lane + int32_t(delta)) : v;
 }
-template <class T> inline T shfl_xor_sync(uint32_t mask, T v, int32_t lane_mask) {
+template <class T> inline T shfl_xor_sync(uint32_t mask, T v, int32_t lane_mask CJ_CALLER) {
+    CJ_WHERE("shfl_xor_sync");
     uint32_t src = uint32_t(laneid()) ^ uint32_t(lane_mask);
-    const unsigned char* slots = cpu_detail::warp_exchange(mask, v);
+    const unsigned char* slots = cpu_detail::warp_exchange(mask, v, &cj_where);
     return src < 32 ? cpu_detail::slot_value<T>(slots, int32_t(src)) : v;
 }
-template <class T> inline uint32_t match_any_sync(uint32_t mask, T v) {
-    const unsigned char* slots = cpu_detail::warp_exchange(mask, v);
+namespace cpu_detail {
+template <class T> inline uint32_t match(uint32_t mask, const T& v, const cj_cpu_where* where) {
+    const unsigned char* slots = warp_exchange(mask, v, where);
     uint32_t same = 0;
-    for (uint32_t rest = mask & cpu_detail::existing_lanes(); rest; rest &= rest - 1) {    // as the GPU: lanes that exist
+    for (uint32_t rest = mask & existing_lanes(); rest; rest &= rest - 1) {    // as the GPU: lanes that exist
         int32_t lane = __builtin_ctz(rest);
         if (memcmp(slots + 16 * lane, &v, sizeof(T)) == 0) same |= 1u << lane;
     }
     return same;
 }
-template <class T> inline uint32_t match_all_sync(uint32_t mask, T v, int32_t* pred) {
-    uint32_t same = match_any_sync(mask, v);
+}  // namespace cpu_detail
+template <class T> inline uint32_t match_any_sync(uint32_t mask, T v CJ_CALLER) {
+    CJ_WHERE("match_any_sync");
+    return cpu_detail::match(mask, v, &cj_where);
+}
+template <class T> inline uint32_t match_all_sync(uint32_t mask, T v, int32_t* pred CJ_CALLER) {
+    CJ_WHERE("match_all_sync");
+    uint32_t same = cpu_detail::match(mask, v, &cj_where);
     *pred = same == (mask & cpu_detail::existing_lanes());
     return *pred ? same : 0;
 }
@@ -441,8 +496,9 @@ inline void nanosleep(uint32_t) { sched_yield(); }
 // of the whole grid's fibers.
 struct grid_group {};
 inline grid_group this_grid() { return grid_group{}; }
-inline int32_t grid_sync(grid_group) {
-    cpu_detail::sync(CJ_SYNC_GRID, 0);
+inline int32_t grid_sync(grid_group CJ_CALLER) {
+    CJ_WHERE("grid.sync");
+    cpu_detail::sync(CJ_SYNC_GRID, 0, &cj_where);
     return 0;
 }
 

@@ -181,6 +181,7 @@ class Program:
         self._site_index = {}
         self.constants = []          # file-scope CJ_CONSTANT arrays
         self.cooperative = False     # cuda.cg.this_grid() is used: the kernel needs a cooperative launch
+        self.spins = False           # a while loop: on the CPU a thread of a block run as a loop may wait in it
         self.frozen = {}             # id(ndarray) -> (array kept alive, Value)
         self.names = set()
         self.listings = []
@@ -459,6 +460,9 @@ def compile_kernel(pyfunc, argtypes, options=None):
         if prog.cooperative:
             head.insert(3, (0, "#define CJ_INDEX_ERROR_RUNS_ON 1  // grid sync waits for every block's thread 0",
                             None))
+    if prog.spins:
+        head.insert(2, (0, "#define CJ_CPU_SPINS 1  // while loops: a CPU block loop may hand its later threads "
+                           "over to a fiber (thread.h)", None))
     body = [(0, c, None) for c in prog.constants] + ([(0, "", None)] if prog.constants else [])
     body += _externs(prog)
     body += _prototypes(prog)

@@ -678,7 +678,8 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin, ClosureMixi
         always = cond.is_const and cond.const is True or cond.code == "true"
         self.env = self._merge(None if always else after_cond, *ctx.breaks)
         self.loop_sites[id(node)] = loop_site
-        spin = self.temp("spin")                   # CPU: a spinning loop lets its block's other fibers run
+        spin = self.temp("spin")                   # CPU: a spinning loop lets its block's other threads run
+        self.program.spins = True
         self.emit(f"CJ_SPIN_COUNTER({spin});", node)
         self.emit(f"while ({cond.code}) {{", node)
         self.emit_loop_poll()

@@ -300,17 +300,19 @@ def install():
 
 
 class _Missing:
-    """Stands for a numba internal that cudajit does not have: importing it works (so that the test file's other
-    tests run), and any use raises, failing the tests that need it."""
+    """Stands for a numba internal that cudajit does not have: importing it and registering with it work (so that
+    the test file's other tests run) and do nothing, so the tests that need it fail.""" 
 
     def __init__(self, name):
         self._name = name
 
     def __getattr__(self, attr):
-        raise NotImplementedError(f"numba-cuda's {self._name}.{attr} (an internal cudajit does not have)")
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        return _Missing(f"{self._name}.{attr}")     # ``typeof_impl.register(cls)``: a decorator that does nothing
 
     def __call__(self, *args, **kwargs):
-        if len(args) == 1 and callable(args[0]) and not kwargs:   # used as a decorator: leaves the function
+        if len(args) == 1 and isinstance(args[0], _pytypes.FunctionType) and not kwargs:  # a decorator: no-op
             return args[0]
         return _RegisteringDecorator()
 

@@ -276,3 +276,32 @@ def test_prange_is_range_in_kernels(backend, rng):
     out = np.zeros(50)
     row_sums.forall(50)(a, out)
     np.testing.assert_allclose(out, a.sum(axis=1) + a[:, 1::2].sum(axis=1), rtol=1e-12)
+
+
+@cuda.jit
+def rebind_to_rows(triangles, r0s, out):
+    # disimpy's test kernels: each parameter is rebound to its own row (3-d -> 2-d, 2-d -> 1-d), as Numba's SSA
+    # versions of a name type apart; `n` changes from int to tuple to float the same way
+    thread_id = cuda.grid(1)
+    if thread_id >= r0s.shape[0]:
+        return
+    r0s = r0s[thread_id]
+    triangles = triangles[thread_id]
+    n = r0s.shape[0]
+    acc = 0.0
+    for i in range(n):
+        acc += triangles[i, i] * r0s[i]
+    n = (acc, triangles[0, 1])
+    out[thread_id, 0] = n[0] - n[1]
+    n = acc * 2.0
+    out[thread_id, 1] = n
+
+
+def test_rebinding_a_name_to_another_type(backend, rng):
+    tri = rng.standard_normal((70, 3, 3))
+    r0 = rng.standard_normal((70, 3))
+    out = np.zeros((70, 2))
+    rebind_to_rows[3, 32](tri, r0, out)
+    acc = np.einsum("kii,ki->k", tri, r0)
+    np.testing.assert_allclose(out[:, 0], acc - tri[:, 0, 1], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(out[:, 1], acc * 2.0, rtol=1e-12, atol=1e-12)

@@ -55,6 +55,20 @@ def test_vectorize_eager_host_and_broadcast(backend, rng):
     np.testing.assert_allclose(d, np.sqrt(6.25 + 4 * a.astype(np.float64)), rtol=1e-14)
 
 
+def test_vectorize_scalars_alone_give_one_element(backend, rng):
+    # numba-cuda makes each scalar a 1-element array: a call of scalars alone returns shape (1,) (DLI's
+    # `gaussian_pdf(x[0], 0.0, 1.0)`), and a scalar beside a 0-d array broadcasts it to (1,) too
+    a, b = rng.random(2)
+    got = calls_device_function(np.float32(a), b)              # one signature: every scalar is cast to it
+    assert isinstance(got, np.ndarray) and got.shape == (1,) and got.dtype == np.float32
+    np.testing.assert_allclose(got[0], (np.float32(a) - np.float32(b)) * 0.5, rtol=1e-6)
+    got = discriminant(a, b)                                     # Python floats take the float64 signature
+    assert got.shape == (1,) and got.dtype == np.float64
+    np.testing.assert_allclose(got, [math.sqrt(b * b + 4 * a)], rtol=1e-14)
+    assert discriminant(np.asarray(a), b).shape == (1,)
+    assert discriminant(np.asarray(a), np.asarray(b)).shape == ()   # 0-d arrays alone stay 0-d
+
+
 def test_vectorize_of_a_lambda(backend, rng):
     # its name is '<lambda>', which the generated kernel must not take as its own
     eager = cuda.vectorize(["float64(float64, float64)"])(lambda x, y: x * y - 1.0)

@@ -63,7 +63,7 @@ CASES = [
     kernel("shared_array_negative_shape", "s = cuda.shared.array(-4, dtype=np.float32)\na[0] = s[0]", "shared", "-4"),
     kernel("shared_array_bad_dtype", "s = cuda.shared.array(4, dtype=object)\na[0] = 1", "shared", "object|dtype"),
     kernel("local_array_huge", "s = cuda.local.array(2**40, dtype=np.float64)\na[0] = s[0]", "local", "size|bytes|large"),
-    kernel("variable_changes_type", "x = 1\nx = (1, 2)\na[0] = 1", "x", "tuple|type|unify"),
+    kernel("variable_changes_type", "x = 1\nif a[0] > 0:\n    x = (1, 2)\na[0] = x[0]", "x", "tuple|type|unify"),
     kernel("atomic_on_scalar", "x = 1.0\ncuda.atomic.add(x, 0, 1)", "atomic"),
     kernel("atomic_bad_dtype", "cuda.atomic.add(a, 0, 1)", "atomic", "int8", args="np.zeros(4, np.int8)"),
     kernel("atomic_xor_on_float", "cuda.atomic.xor(a, 0, 1)", "atomic", "float"),

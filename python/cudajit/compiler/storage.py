@@ -9,7 +9,7 @@ first touches it (Python's function scoping, e.g. assigned in both branches of a
 carried from one loop iteration to the next).
 """
 from . import types as T
-from .typeconv import unify, unify_all
+from .typeconv import unify_all
 
 CPP_RESERVED = set("""
 alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t char32_t class compl
@@ -70,12 +70,9 @@ def assign_storage(tr):
                          "give the variable one type on every path (e.g. convert with float(...) or int(...))")
             if t == T.undefined or T.is_compile_time(t):     # None, a type, a function: no C++ variable
                 continue
-            # Webs of one name that never meet still get one Numba type (its typing unifies every definition of a
-            # variable): an int and then a tuple is an error, an int and then a float is not.
-            other = next(iter(by_type), None)
-            if other is not None and unify(other, t) is None:
-                tr.error(tr.def_nodes[keys[0]], f"cannot unify {other} and {t} for variable '{name}'",
-                         "use another name for the new value")
+            # Webs of one name that never meet are separate variables, as Numba's SSA versions are (``x``, ``x.1``):
+            # each keeps its own type, so ``r0 = r0[i]`` may turn a 2-d array parameter into its 1-d row, or an int
+            # into a tuple. Only definitions that meet at a use must unify (above).
             var = by_type.get(t)
             if var is None:
                 cname = base

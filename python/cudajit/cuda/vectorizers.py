@@ -152,7 +152,8 @@ class CUDAUFunc:
         scalars = {i for i, a in enumerate(args) if isinstance(a, (int, float, complex, np.number))}
         arrays = [_operand(a) for a in args]
         key, (resty, kernel) = self._resolve(tuple(np.dtype(a.dtype) for a in arrays), scalars)
-        arrays = [np.asarray(a, dtype=key[i]) if i in scalars else a for i, a in enumerate(arrays)]
+        # a scalar is a 1-element array, as numba-cuda's: a call of scalars alone gives shape (1,), not ()
+        arrays = [np.array([a], dtype=key[i]) if i in scalars else a for i, a in enumerate(arrays)]
         shape = np.broadcast_shapes(*(tuple(a.shape) for a in arrays))
         n = int(np.prod(shape))
         on_device = any(is_cuda_array(a) for a in args) or (out is not None and is_cuda_array(out))

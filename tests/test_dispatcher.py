@@ -511,7 +511,7 @@ def test_specialize(backend, rng):
         sk[1, 64](out.astype(np.float32), a, x.astype(np.float32))
     with pytest.raises(RuntimeError, match="Dispatcher already specialized"):   # numba-cuda's words
         sk.specialize(out0, a, x)
-    assert axpy.specializations[next(iter(axpy.specializations))] is sk
+    assert any(d is sk for d in axpy.specializations.values())
 
 
 def test_specialize_for_types(backend, rng):
@@ -526,7 +526,7 @@ def test_specialize_for_types(backend, rng):
     x, out0 = rng.random(40).astype(np.float32), rng.random(40).astype(np.float32)
     out = out0.copy()
     s32[1, 64](out, np.float32(2.5), x)
-    np.testing.assert_array_equal(out, np.float32(2.5) * x + out0)
+    np.testing.assert_allclose(out, np.float32(2.5) * x + out0, rtol=1e-6)   # the GPU fuses a multiply-add
     with pytest.raises(RuntimeError, match="Dispatcher already specialized"):
         s32.specialize(float64[::1], float64, float64[::1])
 
@@ -541,7 +541,7 @@ def test_shared_memory_carveout(backend, rng, carveout, percent):
     x, out0 = randn(rng, 300), randn(rng, 300)
     out = out0.copy()
     k[3, 128](out, 1.5, x)
-    np.testing.assert_array_equal(out, 1.5 * x + out0)
+    np.testing.assert_allclose(out, 1.5 * x + out0, rtol=1e-15)   # the GPU fuses a multiply-add
     kernel = next(iter(k.overloads.values())).kernel
     assert kernel.shared_memory_carveout == percent
 

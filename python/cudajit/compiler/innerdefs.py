@@ -14,30 +14,26 @@ import ast
 from .desugar import desugar
 
 
-class InnerDef(ast.stmt):
-    """A ``def`` inside a function. Fields: ``defaults`` (expressions of the enclosing scope), ``captures``
-    (a Name load per free name). Attributes: ``name``, ``fn`` (the FunctionDef), ``free`` (sorted free
+class _Inner:
+    """What InnerDef and InnerLambda share: the AST fields ``defaults`` (expressions of the enclosing scope) and
+    ``captures`` (a Name load per free name), the other attributes given as keywords."""
+    _fields = ("defaults", "captures")
+    _attributes = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+
+    def __init__(self, defaults=(), captures=(), **attrs):
+        super().__init__()
+        self.defaults, self.captures = list(defaults), list(captures)
+        for k, v in attrs.items():
+            setattr(self, k, v)
+
+
+class InnerDef(_Inner, ast.stmt):
+    """A ``def`` inside a function. Attributes: ``name``, ``fn`` (the FunctionDef), ``free`` (sorted free
     names), ``own_locals`` (the inner function's parameters and assigned names)."""
-    _fields = ("defaults", "captures")
-    _attributes = ("lineno", "col_offset", "end_lineno", "end_col_offset")
-
-    def __init__(self, defaults=(), captures=(), **attrs):
-        super().__init__()
-        self.defaults, self.captures = list(defaults), list(captures)
-        for k, v in attrs.items():
-            setattr(self, k, v)
 
 
-class InnerLambda(ast.expr):
+class InnerLambda(_Inner, ast.expr):
     """A ``lambda`` inside a function: as InnerDef, its ``fn`` a ``def <lambda>(args): return body``."""
-    _fields = ("defaults", "captures")
-    _attributes = ("lineno", "col_offset", "end_lineno", "end_col_offset")
-
-    def __init__(self, defaults=(), captures=(), **attrs):
-        super().__init__()
-        self.defaults, self.captures = list(defaults), list(captures)
-        for k, v in attrs.items():
-            setattr(self, k, v)
 
 
 class UnsupportedInnerDef(Exception):

@@ -264,25 +264,25 @@ def _compare_tuples(cx, node, op, xs, ys):
 
 
 def _all_of(tests):
-    if any(t.type == T.undefined for t in tests):
-        return Value(T.undefined, "?")
-    if any(t.is_const and t.const is False for t in tests):
-        return const_value(False)
-    live = [t for t in tests if not t.is_const]
-    if not live:
-        return const_value(True)
-    return live[0] if len(live) == 1 else Value(T.boolean, " && ".join(t.at(LAND + 1) for t in live), LAND)
+    return _join(tests, True)
 
 
 def _any_of(tests):
+    return _join(tests, False)
+
+
+def _join(tests, conjunction):
+    """``tests`` joined by ``&&`` (conjunction) or ``||``: a constant that decides folds the whole, constants that
+    do not drop out."""
     if any(t.type == T.undefined for t in tests):
         return Value(T.undefined, "?")
-    if any(t.is_const and t.const is True for t in tests):
-        return const_value(True)
+    if any(t.is_const and t.const is (not conjunction) for t in tests):
+        return const_value(not conjunction)
     live = [t for t in tests if not t.is_const]
     if not live:
-        return const_value(False)
-    return live[0] if len(live) == 1 else Value(T.boolean, " || ".join(t.at(LOR + 1) for t in live), LOR)
+        return const_value(conjunction)
+    op, prec = ("&&", LAND) if conjunction else ("||", LOR)
+    return live[0] if len(live) == 1 else Value(T.boolean, f" {op} ".join(t.at(prec + 1) for t in live), prec)
 
 
 def _negate(v):

@@ -25,6 +25,13 @@ CANONICAL_MODULES = {
 }
 
 
+def _may_define_functions(lines):
+    """False when the source cannot hold an inner def or lambda (one "def", no "lambda" in its text), so the
+    lifting pass (a walk of the whole tree) is skipped for nearly every kernel; a false True only costs the walk."""
+    text = "".join(lines)
+    return "lambda" in text or text.count("def") > 1
+
+
 class ParsedFunction:
     """A function's AST (the ``def`` node), its source location and the namespace it sees."""
     def __init__(self, pyfunc):
@@ -52,7 +59,8 @@ class ParsedFunction:
         _check_def(self.loc, self.tree)
         desugar(self.tree)
         try:
-            lift(self.tree)                   # defs and lambdas inside: placeholders (innerdefs.py)
+            if _may_define_functions(lines):
+                lift(self.tree)               # defs and lambdas inside: placeholders (innerdefs.py)
         except UnsupportedInnerDef as e:
             raise unsupported(self.loc, e.node, e.what, e.hint) from None
         a = self.tree.args

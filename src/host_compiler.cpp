@@ -280,22 +280,34 @@ std::string compile(const std::string& source, const std::vector<std::string>& o
     if (!write_file(src, source)) throw CompileError("cannot write " + src);
 
     std::string pch = precompiled_header(cxx, flag_list, flags, source, include_dir);
-    std::vector<std::string> argv = cxx.command;
-    argv.insert(argv.end(), kBaseFlags.begin(), kBaseFlags.end());
-    if (!pch.empty()) argv.insert(argv.end(), {"-I" + pch, "-Winvalid-pch"});
-    argv.push_back("-I" + include_dir);
-    argv.insert(argv.end(), options.begin(), options.end());
-    argv.insert(argv.end(), sanitize.begin(), sanitize.end());
-    argv.insert(argv.end(), {"-o", lib, src});
+    auto build = [&](bool with_pch, std::string* log) {
+        std::vector<std::string> argv = cxx.command;
+        argv.insert(argv.end(), kBaseFlags.begin(), kBaseFlags.end());
+        if (with_pch) argv.insert(argv.end(), {"-I" + pch, "-Winvalid-pch"});
+        argv.push_back("-I" + include_dir);
+        argv.insert(argv.end(), options.begin(), options.end());
+        argv.insert(argv.end(), sanitize.begin(), sanitize.end());
+        argv.insert(argv.end(), {"-o", lib, src});
+        return run(argv, log);
+    };
     std::string log;
-    int status = run(argv, &log);
-    std::remove(src.c_str());
+    int status = build(!pch.empty(), &log);
     if (!pch.empty()) {
         // GCC said why it read the header instead (-Winvalid-pch): drop the PCH, the next compile builds it again
         std::error_code ec;
         if (log.find("-Winvalid-pch") != std::string::npos) std::filesystem::remove_all(pch, ec);
-        else ++pch_uses;
+        else if (status == 0) ++pch_uses;
+        // Another process may have removed the PCH between the check above and GCC opening it (the cache's size
+        // limit, a stale entry; "cannot read PCH file"): such a compile is tried once more without it, and only
+        // that compile's errors are the user's.
+        bool pch_gone = !std::filesystem::exists(pch + "/cudajit/runtime.h.gch", ec);
+        if (status != 0 && (pch_gone || log.find("PCH") != std::string::npos || log.find(".gch") != std::string::npos)) {
+            log.clear();
+            status = build(false, &log);
+            if (status == 0 && !pch_gone) std::filesystem::remove_all(pch, ec);  // unreadable: built again later
+        }
     }
+    std::remove(src.c_str());
     if (status != 0) {
         std::remove(lib.c_str());
         throw CompileError("the host C++ compiler (" + cxx.identity + ") rejected the generated source:\n" + log);

@@ -88,6 +88,23 @@ def test_a_damaged_header_is_a_plain_compile_and_is_dropped(cache, rng):
     assert not pch.exists()                             # the next process builds it again
 
 
+def test_a_truncated_or_vanished_header_is_a_plain_compile(cache, rng):
+    """GCC fails outright ("cannot read ...gch") on a header cut short, or removed by another process between the
+    check and its open: the compile is done again without it, and a cut one is dropped."""
+    x = float(rng.uniform(-50, 50))
+    compile_and_call(unit(43), x)
+    [pch] = wait_for_pch(cache)
+    # the user's own errors reach them from the compile without the header, and a good header is kept
+    with pytest.raises(cudajit.errors.CompileError, match="rejected the generated source") as info:
+        compile_and_call(unit(59).replace("return cj::pymod(x, 59.0) + 1000.0;", "return undeclared_name;"), x)
+    assert "undeclared_name" in str(info.value) and ".gch" not in str(info.value)
+    assert pch.exists()
+    gch = pch / "cudajit" / "runtime.h.gch"
+    gch.write_bytes(gch.read_bytes()[:100])
+    assert compile_and_call(unit(47), x) == pytest.approx(np.mod(x, 47.0) + 1000.0, rel=1e-15)
+    assert not pch.exists()                             # the next process builds it again
+
+
 def test_cache_size_and_clear_count_it(cache, rng):
     compile_and_call(unit(17), float(rng.uniform(1, 2)))
     [pch] = wait_for_pch(cache)

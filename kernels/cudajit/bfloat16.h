@@ -6,6 +6,7 @@
 #pragma once
 #include "config.h"
 #include "half.h"
+#include "mathfuncs.h"
 
 namespace cj {
 
@@ -295,4 +296,40 @@ CJ_INLINE bfloat16 from_int16_bits(int16_t b) { return bfloat16::from_bits(stati
 CJ_INLINE bfloat16 from_uint16_bits(uint16_t b) { return bfloat16::from_bits(b); }
 
 }  // namespace bf16
+}  // namespace cj
+
+// Python's math functions of bfloat16 (mathfuncs.h has the float and double ones).
+namespace cj {
+namespace m {
+
+// bfloat16 (bfloat16.h): the float function's result rounded to bfloat16, as numba.cuda.bf16's h* functions (CUDA
+// computes them in float too). Exact for sqrt, floor, ceil, trunc, rint, fabs, fmin, fmax; the others round the
+// float result, so on the CPU and the GPU they agree but where the float results straddle a rounding boundary.
+#define CJ_BF16_1(name) \
+    CJ_INLINE bfloat16 name(bfloat16 x) { return bfloat16(name(float(x))); }
+CJ_BF16_1(sqrt)
+CJ_BF16_1(exp)
+CJ_BF16_1(exp2)
+CJ_BF16_1(log)
+CJ_BF16_1(log2)
+CJ_BF16_1(log10)
+CJ_BF16_1(sin)
+CJ_BF16_1(cos)
+CJ_BF16_1(tanh)
+CJ_BF16_1(floor)
+CJ_BF16_1(ceil)
+CJ_BF16_1(trunc)
+CJ_BF16_1(rint)
+#undef CJ_BF16_1
+CJ_INLINE bfloat16 fabs(bfloat16 x) { return bf16::abs(x); }
+// a NaN operand is ignored, as fmin/fmax's; in bits, so that a signalling NaN is no exception (glibc's fmaxf returns
+// NaN for one, the GPU's max.f32 the other operand)
+CJ_INLINE bfloat16 fmin(bfloat16 a, bfloat16 b) { return bf16::min(a, b); }
+CJ_INLINE bfloat16 fmax(bfloat16 a, bfloat16 b) { return bf16::max(a, b); }
+CJ_INLINE bool isnan(bfloat16 x) { return bf16::is_nan(x.bits); }
+CJ_INLINE bool isinf(bfloat16 x) { return (x.bits & 0x7fffu) == bf16::kInf; }
+CJ_INLINE bool isfinite(bfloat16 x) { return (x.bits & 0x7f80u) != bf16::kInf; }
+CJ_INLINE bool signbit(bfloat16 x) { return (x.bits & 0x8000u) != 0; }
+
+}  // namespace m
 }  // namespace cj

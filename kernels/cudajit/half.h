@@ -5,6 +5,7 @@
 // unary -, comparisons and fabs are the f16 instructions numba-cuda emits (same results, one instruction).
 #pragma once
 #include "config.h"
+#include "mathfuncs.h"
 
 namespace cj {
 
@@ -104,4 +105,42 @@ CJ_INLINE int32_t hisinf(half x) {
     return f > 3.4e38f ? 1 : (f < -3.4e38f ? -1 : 0);
 }
 
+}  // namespace cj
+
+// Python's math functions of float16 (mathfuncs.h has the float and double ones).
+namespace cj {
+namespace m {
+
+// float16 (half.h): computed in float and rounded to half, as CUDA's h* functions are specified.
+#define CJ_HALF1(name) \
+    CJ_INLINE half name(half x) { return half(name(float(x))); }
+CJ_HALF1(sqrt)
+CJ_HALF1(exp)
+CJ_HALF1(exp2)
+CJ_HALF1(log)
+CJ_HALF1(log2)
+CJ_HALF1(log10)
+CJ_HALF1(sin)
+CJ_HALF1(cos)
+CJ_HALF1(floor)
+CJ_HALF1(ceil)
+CJ_HALF1(trunc)
+CJ_HALF1(rint)
+#undef CJ_HALF1
+#if defined(CJ_GPU)
+CJ_INLINE half fabs(half x) {  // abs.f16, as numba-cuda
+    half r;
+    asm("abs.f16 %0, %1;" : "=h"(r.bits) : "h"(x.bits));
+    return r;
+}
+#else
+CJ_INLINE half fabs(half x) { return half(fabs(float(x))); }
+#endif
+CJ_INLINE half fmin(half a, half b) { return half(fmin(float(a), float(b))); }
+CJ_INLINE half fmax(half a, half b) { return half(fmax(float(a), float(b))); }
+CJ_INLINE bool isnan(half x) { return isnan(float(x)); }
+CJ_INLINE bool isinf(half x) { return isinf(float(x)); }
+CJ_INLINE bool isfinite(half x) { return isfinite(float(x)); }
+
+}  // namespace m
 }  // namespace cj

@@ -83,7 +83,9 @@ template <class T> CJ_INLINE T brev(T x) {
 }  // namespace cj
 
 #include "array.h"
+#if !defined(CJ_LEAN) || defined(CJ_WANT_CMATH)
 #include "cmathfuncs.h"
+#endif
 namespace cj {
 // abs() of a signed integer keeps its type (Numba); abs(INT_MIN) wraps as in two's complement.
 // (negated through the unsigned type: 0 - INT_MIN in the signed type is undefined, and NVRTC exploits that)
@@ -130,9 +132,11 @@ template <class T> CJ_INLINE Tuple<int32_t, bool> match_all_tuple(uint32_t mask,
     uint32_t m = match_all_sync(mask, v, &pred CJ_CALLER_ARGS);
     return make_tuple(int32_t(m), pred != 0);
 }
+#if !defined(CJ_LEAN) || defined(CJ_WANT_CMATH)
 template <class T> CJ_INLINE UniTuple<T, 2> polar_tuple(complex<T> z) {
     T phi;
     T r = m::polar(z, &phi);
     return UniTuple<T, 2>{{r, phi}};
 }
+#endif
 }  // namespace cj

@@ -4,12 +4,11 @@
 // CUDA target (GPU: CUDA's sqrtf/sqrt...; CPU: std::sqrt's float/double overloads). Integer arguments are
 // computed as double, as Numba does. Domain errors give NaN/inf like C (Numba), where Python raises ValueError.
 // Functions that return a Python tuple return the first element and write the others through out-pointers:
-// frexp(x, &e), modf(x, &ipart). Python's cmath module is in cmathfuncs.h.
+// frexp(x, &e), modf(x, &ipart). Python's cmath module is in cmathfuncs.h; the float16 and bfloat16 overloads are
+// at the end of half.h and bfloat16.h (a unit without those types does not parse them: runtime.h).
 #pragma once
 #include "config.h"
 #include "complex.h"
-#include "half.h"
-#include "bfloat16.h"
 
 namespace cj {
 namespace m {
@@ -120,66 +119,6 @@ template <class I> CJ_INLINE double radians(I x) { return radians(static_cast<do
 #undef CJ_MATH2
 #undef CJ_CALL_F
 #undef CJ_CALL_D
-
-// float16 (half.h): computed in float and rounded to half, as CUDA's h* functions are specified.
-#define CJ_HALF1(name) \
-    CJ_INLINE half name(half x) { return half(name(float(x))); }
-CJ_HALF1(sqrt)
-CJ_HALF1(exp)
-CJ_HALF1(exp2)
-CJ_HALF1(log)
-CJ_HALF1(log2)
-CJ_HALF1(log10)
-CJ_HALF1(sin)
-CJ_HALF1(cos)
-CJ_HALF1(floor)
-CJ_HALF1(ceil)
-CJ_HALF1(trunc)
-CJ_HALF1(rint)
-#undef CJ_HALF1
-#if defined(CJ_GPU)
-CJ_INLINE half fabs(half x) {  // abs.f16, as numba-cuda
-    half r;
-    asm("abs.f16 %0, %1;" : "=h"(r.bits) : "h"(x.bits));
-    return r;
-}
-#else
-CJ_INLINE half fabs(half x) { return half(fabs(float(x))); }
-#endif
-CJ_INLINE half fmin(half a, half b) { return half(fmin(float(a), float(b))); }
-CJ_INLINE half fmax(half a, half b) { return half(fmax(float(a), float(b))); }
-CJ_INLINE bool isnan(half x) { return isnan(float(x)); }
-CJ_INLINE bool isinf(half x) { return isinf(float(x)); }
-CJ_INLINE bool isfinite(half x) { return isfinite(float(x)); }
-
-// bfloat16 (bfloat16.h): the float function's result rounded to bfloat16, as numba.cuda.bf16's h* functions (CUDA
-// computes them in float too). Exact for sqrt, floor, ceil, trunc, rint, fabs, fmin, fmax; the others round the
-// float result, so on the CPU and the GPU they agree but where the float results straddle a rounding boundary.
-#define CJ_BF16_1(name) \
-    CJ_INLINE bfloat16 name(bfloat16 x) { return bfloat16(name(float(x))); }
-CJ_BF16_1(sqrt)
-CJ_BF16_1(exp)
-CJ_BF16_1(exp2)
-CJ_BF16_1(log)
-CJ_BF16_1(log2)
-CJ_BF16_1(log10)
-CJ_BF16_1(sin)
-CJ_BF16_1(cos)
-CJ_BF16_1(tanh)
-CJ_BF16_1(floor)
-CJ_BF16_1(ceil)
-CJ_BF16_1(trunc)
-CJ_BF16_1(rint)
-#undef CJ_BF16_1
-CJ_INLINE bfloat16 fabs(bfloat16 x) { return bf16::abs(x); }
-// a NaN operand is ignored, as fmin/fmax's; in bits, so that a signalling NaN is no exception (glibc's fmaxf returns
-// NaN for one, the GPU's max.f32 the other operand)
-CJ_INLINE bfloat16 fmin(bfloat16 a, bfloat16 b) { return bf16::min(a, b); }
-CJ_INLINE bfloat16 fmax(bfloat16 a, bfloat16 b) { return bf16::max(a, b); }
-CJ_INLINE bool isnan(bfloat16 x) { return bf16::is_nan(x.bits); }
-CJ_INLINE bool isinf(bfloat16 x) { return (x.bits & 0x7fffu) == bf16::kInf; }
-CJ_INLINE bool isfinite(bfloat16 x) { return (x.bits & 0x7f80u) != bf16::kInf; }
-CJ_INLINE bool signbit(bfloat16 x) { return (x.bits & 0x8000u) != 0; }
 
 }  // namespace m
 }  // namespace cj

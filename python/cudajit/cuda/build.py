@@ -59,9 +59,24 @@ def _params(ks):
 
 def nvrtc(source, name, flags, arch, cubin):
     """Every NVRTC compile of generated ``source`` (disk-cached; cubin or PTX bytes): with NVRTC's -minimal unless
-    the user's CUDA C++ is pasted into it (program.LINKED_SOURCES_MARK: it may need CUDA's runtime API headers)."""
+    the user's CUDA C++ is pasted into it (program.LINKED_SOURCES_MARK: it may need CUDA's runtime API headers),
+    and with only the parts of the runtime header its code names (compiler/headers.py). A unit the lean compile
+    rejects is compiled with the whole header, whose errors, if any, are the ones reported; under
+    CUDAJIT_CHECK_NVRTC=1 a unit that only the whole header compiles is an error (a part's names are missing)."""
+    from ..compiler.headers import lean_flags
     from ..compiler.program import LINKED_SOURCES_MARK
-    return _core.nvrtc_compile(source, name, flags, arch, cubin, LINKED_SOURCES_MARK not in source)
+    minimal = LINKED_SOURCES_MARK not in source
+    lean = lean_flags(source)
+    if lean is not None:
+        try:
+            return _core.nvrtc_compile(source, name, list(flags) + lean, arch, cubin, minimal)
+        except CompileError as e:
+            lean_error = e
+    image = _core.nvrtc_compile(source, name, flags, arch, cubin, minimal)
+    if lean is not None and os.environ.get("CUDAJIT_CHECK_NVRTC") == "1":
+        raise CompileError(f"cudajit bug: the unit compiles with the whole runtime header but not with {lean} "
+                           f"(compiler/headers.py's PARTS misses a name):\n{lean_error}")
+    return image
 
 
 def gpu_image(source, options, arch=None, cubin=True, name="kernel.cu"):

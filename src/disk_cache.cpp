@@ -434,17 +434,39 @@ std::string header_hash(const std::string& include_dir) {
     std::vector<std::string> names;
     std::error_code ec;
     for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec))
-        if (it->is_regular_file(ec)) names.push_back(fs::relative(it->path(), root, ec).string());
+        if (it->is_regular_file(ec)) names.push_back(it->path().lexically_relative(root).string());
     std::sort(names.begin(), names.end());
-    Sha256 sha;
+    // The files' identity (names, sizes, change times, inodes): a process that finds the hash of this very set of
+    // files recorded reads it instead of hashing them (~200 KB, about 1.4 ms of every warm start). Any write to a
+    // header changes its change time, so an edited one is hashed again; a record is only ever read for the files it
+    // was computed from (stat before read: an edit between them leaves a record no later identity matches).
+    std::vector<std::string> identity{"headers-1", root.string()};
     for (const std::string& name : names) {
-        std::string content = read_regular_file((root / name).string()).value_or(std::string());
-        sha.update_u64(name.size());
-        sha.update(name.data(), name.size());
-        sha.update_u64(content.size());
-        sha.update(content.data(), content.size());
+        struct stat st;
+        if (::stat((root / name).c_str(), &st) != 0) {
+            identity.clear();
+            break;
+        }
+        for (auto v : {uint64_t(st.st_size), uint64_t(st.st_ctim.tv_sec), uint64_t(st.st_ctim.tv_nsec),
+                       uint64_t(st.st_ino)})
+            identity.push_back(name + ":" + std::to_string(v));
     }
-    std::string h = sha.hex(16);
+    std::string id = identity.empty() ? std::string() : key(identity);
+    std::string h;
+    if (auto v = id.empty() ? std::nullopt : load(id, "headers"); v && v->size() == 32) {
+        h = *v;
+    } else {
+        Sha256 sha;
+        for (const std::string& name : names) {
+            std::string content = read_regular_file((root / name).string()).value_or(std::string());
+            sha.update_u64(name.size());
+            sha.update(name.data(), name.size());
+            sha.update_u64(content.size());
+            sha.update(content.data(), content.size());
+        }
+        h = sha.hex(16);
+        if (!id.empty() && !names.empty()) store(id, "headers", h);
+    }
     std::lock_guard<std::mutex> lock(mutex);
     computed.emplace(include_dir, h);
     return h;

@@ -64,7 +64,9 @@ void store(const std::string& key, const std::string& ext, std::string_view payl
 std::string pch_directory(const std::string& key);
 
 // A hash of every file under include_dir/cudajit/ (names and contents), computed once per
-// directory per process, so that editing a runtime header invalidates compiled kernels.
+// directory per process, so that editing a runtime header invalidates compiled kernels. Recorded in the cache
+// as a ".headers" entry keyed by the files' identity (names, sizes, change times, inodes), which a later process
+// with the very same files reads instead of hashing them.
 std::string header_hash(const std::string& include_dir);
 
 // 64-bit checksum of the trailer (fast, detects any single changed 8-byte word).

@@ -157,6 +157,47 @@ def test_header_hash_follows_contents(tmp_path):
     assert len(_core.header_hash(str(tmp_path / "missing"))) == 32
 
 
+def test_header_hash_is_recorded_by_the_files_identity(tmp_path, monkeypatch):
+    """A fresh process reads the hash of the very same files from the cache instead of hashing them; an edited
+    header (even one of the same size) is hashed again, and a changed record is never taken for other files."""
+    monkeypatch.setenv("CUDAJIT_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "inc" / "cudajit"
+    root.mkdir(parents=True)
+    rng = __import__("numpy").random.default_rng()
+    body = "".join(f"int v{k} = {int(rng.integers(1 << 30))};\n" for k in range(200))
+    (root / "runtime.h").write_text(body)
+    (root / "more.h").write_text("int y;")
+
+    def fresh():      # header_hash is kept per directory for the process: ask a new one
+        code = "import sys; from cudajit import _core; print(_core.header_hash(sys.argv[1]))"
+        out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "inc")], capture_output=True, text=True,
+                             env=dict(os.environ), check=True)
+        return out.stdout.strip()
+
+    def by_content():
+        sha = hashlib.sha256()
+        for name in sorted(["more.h", "runtime.h"]):
+            data = (root / name).read_bytes()
+            sha.update(struct.pack("<Q", len(name)) + name.encode() + struct.pack("<Q", len(data)) + data)
+        return sha.hexdigest()[:32]
+
+    first = fresh()
+    assert first == by_content()
+    records = list((tmp_path / "cache").glob("*.headers"))
+    assert len(records) == 1 and records[0].read_bytes()[:32].decode() == first
+    assert fresh() == first                                  # read from the record
+    # a record is only trusted for the files it names: a forged one for these files is what a later process reads,
+    # which shows the hash came from the record and not from the files
+    forged = "0" * 32
+    _core.cache_store(records[0].stem, "headers", forged.encode())
+    assert fresh() == forged
+    # the same size, other contents: the change time moves, the hash follows the contents again
+    time.sleep(0.01)
+    (root / "runtime.h").write_text(body.replace("int v0", "int w0"))
+    assert fresh() == by_content() != first
+    assert len(list((tmp_path / "cache").glob("*.headers"))) == 2
+
+
 @pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler")
 def test_shared_object_with_trailer_still_loads(cache_dir, tmp_path):
     src = tmp_path / "f.c"

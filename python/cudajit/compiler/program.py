@@ -185,7 +185,12 @@ class Program:
         self.frozen = {}             # id(ndarray) -> (array kept alive, Value)
         self.names = set()
         self.listings = []
-        self.reverse_names = reverse_map(list(I.REGISTRY) + _prefixes(I.REGISTRY))
+
+    @property
+    def reverse_names(self):
+        """id(object) -> intrinsic name (frontend.reverse_map), made on the first lookup: most kernels name
+        intrinsics through their modules (``cuda.grid``) and never need it."""
+        return reverse_map(_registry_names())
 
     def unique(self, base):
         name, n = base, 0
@@ -329,6 +334,15 @@ class Program:
             v = Value(t, f"cj::c_array({data}, {', '.join(str(n) for n in arr.shape)})", const=arr)
         self.frozen[id(arr)] = (arr, v)
         return v
+
+
+_REGISTRY_NAMES = [-1, ()]    # the size of I.REGISTRY they were made for; its names and their prefixes
+
+
+def _registry_names():
+    if _REGISTRY_NAMES[0] != len(I.REGISTRY):
+        _REGISTRY_NAMES[:] = [len(I.REGISTRY), tuple(list(I.REGISTRY) + _prefixes(I.REGISTRY))]
+    return _REGISTRY_NAMES[1]
 
 
 def _prefixes(names):

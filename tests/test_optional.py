@@ -217,22 +217,30 @@ def times(v, s=None):
     return v * s
 
 
+@cuda.jit(device=True)
+def times_if_big(v, s):
+    if v > 0.5:
+        s = 4.0                      # None on the other path: an Optional
+    return v if s is None else v * s
+
+
 @cuda.jit
 def scaled(a, out, scale=None):
     i = cuda.grid(1)
     if scale is None:
         scale = 2.5
     if i < a.shape[0]:
-        out[i] = a[i] * scale + times(a[i]) + times(a[i], 2)
+        out[i] = a[i] * scale + times(a[i]) + times(a[i], 2) + times(a[i], None) * 10 + times_if_big(a[i], None)
 
 
 def test_none_default_reassigned(backend, rng):
     a = rng.random(40)
     out = np.zeros(40)
+    tail = a * 35 + np.where(a > 0.5, a * 4, a)
     scaled[2, 32](a, out)
-    np.testing.assert_allclose(out, a * 2.5 + a * 5, rtol=1e-15)
+    np.testing.assert_allclose(out, a * 2.5 + tail, rtol=1e-15)
     scaled[2, 32](a, out, 4.0)
-    np.testing.assert_allclose(out, a * 4.0 + a * 5, rtol=1e-15)
+    np.testing.assert_allclose(out, a * 4.0 + tail, rtol=1e-15)
 
 
 # ---- a use of None ends the thread; debug=True raises ------------------------------------------------------------
@@ -319,6 +327,29 @@ def test_types_are_numbas():
     ks = compile_kernel(histogram.py_func, (types.float32[::1], types.float64, types.float64, types.int32[::1]))
     assert "compute_bin (float32, int64, float64, float64) -> OptionalType(int64)" in ks.source
     assert "cj::Optional<int64_t> bin_number" in ks.source
+
+
+def _maybe_next(x):
+    if x > 0:
+        return x + 1
+    else:
+        return
+
+
+def test_cuda_compile_of_a_function_returning_optional():
+    # numba-cuda's test_compile_cabi_calling_device_function_returning_optional, as PTX: the C wrapper declared to
+    # return int32 unwraps the Optional(int64) its callee returns
+    from cudajit import _core
+    if not _core.nvrtc_available()[0]:
+        pytest.skip("NVRTC not found")
+    maybe = cuda.jit(device=True)(_maybe_next)
+
+    def wrapper(x):
+        return maybe(x)
+    ptx, restype = cuda.compile(wrapper, types.int32(types.int32), output="ptx", abi="c")
+    assert restype == types.int32 and ".visible .func" in ptx and "wrapper" in ptx
+    ptx, restype = cuda.compile(wrapper, (types.int32,), output="ptx", abi="numba")
+    assert str(restype) == "OptionalType(int64)"
 
 
 def optional_tuple(a):

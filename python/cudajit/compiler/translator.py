@@ -783,6 +783,11 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin, ClosureMixi
                 prologue.append(f"{var.type.cpp} {var.cname} = {cast(self.omitted[name], var.type).code};")
                 var.declared_by = "param"
             if T.is_compile_time(t):
+                var = param_vars[name]
+                if t == T.none and var is not None and not var.declared_by:
+                    # a None argument reassigned a number: an Optional variable, None at the start
+                    prologue.append(f"{var.type.cpp} {var.cname}{{}};")
+                    var.declared_by = "param"
                 continue
             var = param_vars[name]
             packed = t.dtype if isinstance(t, T.EnumMember) and isinstance(t.dtype, T.BaseTuple) else t

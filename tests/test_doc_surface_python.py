@@ -524,27 +524,33 @@ def optional_device(v):
     return None
 
 
-OPTIONAL_REFUSED = {
-    "variable": (optional_variable, TypingError, "variable 'x' is None on one path and float64 on another",
-                 "a[1] = 0 if x is None"),
-}
+optional_variable_kernel = cuda.jit(optional_variable)
+returns_optional_kernel = cuda.jit(returns_optional)
 
 
-@pytest.mark.parametrize("row", OPTIONAL_REFUSED)
-def test_refused_optional(row):
-    # numba-cuda types a value that may be None at run time as Optional; cudajit needs None known when compiling
-    fn, exc, words, line = OPTIONAL_REFUSED[row]
-    refused(fn, (F64,), exc, words, line)
+def test_optional(backend, rng):
+    # numba-cuda types a value that may be None at run time as Optional (tests/test_optional.py has the rest)
+    for first, x in ((2.0, 1.5), (-2.0, 0.0)):
+        a = np.array([first, 7.0])
+        optional_variable_kernel[1, 1](a)
+        assert a[1] == x
+    a = rng.uniform(0.5, 1, 2)
+    returns_optional_kernel[1, 1](a)
+    assert a[0] == a[1]
+    b = np.array([5.0, -a[1]])                   # optional_device returns None: the use ends the thread
+    returns_optional_kernel[1, 1](b)
+    assert b[0] == 5.0
 
 
-def test_refused_optional_return():
-    with pytest.raises(TypingError) as info:
-        compile_kernel(returns_optional, (F64,))
-    lines, first = inspect.getsourcelines(optional_device.py_func)
-    line = first + next(k for k, text in enumerate(lines) if "return None" in text)
-    msg = str(info.value)
-    assert "'optional_device' returns None on one path and float64 on another" in msg, msg
-    assert f"test_doc_surface_python.py:{line}:" in msg, msg
+def test_refused_optional():
+    # a tuple (or array) that may be None stays refused
+    def optional_tuple_variable(a):
+        t = None
+        if a[0] > 0:
+            t = (a[0], a[0])
+        a[1] = 0 if t is None else t[0]
+    refused(optional_tuple_variable, (F64,), TypingError,
+            "variable 't' is None on one path and UniTuple(float64 x 2) on another", "a[1] = 0 if t is None")
 
 
 # ---- built-in functions --------------------------------------------------------------------------------------

@@ -139,4 +139,40 @@ template <class T> CJ_INLINE UniTuple<T, 2> polar_tuple(complex<T> z) {
     return UniTuple<T, 2>{{r, phi}};
 }
 #endif
+// Numba's Optional(T) for scalars: a value that may be None at run time (compiler/types.py, Optional). A value
+// -initialised one ({}) is None. The compiler unwraps it with opt_value wherever a T is needed.
+template <class T> struct Optional {
+    T value;
+    bool valid;
+};
+template <class T, class U> CJ_INLINE Optional<T> some(U v) { return Optional<T>{T(v), true}; }
+// T? to U?: None stays None (numba's optional_to_optional).
+template <class U, class T> CJ_INLINE Optional<U> opt_cast(const Optional<T>& o) {
+    return o.valid ? Optional<U>{U(o.value), true} : Optional<U>{};
+}
+
+// Ends the running CUDA thread without an error record: an Optional unwrapped as None in a kernel without
+// debug=True, where numba-cuda's TypeError status makes every caller return and the kernel with them. GPU: PTX
+// `exit`; CPU: EndThread, not counted against CJ_CPU_MAX_ENDED_THREADS (the launch raises nothing).
+#if defined(CJ_GPU)
+[[noreturn]] CJ_INLINE void end_thread() {
+    asm volatile("exit;");
+    __builtin_unreachable();
+}
+#else
+[[noreturn]] [[gnu::cold, gnu::noinline]] inline void end_thread() { throw cpu_detail::EndThread{false}; }
+#endif
+
+// The value of an Optional where a T is needed: None ends the thread (numba's TypeError "expected T, got None").
+template <class T> CJ_INLINE T opt_value(const Optional<T>& o) {
+    if (__builtin_expect(!o.valid, 0)) end_thread();
+    return o.value;
+}
+#if defined(CJ_ERROR_RECORD)
+// The same under debug=True: None raises that TypeError at error site `site` (debug.h).
+template <class T> CJ_INLINE T opt_value(const Optional<T>& o, int32_t site) {
+    if (__builtin_expect(!o.valid, 0)) debug_raise(site);
+    return o.value;
+}
+#endif
 }  // namespace cj

@@ -213,7 +213,10 @@ constexpr bool may_spin = false;
 
 // Thrown by a failed index check (debug.h, index_error) or a raise in a debug kernel (debug_raise) after it
 // recorded the error: ends the running CUDA thread only, as PTX `exit` ends it on the GPU. Its block goes on (Entry::run_box; a fiber exits).
-struct EndThread {};
+// `counted`: false for an end that raises nothing (lang.h, end_thread: an Optional that was None without debug).
+struct EndThread {
+    bool counted = true;
+};
 
 // A kernel's parameters as locals, parameter I in base Slot<I, P_I> (std::tuple without <tuple>'s compile time).
 template <size_t I, class T> struct Slot {
@@ -283,8 +286,8 @@ template <class... P> struct Entry {
         for (;;) {
             try {
                 return run_threads<Kernel>(args, from, end, Indices{});
-            } catch (const EndThread&) {
-                if (++state->ended > CJ_CPU_MAX_ENDED_THREADS || state->last_thread) return;
+            } catch (const EndThread& e) {
+                if ((e.counted && ++state->ended > CJ_CPU_MAX_ENDED_THREADS) || state->last_thread) return;
                 for (int k = 0; k < 3; ++k) from[k] = state->tid[k];
                 ++from[0];  // the loops carry an x past the end of its row over to the next row
             }

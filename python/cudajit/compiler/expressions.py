@@ -29,8 +29,32 @@ _BUILTIN_NAMES = {"abs", "min", "max", "round", "pow", "len", "int", "float", "b
                   "isinstance"}
 
 
+_TAKES_OPTIONAL = {"devfunc", "closure", "print"}
+
+
 class ExpressionMixin(IndexingMixin):
-    def visit_expr(self, node, target_hint=None):
+    def visit_expr(self, node, target_hint=None, optional=False):
+        """The expression's Value or Symbol. A value that may be None at run time (``types.Optional``) is unwrapped
+        (``unwrap_optional``) unless ``optional``: where it is kept (an assignment, a return, a device function's
+        argument, ``is None``)."""
+        v = self._visit_expr(node, target_hint)
+        if not optional and isinstance(v, Value) and isinstance(v.type, T.Optional):
+            return self.unwrap_optional(node, v)
+        return v
+
+    def unwrap_optional(self, node, v):
+        """An Optional used where its value is needed (numba's optional_to_any): when it is None the thread ends, as
+        numba-cuda's TypeError status ends it; under debug=True the launch raises TypeError('expected T, got None')
+        naming this line."""
+        inner = v.type.type
+        if self.program.options.debug:
+            site = 0 if not self.final else self.program.error_site(TypeError, (f"expected {inner}, got None",), self.loc, node)
+            self.may_raise = True
+            self.note_effect(raises=True)
+            return Value(inner, f"cj::opt_value({v.code}, {site})")
+        return Value(inner, f"cj::opt_value({v.code})")
+
+    def _visit_expr(self, node, target_hint=None):
         method = getattr(self, "expr_" + type(node).__name__, None)
         if method is None:
             self.unsupported(node, f"{describe_construct(node)} are not supported in CUDA kernels"
@@ -345,9 +369,12 @@ class ExpressionMixin(IndexingMixin):
 
     def expr_Compare(self, node):
         operands, effects = [], []
-        for n in [node.left] + node.comparators:
+        is_op = [isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops]
+        for i, n in enumerate([node.left] + node.comparators):
             mark = self.effects_mark()
-            operands.append(self.as_value(n, self.visit_expr(n)))
+            # an operand of `is` / `is not` only keeps an Optional (its test reads the flag); any other unwraps it
+            keep = all(is_op[j] for j in (i - 1, i) if 0 <= j < len(is_op))
+            operands.append(self.as_value(n, self.visit_expr(n, optional=keep)))
             effects.append(self.effects_since(mark))
         mark = self.effects_mark()
         result = self.comparisons(node, operands)
@@ -440,9 +467,9 @@ class ExpressionMixin(IndexingMixin):
         cond = self.condition(node.test)
         if cond.is_const and isinstance(cond.const, bool):      # the other branch is never typed (Numba prunes it)
             chosen = node.body if cond.const else node.orelse
-            return self.as_value(chosen, self.visit_expr(chosen))
-        a = self.as_value(node.body, self.visit_expr(node.body))
-        b = self.as_value(node.orelse, self.visit_expr(node.orelse))
+            return self.as_value(chosen, self.visit_expr(chosen, optional=True))
+        a = self.as_value(node.body, self.visit_expr(node.body, optional=True))
+        b = self.as_value(node.orelse, self.visit_expr(node.orelse, optional=True))
         if T.undefined in (a.type, b.type):
             # A branch not typed yet (a recursive call, a loop-carried variable): while typing, the other branch
             # gives the type so far (`n if n < 2 else fib(n - 1) + fib(n - 2)` has a base case); the passes'
@@ -488,6 +515,8 @@ class ExpressionMixin(IndexingMixin):
         v = self.as_value(node, v)
         if v.type == T.undefined:
             return Value(t, "?")
+        if isinstance(v.type, T.Optional) and not isinstance(t, T.Optional):
+            v = self.unwrap_optional(node, v)
         if v.type != t and fp8lib.involved(v.type, t):
             fp8lib.implicit_error(self, node, v, t)
         if datetimes.involved(v.type, t) and v.type != t and not datetimes.convertible(v.type, t):
@@ -573,6 +602,9 @@ class ExpressionMixin(IndexingMixin):
         else:
             func = self.visit_expr(node.func)
         args, bound, effects = [], [], []
+        # device functions take an Optional as it is (a specialisation of their own, as Numba's dispatcher); print()
+        # refuses one (_print_item); everything else unwraps it
+        keep = getattr(func, "path", None) in _TAKES_OPTIONAL
         for a in node.args:
             if isinstance(a, ast.Tuple) and getattr(func, "path", None) == "isinstance":
                 args.append(tuple(self.visit_expr(e) for e in a.elts))   # a tuple of classes: never a value
@@ -580,7 +612,7 @@ class ExpressionMixin(IndexingMixin):
                 continue
             if not isinstance(a, ast.Starred):
                 mark = self.effects_mark()
-                args.append(self.visit_expr(a))
+                args.append(self.visit_expr(a, optional=keep))
                 effects.append(self.effects_since(mark))
                 continue
             spread = self.starred_argument(a, bound)
@@ -591,7 +623,7 @@ class ExpressionMixin(IndexingMixin):
         kwargs = {}
         for k in node.keywords:
             mark = self.effects_mark()
-            kwargs[k.arg] = self.visit_expr(k.value)
+            kwargs[k.arg] = self.visit_expr(k.value, optional=keep)
             effects.append(self.effects_since(mark))
         if None in kwargs:
             self.unsupported(node, "**kwargs in calls is not supported in CUDA kernels")

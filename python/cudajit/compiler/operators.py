@@ -206,6 +206,13 @@ def compare(cx, node, op, a, b):
     if isinstance(a.type, T.BaseTuple) and isinstance(b.type, T.BaseTuple) and op not in ("is", "is not"):
         return _compare_tuples(cx, node, op, cx.tuple_elements(node, a), cx.tuple_elements(node, b))
     if op in ("is", "is not"):
+        opt = a if isinstance(a.type, T.Optional) else b if isinstance(b.type, T.Optional) else None
+        if opt is not None and T.none in (a.type, b.type):
+            # numba's optional_is_none: the valid flag
+            return Value(T.boolean, f"{'!' if op == 'is' else ''}{opt.at(PRIMARY)}.valid", UNARY if op == "is" else PRIMARY)
+        if opt is not None:
+            cx.unsupported(node, f"'{op}' between {a.type} and {b.type} is not supported in CUDA kernels",
+                           "compare a value that may be None with None only")
         if a.type == T.none or b.type == T.none:
             same = (a.type == T.none) == (b.type == T.none) if a.type == T.none and b.type == T.none else False
             r = same if op == "is" else not same

@@ -193,6 +193,9 @@ def _print_item(cx, node, v):
         return ("%lld", [f"(long long)({v.code})"]) if t.signed else ("%llu", [f"(unsigned long long)({v.code})"])
     if T.is_float(t):
         return "%f", [f"double({v.code})"]
+    if isinstance(t, T.Optional):
+        cx.error(node, f"print() of a value that may be None ({t}, Numba's Optional) is not supported in CUDA kernels",
+                 "print a conversion of it, e.g. print(float(x)), where it is not None")
     if isinstance(t, T.BaseTuple):
         parts = [_print_item(cx, node, e) for e in cx.tuple_elements(node, v)]
         fmt = ", ".join(p[0] for p in parts)

@@ -143,6 +143,12 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin, ClosureMixi
         self.undefined_uses = {}
         self.fit_codes = []
         self.visit_block(self.parsed.tree.body, new_block=False)
+        if self.env is not None and not self.is_kernel and self.returns_value \
+                and unify(self.return_type, T.none) is not None:
+            # The end is reachable in a function that returns a value: Python returns None there, so the function
+            # returns an Optional, as in Numba. (A tuple or array cudajit does not wrap keeps the C++ end.)
+            self._unify_return(self.parsed.tree, T.none)
+            self.emit(self._return_none())
         if final and self.undefined_uses:
             node, name = min(self.undefined_uses.values(), key=lambda u: (u[0].lineno, u[0].col_offset))
             self.error(node, f"local variable '{name}' is used before it is assigned",
@@ -199,13 +205,13 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin, ClosureMixi
     def unify_error(self, node, name, ts):
         """Definitions of ``name`` of types ``ts`` meet and have no common type."""
         names = sorted({str(t) for t in ts})
-        if T.none in ts:
-            # Numba makes such a variable Optional(T), checked at run time; here None must be known when compiling.
+        if T.none in ts or any(isinstance(t, T.Optional) for t in ts):
+            # Numba makes such a variable Optional(T); cudajit wraps booleans and numbers only (types.Optional)
             self.error(node, f"variable '{name}' is None on one path and {' or '.join(n for n in names if n != 'none')}"
-                             f" on another: a value that may be None at run time (Numba's Optional) is not "
-                             f"supported in cudajit kernels", "give it a value of one type on every path, e.g. a "
-                             "sentinel number with a flag, or decide with `is None` on a None that is known when "
-                             "compiling (an argument's default)")
+                             f" on another: a value that may be None at run time (Numba's Optional) is supported "
+                             f"in cudajit kernels for booleans and numbers only", "give it a value of one type on "
+                             "every path, e.g. a sentinel with a flag, or decide with `is None` on a None that is "
+                             "known when compiling (an argument's default)")
         self.error(node, f"cannot unify {' and '.join(names)} for variable '{name}'",
                    "give the variable one type on every path")
 
@@ -289,9 +295,10 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin, ClosureMixi
             self.typed_vars[(target.lineno, name)] = self.def_types.get(key, value.type)
         if not self.final:
             return ""
-        if T.is_compile_time(value.type):     # x = None, f = math.sqrt: no C++ variable (a call still runs)
-            return f"{value.code};" if value.code else ""
         var = self.storage.get(key)
+        if T.is_compile_time(value.type) and not (value.type == T.none and var is not None):
+            # x = None, f = math.sqrt: no C++ variable (a call still runs); None into an Optional variable is its None
+            return f"{value.code};" if value.code else ""
         if var is None:
             return ""
         sid = self._record("def", name, frozenset([key]), simple=simple)
@@ -343,6 +350,8 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin, ClosureMixi
         """The statement that ends this thread's work after a raise: return (a default value from a function)."""
         if self.is_kernel or self.return_type in (T.none, T.undefined):
             return "return;"
+        if isinstance(self.return_type, T.Optional):
+            return self._return_none()
         return f"return {self.return_type.cpp}{{}};"
 
     # ---- raise and assert (exceptions reach the host when the kernel is compiled with debug=True) ----------
@@ -429,7 +438,7 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin, ClosureMixi
             self.emit(f"{v.code};", node)
 
     def stmt_Assign(self, node):
-        value = self.visit_expr(node.value, target_hint=node.targets[0])
+        value = self.visit_expr(node.value, target_hint=node.targets[0], optional=True)
         if isinstance(value, Symbol) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             # a type or function: a compile-time local; an inner function (f = lambda ...) stays one
             value = closure_value(value.obj) if value.path == "closure" else self.argument_value(node.value, value)
@@ -440,7 +449,7 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin, ClosureMixi
     def stmt_AnnAssign(self, node):
         if node.value is None:
             return
-        value = self.as_value(node.value, self.visit_expr(node.value, target_hint=node.target))
+        value = self.as_value(node.value, self.visit_expr(node.value, target_hint=node.target, optional=True))
         self.assign(node.target, value, node, simple=True)
 
     def stmt_AugAssign(self, node):
@@ -717,26 +726,35 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin, ClosureMixi
             if not self.is_kernel:
                 self._unify_return(node, T.none)
             self.env = None
-            self.emit("return;", node)
+            self.emit(self._return_none(), node)
             return
         if self.is_kernel:
             self.error(node, "a kernel cannot return a value",
                        "write results into an array argument (kernels return nothing)")
-        v = self.as_value(node.value, self.visit_expr(node.value))
+        v = self.as_value(node.value, self.visit_expr(node.value, optional=True))
         self._unify_return(node, v.type)
         self.returns_value = True
         self.env = None
         if self.final:
             self.emit(f"return {cast(v, self.return_type).code};", node)
 
+    def _return_none(self):
+        """``return`` / ``return None``: of a function that returns an Optional, its None."""
+        if isinstance(self.return_type, T.Optional):
+            return f"return {self.return_type.cpp}{{}};"
+        return "return;"
+
     def _unify_return(self, node, t):
         if t == T.undefined:
             return
         new = unify(self.return_type, t)
-        if new is None and T.none in (self.return_type, t):
-            self.error(node, f"'{self.parsed.name}' returns None on one path and "
-                             f"{t if t != T.none else self.return_type} on another: a return value that may be None "
-                             f"at run time (Numba's Optional) is not supported in cudajit kernels",
+        if new is None and (T.none in (self.return_type, t) or isinstance(self.return_type, T.Optional)
+                            or isinstance(t, T.Optional)):
+            other = next(x for x in (t, self.return_type) if x != T.none and not isinstance(x, T.Optional)) \
+                if not all(x == T.none or isinstance(x, T.Optional) for x in (t, self.return_type)) else t
+            self.error(node, f"'{self.parsed.name}' returns None on one path and {other} on another: a value that "
+                             f"may be None at run time (Numba's Optional) is supported in cudajit kernels for "
+                             f"booleans and numbers only",
                        "return a value of one type on every path (e.g. a sentinel number)")
         if new is None:
             self.error(node, f"cannot unify return types {self.return_type} and {t}",
@@ -765,6 +783,11 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin, ClosureMixi
                 prologue.append(f"{var.type.cpp} {var.cname} = {cast(self.omitted[name], var.type).code};")
                 var.declared_by = "param"
             if T.is_compile_time(t):
+                var = param_vars[name]
+                if t == T.none and var is not None and not var.declared_by:
+                    # a None argument reassigned a number: an Optional variable, None at the start
+                    prologue.append(f"{var.type.cpp} {var.cname}{{}};")
+                    var.declared_by = "param"
                 continue
             var = param_vars[name]
             packed = t.dtype if isinstance(t, T.EnumMember) and isinstance(t.dtype, T.BaseTuple) else t

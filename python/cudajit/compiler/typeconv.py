@@ -57,6 +57,8 @@ def can_convert(src, dst):
     edge), or None when there is no conversion. Arrays and tuples follow Numba's ``can_convert_to``."""
     if src == dst:
         return Conversion.exact
+    if isinstance(src, T.Optional) or isinstance(dst, T.Optional):
+        return _optional_conversion(src, dst)
     if isinstance(dst, T.IntEnumMember):        # nothing else becomes a member
         return None
     if isinstance(src, T.IntEnumMember):
@@ -86,6 +88,20 @@ def _reachable(src):
                     nxt.append(peer)
         frontier = nxt
     return best
+
+
+def _optional_conversion(src, dst):
+    """Numba's Optional.can_convert_to/from: None becomes an Optional by promotion; T? to U? as T to U; T? to U no
+    better than safe (it is checked at run time); T to U? no better than promote."""
+    if isinstance(src, T.Optional) and isinstance(dst, T.Optional):
+        return can_convert(src.type, dst.type)
+    if isinstance(src, T.Optional):
+        c = can_convert(src.type, dst)
+        return None if c is None else max(c, Conversion.safe)
+    if src == T.none:
+        return Conversion.promote
+    c = can_convert(src, dst.type)
+    return None if c is None else max(c, Conversion.promote)
 
 
 def _array_conversion(src, dst):
@@ -151,12 +167,16 @@ def unify(a, b):
         return a
     if a is T.undefined:
         return b
+    if T.none in (a, b) or isinstance(a, T.Optional) or isinstance(b, T.Optional):
+        return _unify_optional(a, b)
     if T.bfloat16 in (a, b) and T.is_number(a) and T.is_number(b):
         return _unify_bfloat16(b if a == T.bfloat16 else a)
     if T.is_number(a) and T.is_number(b):
         return T.from_dtype(np.promote_types(a.dtype, b.dtype))
     if isinstance(a, T.BaseTuple) and isinstance(b, T.BaseTuple) and a.count == b.count:
         parts = [unify(x, y) for x, y in zip(a.types, b.types)]
+        if any(isinstance(p, T.Optional) for p in parts):     # Numba's tuple of Optionals: not supported here
+            return None
         return None if None in parts else T.Tuple(parts)
     if isinstance(a, T.Array) and isinstance(b, T.Array) and (a.dtype, a.ndim) == (b.dtype, b.ndim):
         return T.Array(a.dtype, a.ndim, a.layout if a.layout == b.layout else "A", a.readonly or b.readonly)
@@ -165,6 +185,16 @@ def unify(a, b):
         if c is not None and c <= Conversion.safe:
             return y
     return None
+
+
+def _unify_optional(a, b):
+    """None meeting T, or T? meeting U or U?: Optional(unify(T, U)) (Numba's NoneType.unify / Optional.unify), for
+    the scalars cudajit wraps (T.can_be_optional); None for anything else."""
+    inner = [t.type if isinstance(t, T.Optional) else t for t in (a, b) if t != T.none]
+    u = inner[0] if len(inner) == 1 else unify(*inner)
+    if u is None or not T.can_be_optional(u):
+        return None
+    return T.Optional(u)
 
 
 def _unify_bfloat16(other):

@@ -201,6 +201,24 @@ class NoneType(Type):
     name, cpp = "none", "void"
 
 
+class Optional(Type):
+    """A value that may be None at run time (Numba's ``Optional``): where a definition or return of None meets one of
+    a scalar ``type``. C++ ``cj::Optional<T>`` (lang.h): the value and a valid flag. Only scalars are wrapped; an
+    operation that needs a ``type`` unwraps it, which ends the thread (debug: raises TypeError) when it is None."""
+    def __init__(self, type_):
+        self.type = type_
+        self.name, self.cpp = f"OptionalType({type_})", f"cj::Optional<{type_.cpp}>"
+
+    @property
+    def key(self):
+        return self.type
+
+
+def can_be_optional(t):
+    """Whether cudajit wraps ``t`` in an Optional: booleans and numbers (not fp8, records or datetimes)."""
+    return isinstance(t, (Boolean, Integer, Float, Complex))
+
+
 class GridGroup(Type):
     """What ``cuda.cg.this_grid()`` returns (Numba's ``grid_group``): its one method is ``sync()``."""
     name, cpp = "grid_group", "cj::grid_group"

@@ -129,6 +129,8 @@ def cast(v, t):
     """``v`` converted to ``t`` (Numba's implicit conversion), as C++ code; unchanged if already ``t``."""
     if v.type == t:
         return v
+    if isinstance(t, T.Optional) or isinstance(v.type, T.Optional):
+        return _optional_cast(v, t)
     if isinstance(v.type, T.FP8):                    # CUDA's conversion operators (fp8.h); fp8lib checked t
         return Value(t, f"cj::fp8::to<{t.cpp}>({v.code})")
     if isinstance(t, T.NPTime):                      # to a finer unit (datetimes.convertible said it may)
@@ -163,6 +165,19 @@ def cast(v, t):
         return Value(t, f"({v.at(REL)} != 0)", PRIMARY)
     nonneg = v.nonneg or (T.is_int(t) and not t.signed)
     return Value(t, f"{t.cpp}({v.code})", nonneg=nonneg if T.is_number(t) else False)
+
+
+def _optional_cast(v, t):
+    """Conversions into and out of ``cj::Optional`` (lang.h). Out of one, this reads the value *unchecked*: it is
+    for a variable's use that only non-None definitions reach; a use that may meet None goes through
+    ``ExpressionMixin.unwrap_optional``, which checks the flag."""
+    if isinstance(t, T.Optional):
+        if v.type == T.none:
+            return Value(t, f"{t.cpp}{{}}")
+        if isinstance(v.type, T.Optional):
+            return Value(t, f"cj::opt_cast<{t.type.cpp}>({v.code})")
+        return Value(t, f"cj::some<{t.type.cpp}>({cast(v, t.type).code})")
+    return cast(Value(v.type.type, f"{v.at(PRIMARY)}.value"), t)
 
 
 def is_shape_constant(c):

@@ -61,8 +61,11 @@ def compile(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=Fals
 def _exported_wrapper(ds, name, abi, ret):
     """The ``extern "C"`` function that exposes the device function ``ds`` under ``name`` in ``abi``, returning
     ``ret``."""
+    from ..compiler import types
     params = [f"{t.cpp} a{i}" for i, t in enumerate(ds.signature.args)]
     call = f"{ds.cname}({', '.join(f'a{i}' for i in range(len(params)))})"
+    if isinstance(ds.return_type, types.Optional) and not isinstance(ret, types.Optional):
+        call = f"cj::opt_value({call})"        # a declared type: None ends the thread (no status to report it)
     if str(ret) != "none":
         call = f"static_cast<{ret.cpp}>({call})"
     if abi == "c":

@@ -98,6 +98,31 @@ def test_raise_without_debug_ends_the_thread_silently(backend, rng):
     np.testing.assert_allclose(out, expect, rtol=1e-15)
 
 
+@cuda.jit
+def roots_through_device_function(a, out, visits):
+    i = cuda.grid(1)
+    for k in range(i, a.size, cuda.gridsize(1)):          # a grid-stride loop: the raise ends it
+        out[k] = checked_sqrt(a[k])
+        visits[k] = 1
+
+
+def test_raise_in_device_function_without_debug_ends_the_thread(backend, rng):
+    """numba-cuda: the raise's error status makes every caller return, the kernel with them. The raising thread
+    stores nothing more, not even its own element (no default value comes back), and its later elements stay."""
+    a = rng.uniform(0, 4, 256)
+    a[[5, 40, 77]] = -rng.uniform(1, 2, 3)
+    out = np.full(256, -3.0)
+    visits = np.zeros(256, np.int32)
+    roots_through_device_function[2, 32](a, out, visits)   # 64 threads: thread t handles t, t + 64, ...
+    stopped = {5 % 64: 5, 40 % 64: 40, 77 % 64: 77}          # threads 5, 40 and 13
+    want = np.sqrt(np.abs(a))
+    seen = np.ones(256, np.int32)
+    for t, k in stopped.items():
+        want[k::64], seen[k::64] = -3.0, 0
+    np.testing.assert_allclose(out, want, rtol=1e-15)
+    np.testing.assert_array_equal(visits, seen)
+
+
 TABLE = np.arange(8.0)
 
 

@@ -346,14 +346,6 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin, ClosureMixi
             self.unsupported(node, f"{describe_construct(node)} is not supported in CUDA kernels", CONSTRUCT_HINTS.get(type(node)))
         method(node)
 
-    def _bail(self):
-        """The statement that ends this thread's work after a raise: return (a default value from a function)."""
-        if self.is_kernel or self.return_type in (T.none, T.undefined):
-            return "return;"
-        if isinstance(self.return_type, T.Optional):
-            return self._return_none()
-        return f"return {self.return_type.cpp}{{}};"
-
     # ---- raise and assert (exceptions reach the host when the kernel is compiled with debug=True) ----------
     def stmt_Raise(self, node):
         if node.cause is not None:
@@ -388,7 +380,9 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin, ClosureMixi
             site = self.program.error_site(cls, args, self.loc, node)
             self.emit(f"cj::debug_raise({site});", node, indent)
             return
-        self.emit(self._bail(), node, indent)
+        # numba-cuda: the raise's error status makes every caller return, and the kernel with them, so the thread
+        # ends (lang.h's end_thread in a device function; nothing is reported without debug)
+        self.emit("return;" if self.is_kernel else "cj::end_thread();", node, indent)
 
     def _exception(self, exc):
         """``raise E`` / ``raise E(constant args)`` -> (exception class, args), as Numba accepts them."""

@@ -297,14 +297,14 @@ std::string compile(const std::string& source, const std::vector<std::string>& o
         std::error_code ec;
         if (log.find("-Winvalid-pch") != std::string::npos) std::filesystem::remove_all(pch, ec);
         else if (status == 0) ++pch_uses;
-        // Another process may have removed the PCH between the check above and GCC opening it (the cache's size
-        // limit, a stale entry; "cannot read PCH file"): such a compile is tried once more without it, and only
-        // that compile's errors are the user's.
-        bool pch_gone = !std::filesystem::exists(pch + "/cudajit/runtime.h.gch", ec);
-        if (status != 0 && (pch_gone || log.find("PCH") != std::string::npos || log.find(".gch") != std::string::npos)) {
+        // Another process may have removed or replaced the PCH between the check above and GCC reading it (the
+        // cache's size limit, a damaged entry: "cannot read PCH file", "while reading precompiled header"; GCC words
+        // it several ways). A compile that failed with a PCH is tried once more without it: only that compile's
+        // errors are the user's, and when it succeeds the PCH was at fault and is dropped (built again later).
+        if (status != 0) {
             log.clear();
             status = build(false, &log);
-            if (status == 0 && !pch_gone) std::filesystem::remove_all(pch, ec);  // unreadable: built again later
+            if (status == 0) std::filesystem::remove_all(pch, ec);
         }
     }
     std::remove(src.c_str());

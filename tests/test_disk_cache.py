@@ -157,13 +157,12 @@ def test_header_hash_follows_contents(tmp_path):
     assert len(_core.header_hash(str(tmp_path / "missing"))) == 32
 
 
-def test_header_hash_is_recorded_by_the_files_identity(tmp_path, monkeypatch):
+def test_header_hash_is_recorded_by_the_files_identity(tmp_path, monkeypatch, rng):
     """A fresh process reads the hash of the very same files from the cache instead of hashing them; an edited
     header (even one of the same size) is hashed again, and a changed record is never taken for other files."""
     monkeypatch.setenv("CUDAJIT_CACHE_DIR", str(tmp_path / "cache"))
     root = tmp_path / "inc" / "cudajit"
     root.mkdir(parents=True)
-    rng = __import__("numpy").random.default_rng()
     body = "".join(f"int v{k} = {int(rng.integers(1 << 30))};\n" for k in range(200))
     (root / "runtime.h").write_text(body)
     (root / "more.h").write_text("int y;")

@@ -72,12 +72,7 @@ CJ_INLINE bool debug_claim(int32_t site) {
         cj_error_record.value[1] = v1;
         cj_error_record.value[2] = v2;
     }
-#if defined(CJ_GPU)
-    asm volatile("exit;");
-    __builtin_unreachable();
-#else
-    throw cpu_detail::EndThread{};
-#endif
+    end_thread(true);
 }
 
 // debug=True: a zero divisor raises ZeroDivisionError (numba-cuda's 'python' error model) before the division.

@@ -151,18 +151,6 @@ template <class U, class T> CJ_INLINE Optional<U> opt_cast(const Optional<T>& o)
     return o.valid ? Optional<U>{U(o.value), true} : Optional<U>{};
 }
 
-// Ends the running CUDA thread without an error record: an Optional unwrapped as None in a kernel without
-// debug=True, where numba-cuda's TypeError status makes every caller return and the kernel with them. GPU: PTX
-// `exit`; CPU: EndThread, not counted against CJ_CPU_MAX_ENDED_THREADS (the launch raises nothing).
-#if defined(CJ_GPU)
-[[noreturn]] CJ_INLINE void end_thread() {
-    asm volatile("exit;");
-    __builtin_unreachable();
-}
-#else
-[[noreturn]] [[gnu::cold, gnu::noinline]] inline void end_thread() { throw cpu_detail::EndThread{false}; }
-#endif
-
 // The value of an Optional where a T is needed: None ends the thread (numba's TypeError "expected T, got None").
 template <class T> CJ_INLINE T opt_value(const Optional<T>& o) {
     if (__builtin_expect(!o.valid, 0)) end_thread();

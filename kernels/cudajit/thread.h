@@ -213,7 +213,7 @@ constexpr bool may_spin = false;
 
 // Thrown by a failed index check (debug.h, index_error) or a raise in a debug kernel (debug_raise) after it
 // recorded the error: ends the running CUDA thread only, as PTX `exit` ends it on the GPU. Its block goes on (Entry::run_box; a fiber exits).
-// `counted`: false for an end that raises nothing (lang.h, end_thread: an Optional that was None without debug).
+// `counted`: false for an end that raises nothing (end_thread below: a raise without debug, an Optional that was None).
 struct EndThread {
     bool counted = true;
 };
@@ -508,3 +508,20 @@ inline int32_t grid_sync(grid_group CJ_CALLER) {
 }  // namespace cj
 
 #endif
+
+namespace cj {
+// Ends the running CUDA thread. GPU: PTX `exit`. CPU: cpu_detail::EndThread, `counted` against the launch's
+// CJ_CPU_MAX_ENDED_THREADS when the end reports an error (debug.h's debug_raise), not when it reports nothing (a
+// raise without debug, an Optional unwrapped as None: lang.h), where numba-cuda's error status makes every caller
+// return and the kernel with them.
+#if defined(CJ_GPU)
+[[noreturn]] CJ_INLINE void end_thread(bool = false) {
+    asm volatile("exit;");
+    __builtin_unreachable();
+}
+#else
+[[noreturn]] [[gnu::cold, gnu::noinline]] inline void end_thread(bool counted = false) {
+    throw cpu_detail::EndThread{counted};
+}
+#endif
+}  // namespace cj

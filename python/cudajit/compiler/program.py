@@ -3,6 +3,7 @@ device functions it calls (each specialised per argument types, callees first), 
 import dataclasses
 import os
 import itertools
+import functools
 import re
 from typing import Optional, Union
 
@@ -186,7 +187,7 @@ class Program:
         self.names = set()
         self.listings = []
 
-    @property
+    @functools.cached_property
     def reverse_names(self):
         """id(object) -> intrinsic name (frontend.reverse_map), made on the first lookup: most kernels name
         intrinsics through their modules (``cuda.grid``) and never need it."""

@@ -381,7 +381,7 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin, ClosureMixi
             self.emit(f"cj::debug_raise({site});", node, indent)
             return
         # numba-cuda: the raise's error status makes every caller return, and the kernel with them, so the thread
-        # ends (lang.h's end_thread in a device function; nothing is reported without debug)
+        # ends (thread.h's end_thread in a device function; nothing is reported without debug)
         self.emit("return;" if self.is_kernel else "cj::end_thread();", node, indent)
 
     def _exception(self, exc):

@@ -106,8 +106,11 @@ const char* scalar_name(DtypeId code) {
     return code < sizeof(names) / sizeof(*names) ? names[code] : "?";
 }
 
-// A Python int must fit the parameter's integer type (NumPy raises the same OverflowError for
-// np.int32(2**40)); a NumPy integer scalar converts with C's wrap-around, as NumPy's astype does.
+// A Python int must fit the parameter's width: its value in the type's range, or its bit pattern in the same
+// number of bits (numba-cuda packs with ctypes, which wraps, so `k(0xFFFFFFFF)` for an int32 parameter passes -1
+// there: code that passes masks as hex literals relies on it). A value that fits neither (2**40 for int32, which
+// ctypes would cut silently) raises OverflowError. A NumPy integer scalar converts with C's wrap-around, as
+// NumPy's astype does.
 template <class T>
 T integer_value(PyObject* o, DtypeId code) {
     PyObject* idx = PyNumber_Index(o);
@@ -118,21 +121,27 @@ T integer_value(PyObject* o, DtypeId code) {
     }
     py::object value = py::reinterpret_steal<py::object>(idx);
     if (!PyLong_Check(o)) return static_cast<T>(PyLong_AsUnsignedLongLongMask(idx));
+    using S = std::make_signed_t<T>;
+    using U = std::make_unsigned_t<T>;
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(idx, &overflow);
-    bool fits = !overflow && v >= static_cast<long long>(std::numeric_limits<T>::min()) &&
-                (v < 0 || static_cast<unsigned long long>(v) <= std::numeric_limits<T>::max());
-    if (!fits && std::is_same_v<T, uint64_t> && overflow > 0) {
+    if (!overflow && v >= static_cast<long long>(std::numeric_limits<S>::min()) &&
+        (v < 0 || static_cast<unsigned long long>(v) <= std::numeric_limits<U>::max()))
+        return static_cast<T>(static_cast<U>(v));  // two's complement: the value, or its bit pattern
+    if (overflow > 0 && sizeof(T) == 8) {             // 2**63 .. 2**64 - 1: a 64-bit pattern
         unsigned long long u = PyLong_AsUnsignedLongLong(idx);
         if (!PyErr_Occurred()) return static_cast<T>(u);
         PyErr_Clear();
     }
-    if (!fits)
-        throw ArgumentError{PyExc_OverflowError, "Python int " + std::string(py::str(value)) + " is out of range for " +
-                                                     scalar_name(code) + " [" +
-                                                     std::to_string(std::numeric_limits<T>::min()) + ", " +
-                                                     std::to_string(std::numeric_limits<T>::max()) + "]"};
-    return static_cast<T>(v);
+    const bool is_signed = std::is_signed_v<T>;
+    const std::string bits = std::to_string(8 * sizeof(T));
+    throw ArgumentError{PyExc_OverflowError,
+                        "Python int " + std::string(py::str(value)) + " is out of range for " + scalar_name(code) +
+                            ": it takes " + std::to_string(std::numeric_limits<T>::min()) + " to " +
+                            std::to_string(std::numeric_limits<T>::max()) + ", or a " + bits + "-bit pattern " +
+                            (is_signed ? "up to " + std::to_string(std::numeric_limits<U>::max())
+                                       : "from " + std::to_string(std::numeric_limits<S>::min())) +
+                            " (as numba-cuda passes it)"};
 }
 
 // Writes a Python scalar as the C++ type of `code`; returns its size. Throws ArgumentError.

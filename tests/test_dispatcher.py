@@ -278,6 +278,66 @@ def test_eager_single_signature_is_specialized(backend, rng):
         fill.specialize(randn(rng, 4, np.float32), 1)
 
 
+@cuda.jit("void(int32[:, :], int32[:], int32)")
+def sub_and_bits(a, bits, mask):
+    # a -= 1 by atomics; bits[i] = mask & (a value's bits), bits[-1] = clz(mask)
+    i, j = cuda.grid(2)
+    if i < a.shape[0] and j < a.shape[1]:
+        old = cuda.atomic.sub(a, (i, j), 1)
+        bits[i * a.shape[1] + j] = old & mask
+    if i == 0 and j == 0:
+        bits[bits.size - 1] = cuda.clz(mask)
+
+
+@cuda.jit("void(uint32[:], uint32)")
+def put_u32(out, v):
+    out[0] = v
+
+
+@cuda.jit("void(int64[:], int64, uint64[:], uint64)")
+def put_64(out, v, uout, u):
+    out[0] = v
+    uout[0] = u
+
+
+def test_eager_specialized_signature_takes_what_numba_cuda_passes(backend, rng):
+    # A dispatcher of one signature launches as numba-cuda's does: an integer array of the other sign (uint32 for
+    # int32[:, :]) is read as the declared type, and a Python int passes as its bit pattern in the parameter's width
+    # (0xFFFFFFFF for int32 is -1, as ctypes packs it). Values beyond the width and arrays of another size or ndim
+    # are refused.
+    ary = rng.integers(0, 2 ** 32, size=(4, 8), dtype=np.uint32)
+    orig = ary.copy()
+    bits = np.zeros(33, np.uint32)
+    mask = int(rng.integers(2 ** 31, 2 ** 32))          # past int32: its 32-bit pattern
+    sub_and_bits[1, (4, 8)](ary, bits, mask)
+    np.testing.assert_array_equal(ary, orig - np.uint32(1))           # uint32 arithmetic: 0 - 1 wraps
+    np.testing.assert_array_equal(bits[:32], orig.ravel() & np.uint32(mask))
+    assert bits[32] == 0                                  # clz of a negative int32
+    d = cuda.to_device(ary)
+    sub_and_bits[1, (4, 8)](d, cuda.to_device(bits), -1)
+    np.testing.assert_array_equal(d.copy_to_host(), orig - np.uint32(2))
+    out = np.zeros(1, np.uint32)
+    v = int(rng.integers(1, 2 ** 31))
+    put_u32[1, 1](out, -v)                                # a negative int for uint32: its pattern
+    assert out[0] == 2 ** 32 - v
+    o64, u64 = np.zeros(1, np.int64), np.zeros(1, np.uint64)
+    big = int(rng.integers(2 ** 63, 2 ** 64, dtype=np.uint64))
+    put_64[1, 1](o64, big, u64, -v)
+    assert o64[0] == big - 2 ** 64 and u64[0] == 2 ** 64 - v
+    for bad, where in ((2 ** 32, "4294967296 is out of range for int32"), (-2 ** 31 - 1, "-2147483649 is out")):
+        with pytest.raises(OverflowError, match=f"sub_and_bits.*mask.*{where}"):
+            sub_and_bits[1, 1](ary, bits, bad)
+    with pytest.raises(OverflowError, match="18446744073709551616 is out of range for int64"):
+        put_64[1, 1](o64, 2 ** 64, u64, 0)
+    with pytest.raises(OverflowError, match=r"-9223372036854775809 is out of range for uint64.*from -9223372036854775808"):
+        put_64[1, 1](o64, 0, u64, -2 ** 63 - 1)
+    for wrong in (ary.astype(np.float32), ary.astype(np.int16), ary.ravel()):
+        with pytest.raises(TypeError, match="sub_and_bits.*No matching definition"):
+            sub_and_bits[1, 1](wrong, bits, 1)
+    with pytest.raises(TypeError, match="No matching definition"):    # a list of signatures matches by type
+        cuda.jit(["void(int32[:, :], int32[:], int32)"])(sub_and_bits.py_func)[1, 1](ary, bits, 1)
+
+
 def test_eager_signature_list_picks_the_matching_one(backend, rng):
     assert fill_multi.signatures == [(float32[:], int32), (float64[:], float64)]
     a32, a64 = randn(rng, 30, np.float32), randn(rng, 30)

@@ -258,6 +258,13 @@ class CUDADispatcher(_JitFunction):
             raise TypeError(f"Ambiguous overloading for kernel '{self.__name__}' "
                             f"({', '.join(map(str, given))}): these signatures take the arguments equally "
                             f"well:\n{tied}")
+        if self._specialized:
+            # numba-cuda launches a kernel of one signature (not a list) without matching: each array argument's
+            # memory is passed as it is. An integer array whose dtype differs from the declared one only in
+            # sign (uint32 for int32[:]) is read as that type there; cudajit does the same, and nothing else.
+            relabelled = _as_declared_sign(self._eager[0].args, argtypes)
+            if relabelled is not None and relabelled != argtypes:
+                return self._eager_match(relabelled)
         sigs = "; ".join(_void_sig(s.args) for s in self._eager)
         raise TypingError(f"kernel '{self.__name__}': No matching definition for argument type(s) "
                           f"{', '.join(map(str, argtypes))}; it was compiled for: {sigs}")
@@ -605,6 +612,23 @@ def _default_type(value):
 def _signature_of(argtypes):
     from ..compiler import types
     return types.void(*argtypes)
+
+
+def _as_declared_sign(declared, argtypes):
+    """``argtypes`` with each integer array that differs from its declared parameter only in sign (uint32[:] for
+    int32[:], same ndim) given the declared dtype; None when the counts differ. The rest stays as it was, for the
+    usual match to accept or refuse."""
+    from ..compiler import types
+    if len(declared) != len(argtypes):
+        return None
+    out = []
+    for want, have in zip(declared, argtypes):
+        if (isinstance(want, types.Array) and isinstance(have, types.Array) and want.ndim == have.ndim
+                and isinstance(want.dtype, types.Integer) and isinstance(have.dtype, types.Integer)
+                and want.dtype.signed != have.dtype.signed and want.dtype.bitwidth == have.dtype.bitwidth):
+            have = have.copy(dtype=want.dtype)
+        out.append(have)
+    return tuple(out)
 
 
 def _void_sig(args):

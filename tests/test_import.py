@@ -31,6 +31,31 @@ def test_cpu_backend_forced():
     assert out.stdout.split() == ["cpu", str(_backend.gpu_status()[0])]   # a GPU present, whatever the backend
 
 
+def test_numba_cudasim_picks_the_cpu_backend():
+    # A program or CI job set up for Numba's simulator (NUMBA_ENABLE_CUDASIM=1) runs on the CPU backend, GPU or not;
+    # CUDAJIT_BACKEND, when set, decides; "0" is Numba's "off"; a value Numba cannot parse warns and counts as off.
+    from cudajit import _backend
+    code = ("import warnings; warnings.simplefilter('always')\n"
+            "import numpy as np\nfrom cudajit import cuda, backend, _backend\n"
+            "@cuda.jit\ndef k(a):\n    a[cuda.grid(1)] *= 2\n"
+            "a = np.arange(32.0); k[1, 32](a)\n"
+            "print(backend(), a.sum() == 2 * np.arange(32.0).sum(), _backend.reason())")
+    gpu = "gpu" if _backend.gpu_status()[0] else "cpu"
+    for env, want in (({"NUMBA_ENABLE_CUDASIM": "1"}, "cpu"), ({"NUMBA_ENABLE_CUDASIM": "0"}, gpu),
+                      ({"NUMBA_ENABLE_CUDASIM": "1", "CUDAJIT_BACKEND": gpu}, gpu),
+                      ({"NUMBA_ENABLE_CUDASIM": "yes"}, gpu)):
+        e = {k: v for k, v in os.environ.items() if k not in ("CUDAJIT_BACKEND", "NUMBA_ENABLE_CUDASIM")}
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=dict(e, **env),
+                             timeout=120)
+        assert out.returncode == 0, out.stderr
+        words = out.stdout.split()
+        assert words[:2] == [want, "True"], (env, out.stdout)
+        if env == {"NUMBA_ENABLE_CUDASIM": "1"}:
+            assert "NUMBA_ENABLE_CUDASIM" in out.stdout
+        assert ("'NUMBA_ENABLE_CUDASIM' is defined but its associated value 'yes' could not be parsed"
+                in out.stderr) == (env == {"NUMBA_ENABLE_CUDASIM": "yes"}), out.stderr
+
+
 def test_gpu_backend_without_gpu_raises_support_error():
     from cudajit import _backend
     if _backend.gpu_status()[0]:

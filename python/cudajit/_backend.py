@@ -1,7 +1,8 @@
 """Which backend runs kernels: the GPU (CUDA driver + device) or the CPU (host C++ compiler).
 
 Chosen by ``CUDAJIT_BACKEND=gpu|cpu|auto`` (auto, the default, picks the GPU when a driver and a
-device are present). Tests and tools may switch at run time with ``use(name)``; arrays belong to
+device are present). Unless CUDAJIT_BACKEND names one, Numba's ``NUMBA_ENABLE_CUDASIM=1`` (run kernels on the CPU,
+in Numba's simulator) picks the CPU backend, so a program or CI job set up for the simulator runs on the CPU here too. Tests and tools may switch at run time with ``use(name)``; arrays belong to
 the backend they were made under.
 """
 import contextlib
@@ -40,9 +41,22 @@ def name():
         if want not in ("auto", "gpu", "cpu"):
             raise ValueError(f"CUDAJIT_BACKEND={want!r}: use 'gpu', 'cpu' or 'auto'")
         if want == "auto":
-            want = "gpu" if gpu_status()[0] else "cpu"
+            want = "cpu" if _cudasim() else "gpu" if gpu_status()[0] else "cpu"
         _set(want)
     return _current
+
+
+def _cudasim():
+    """Whether NUMBA_ENABLE_CUDASIM asks for the simulator (Numba reads it as an int: "1" yes, "0" or unset no)."""
+    value = os.environ.get("NUMBA_ENABLE_CUDASIM", "").strip()
+    if not value:
+        return False
+    try:
+        return int(value) != 0
+    except ValueError:
+        warnings.warn(f"Environment variable 'NUMBA_ENABLE_CUDASIM' is defined but its associated value '{value}' "
+                      "could not be parsed; the default (0) is used", RuntimeWarning, stacklevel=4)
+        return False
 
 
 def _check_cpu_env():
@@ -76,6 +90,8 @@ def reason():
     want = os.environ.get("CUDAJIT_BACKEND", "auto").strip().lower() or "auto"
     if want != "auto":
         return f"CUDAJIT_BACKEND={want}"
+    if _cudasim():
+        return "NUMBA_ENABLE_CUDASIM asks for the simulator: kernels run on the CPU"
     ok, why = gpu_status()
     return "a CUDA driver and a GPU are present" if ok else f"no usable GPU: {why}"
 

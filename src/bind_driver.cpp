@@ -118,8 +118,9 @@ void bind_devices(py::module_& m) {
     m.def("driver_info", [] {
         drv::Info i = drv::info();
         return py::dict("found"_a = i.found, "usable"_a = i.usable, "path"_a = i.path,
-                        "version"_a = i.version, "why"_a = i.why);
-    }, "What the driver loader found: {found, usable, path, version, why}. Never raises.");
+                        "version"_a = i.version, "why"_a = i.why,
+                        "per_thread_default_stream"_a = drv::per_thread_default_stream());
+    }, "What the driver loader found: {found, usable, path, version, why, per_thread_default_stream}. Never raises.");
     m.def("device_count", &device_count);
     m.def("driver_version", &driver_version, "cuDriverGetVersion, e.g. 12040.");
 

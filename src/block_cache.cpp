@@ -77,7 +77,7 @@ size_t release_locked(int device, DeviceCache& c) {
     ctx::DeviceScope scope(device);
     const auto& a = drv::api();
     for (auto& list : c.free) {
-        for (const Block& b : list) a.cuMemFreeAsync(static_cast<CUdeviceptr>(b.ptr), nullptr);
+        for (const Block& b : list) a.cuMemFreeAsync(static_cast<CUdeviceptr>(b.ptr), CU_STREAM_LEGACY);
         list.clear();
     }
     c.bytes = 0;
@@ -98,7 +98,8 @@ unsigned epoch() { return g_epoch.load(std::memory_order_acquire); }
 uintptr_t take(int device, size_t bytes, uintptr_t stream) {
     // While the device captures a graph a fence would invalidate the capture (the legacy stream waits for the
     // captured one): the pool serves, in the stream order the capture allows.
-    if (bytes > kMaxCachedBlock || graph::is_capturing(0, device)) return 0;
+    const auto legacy = reinterpret_cast<uintptr_t>(CU_STREAM_LEGACY);  // named: stream 0 may be per-thread
+    if (bytes > kMaxCachedBlock || graph::is_capturing(legacy, device)) return 0;
     std::lock_guard<std::mutex> lock(g_mutex);
     DeviceCache& c = cache_of(device);
     auto& list = c.free[size_class(bytes)];
@@ -107,7 +108,7 @@ uintptr_t take(int device, size_t bytes, uintptr_t stream) {
     if (b.given_at > c.fenced) {
         if (c.gives - c.fenced < kFenceBatch) return 0;
         if (!c.fence) CJ_CU(cuEventCreate, &c.fence, CU_EVENT_DISABLE_TIMING);
-        CJ_CU(cuEventRecord, c.fence, nullptr);
+        CJ_CU(cuEventRecord, c.fence, CU_STREAM_LEGACY);  // after the work of every blocking stream
         c.fenced = c.gives;
     }
     if (!graph::is_legacy_stream(stream)) CJ_CU(cuStreamWaitEvent, reinterpret_cast<CUstream>(stream), c.fence, 0);

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 
 namespace cj::drv {
 namespace {
@@ -26,6 +27,17 @@ pid_t g_init_pid = 0;
 #define CJ_DECLARE_GET_PROC(name, symbol, params) using GetProcAddressFn = CUresult(*) params;
 CJ_DRIVER_GET_PROC_ADDRESS(CJ_DECLARE_GET_PROC)
 #undef CJ_DECLARE_GET_PROC
+
+// An environment variable read as Numba reads its int settings: set, and a nonzero integer.
+bool env_flag(const char* name) {
+    const char* v = std::getenv(name);
+    if (!v || !*v) return false;
+    char* end = nullptr;
+    long n = std::strtol(v, &end, 10);  // as Python's int(): optional blanks around the digits, nothing else
+    if (end == v) return false;
+    while (*end == ' ' || *end == '\t' || *end == '\n') ++end;
+    return *end == '\0' && n != 0;
+}
 
 Loaded load() {
     Loaded L;
@@ -55,9 +67,17 @@ Loaded load() {
     // so its ABI matches the pointer type. cuGetProcAddress(name, version) is only the fallback:
     // it hands back the newest ABI of that version, which can differ from the declared one
     // (CUDA 13.0 answers "cuCtxSynchronize" with cuCtxSynchronize_v2(CUcontext)).
+    // numba-cuda's per-thread default stream mode (its NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM, or cuda-python's
+    // CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM): what nvcc --default-stream per-thread does, the driver's _ptsz
+    // (stream argument) and _ptds (implicit default stream) variant of each entry point that has one.
+    L.api.per_thread_default_stream = env_flag("NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM") ||
+                                      env_flag("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM");
+    const bool ptds = L.api.per_thread_default_stream;
 #define CJ_LOAD_DRIVER_FN(name, symbol, params)                                               \
     {                                                                                         \
-        void* p = dlsym(lib, #symbol);                                                        \
+        void* p = ptds ? dlsym(lib, #symbol "_ptsz") : nullptr;                               \
+        if (!p && ptds) p = dlsym(lib, #symbol "_ptds");                                      \
+        if (!p) p = dlsym(lib, #symbol);                                                      \
         CUdriverProcAddressQueryResult status;                                                \
         if (!p && (get_proc(#name, &p, version, CU_GET_PROC_ADDRESS_DEFAULT, &status) !=      \
                        CUDA_SUCCESS ||                                                        \
@@ -120,6 +140,11 @@ const Api& api() {
 Info info() {
     const Loaded& L = loaded();
     return {!L.path.empty(), L.ok, L.path, L.api.driver_version, L.why};
+}
+
+bool per_thread_default_stream() {
+    const Loaded& L = loaded();
+    return L.ok && L.api.per_thread_default_stream;
 }
 
 bool available(std::string* why) {

@@ -14,6 +14,9 @@ struct Api {
     CJ_DRIVER_API(CJ_DECLARE_DRIVER_FN)
 #undef CJ_DECLARE_DRIVER_FN
     int driver_version = 0;
+    // The entry points are the driver's per-thread default stream variants (cuLaunchKernel_ptsz, ...): stream 0
+    // means the calling thread's default stream (numba-cuda's NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM=1).
+    bool per_thread_default_stream = false;
 };
 
 // Loads the driver and calls cuInit on first use. Throws SupportError saying why it cannot.
@@ -28,6 +31,9 @@ struct Info {
     std::string why;         // why it is not usable
 };
 Info info();
+
+// Whether stream 0 is the per-thread default stream (false when no driver is loaded). Never throws.
+bool per_thread_default_stream();
 
 // True when a driver loads, initialises and reports at least one device; else false and *why.
 bool available(std::string* why);

@@ -75,7 +75,7 @@ void unregister_recording(Recording* r) {
     }
     if (frees.empty()) return;
     ctx::DeviceScope scope(r->device);  // the legacy stream orders the frees after the work that used the memory
-    for (uintptr_t p : frees) drv::api().cuMemFreeAsync(static_cast<CUdeviceptr>(p), nullptr);
+    for (uintptr_t p : frees) drv::api().cuMemFreeAsync(static_cast<CUdeviceptr>(p), CU_STREAM_LEGACY);
 }
 
 Recording* on_stream_use(uintptr_t stream, int device, const char* what, const std::string& name) {

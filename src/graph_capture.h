@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cuda_api.h"
+#include "driver.h"
 
 namespace cj::graph {
 
@@ -55,6 +56,9 @@ void check_allocation(uintptr_t stream);
 bool defer_free(int device, uintptr_t ptr);
 
 // The handles of the legacy default stream (0 and CU_STREAM_LEGACY).
-inline bool is_legacy_stream(uintptr_t s) { return s == 0 || s == reinterpret_cast<uintptr_t>(CU_STREAM_LEGACY); }
+// The legacy default stream: CU_STREAM_LEGACY, or 0 unless stream 0 is the per-thread default stream.
+inline bool is_legacy_stream(uintptr_t s) {
+    return s == reinterpret_cast<uintptr_t>(CU_STREAM_LEGACY) || (s == 0 && !drv::per_thread_default_stream());
+}
 
 }  // namespace cj::graph

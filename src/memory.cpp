@@ -93,7 +93,7 @@ DeviceBuffer::~DeviceBuffer() {
     try {
         if (graph::defer_free(device_, ptr_)) return;  // its device is capturing a graph: freed when that ends
         ctx::DeviceScope scope(device_);  // the legacy stream of the device the memory is on
-        a.cuMemFreeAsync(static_cast<CUdeviceptr>(ptr_), nullptr);
+        a.cuMemFreeAsync(static_cast<CUdeviceptr>(ptr_), CU_STREAM_LEGACY);  // named: 0 may be per-thread
     } catch (...) {
     }
 }

@@ -378,3 +378,91 @@ def test_stream_launches_are_made_afresh_and_int_ones_kept(backend):
     gc.collect()
     assert ref() is None
     assert np.array_equal(d.copy_to_host(), x + 1)
+
+
+# ---- the per-thread default stream (numba-cuda's NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM) ------------------------
+
+_PTDS_PROGRAM = r"""
+import sys, threading
+import numpy as np
+from cudajit import cuda, config, _core
+
+@cuda.jit
+def busy(out, n):                 # one thread, n dependent steps: long enough (~0.3 s) to be running below
+    acc = out[0]
+    for i in range(n):
+        acc = acc * 0.999999 + 1.0
+    out[0] = acc
+
+@cuda.jit
+def scale(a, f):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] *= f
+
+rng = np.random.default_rng(int(sys.argv[1]))
+launched = threading.Event()
+seen = {}
+
+def thread_a():
+    out = cuda.to_device(np.ones(1))
+    busy[1, 1](out, 200_000_000)      # on this thread's default stream
+    seen["a_event"] = cuda.event(timing=False)
+    seen["a_event"].record()          # after busy, on the same default stream
+    launched.set()
+    cuda.synchronize()
+
+def thread_b():
+    launched.wait()
+    for _ in range(3):                # allocate, copy in, launch, copy back, drop
+        host = rng.random(10_000)
+        d = cuda.to_device(host)      # the copies and the launch on the default stream, given none
+        scale[40, 256](d, 3.0)
+        got = d.copy_to_host()
+        seen["b_right"] = seen.get("b_right", True) and bool(np.allclose(got, host * 3.0))
+        del d
+    cuda.default_stream().synchronize()
+    seen["busy_done_when_b_synced"] = seen["a_event"].query()
+
+ta, tb = threading.Thread(target=thread_a), threading.Thread(target=thread_b)
+ta.start(); tb.start(); tb.join(); ta.join()
+print(config.CUDA_PER_THREAD_DEFAULT_STREAM, _core.driver_info()["per_thread_default_stream"], seen["b_right"],
+      seen["busy_done_when_b_synced"])
+"""
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("env", [{}, {"NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM": "1"},
+                                 {"CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM": "1"}])
+def test_gpu_per_thread_default_stream(gpu, env, rng, tmp_path):
+    # With the variable set, stream 0 is each thread's own default stream: thread B's copies, launches and
+    # synchronisation on its default stream do not wait for the long kernel thread A launched on A's (on the legacy
+    # stream they do), and B's results are right.
+    import os
+    import subprocess
+    import sys
+    (tmp_path / "ptds.py").write_text(_PTDS_PROGRAM)
+    e = {k: v for k, v in os.environ.items()
+         if k not in ("NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM", "CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM")}
+    e.update(env, CUDAJIT_BACKEND="gpu")
+    out = subprocess.run([sys.executable, str(tmp_path / "ptds.py"), str(int(rng.integers(1 << 30)))],
+                         capture_output=True, text=True, env=e, timeout=300)
+    assert out.returncode == 0, out.stderr
+    ptds = bool(env)
+    assert out.stdout.split() == [str(int(ptds)), str(ptds), "True", str(not ptds)], out.stdout
+
+
+def test_per_thread_default_stream_setting_reads_like_numba(monkeypatch):
+    import importlib
+
+    from cudajit import config
+    try:
+        for value, want in (("1", 1), ("0", 0), ("", 0), (" 2 ", 1), ("yes", 0)):
+            monkeypatch.setenv("NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM", value)
+            assert importlib.reload(config).CUDA_PER_THREAD_DEFAULT_STREAM == want, value
+        monkeypatch.delenv("NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM")
+        monkeypatch.setenv("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", "1")
+        assert importlib.reload(config).CUDA_PER_THREAD_DEFAULT_STREAM == 1
+    finally:
+        monkeypatch.undo()
+        importlib.reload(config)

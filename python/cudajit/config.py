@@ -11,8 +11,22 @@ CUDA_ARRAY_INTERFACE_SYNC: whether an array taken through ``__cuda_array_interfa
   kernel argument) waits for the stream its producer names; NUMBA_CUDA_ARRAY_INTERFACE_SYNC, 1 by default.
 CUDA_DEFAULT_PTX_CC: the (major, minor) that ``cuda.compile_ptx`` targets when given no ``cc``;
   NUMBA_CUDA_DEFAULT_PTX_CC as "major.minor". cudajit's default is (7, 5), the oldest NVRTC 13 compiles for.
+CUDA_PER_THREAD_DEFAULT_STREAM: whether the default stream (handle 0: launches and copies given no stream,
+  ``cuda.default_stream()``) is each host thread's own default stream rather than the legacy one, which
+  synchronises with every other blocking stream; NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM=1, or cuda-python's
+  CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM=1 (what numba-cuda now asks for). Read when the driver loads: setting
+  it afterwards changes nothing (the driver's per-thread entry points are chosen then; ``_core.driver_info()``
+  says which were).
 """
 import os
+
+
+def _flag(text):
+    """An int setting as Numba reads it (and the driver loader, src/driver.cpp): a nonzero integer is on."""
+    try:
+        return int(text.strip()) != 0
+    except ValueError:
+        return False
 
 
 def _cc(text, name):
@@ -26,6 +40,9 @@ def _cc(text, name):
 CUDA_NVRTC_EXTRA_SEARCH_PATHS = os.environ.get("NUMBA_CUDA_NVRTC_EXTRA_SEARCH_PATHS", "")
 CUDA_MEMORY_MANAGER = os.environ.get("NUMBA_CUDA_MEMORY_MANAGER", "default")
 CUDA_ARRAY_INTERFACE_SYNC = int(os.environ.get("NUMBA_CUDA_ARRAY_INTERFACE_SYNC", "1"))
+CUDA_PER_THREAD_DEFAULT_STREAM = int(any(
+    _flag(os.environ.get(v, "")) for v in ("NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM",
+                                           "CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM")))
 CUDA_DEFAULT_PTX_CC = _cc(os.environ.get("NUMBA_CUDA_DEFAULT_PTX_CC", "7.5"), "NUMBA_CUDA_DEFAULT_PTX_CC")
 
 

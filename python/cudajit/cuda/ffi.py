@@ -143,7 +143,8 @@ class ExternalFunction:
             raise NotImplementedError(f"declare_device({name!r}): unsupported ABI {abi!r} (use 'numba' or 'c')")
         signature = parse_signature(sig) if isinstance(sig, str) else sig
         if not isinstance(signature, T.Signature) or signature.return_type is None:
-            raise TypeError(f"declare_device({name!r}): the signature needs a return type, e.g. 'float32(float32)'")
+            raise TypeError(f"Return type must be provided for device declarations: declare_device({name!r}) got "
+                            f"{sig!r:.60}, which has none; write it as e.g. 'float32(float32)'")
         ret = signature.return_type
         if not (T.is_scalar(ret) or isinstance(ret, (T.CPointer, T.NoneType))):
             raise TypeError(f"declare_device({name!r}): the return type must be a number, a CPointer or void, "

@@ -75,8 +75,9 @@ def test_device_array_T_is_numba_cudas_copy(backend, rng):
     (lambda: transpose(cuda.to_device(np.zeros((2, 3))), cuda.device_array((3, 2), np.float32)), TypeError,
      ["float32", "float64"]),
     (lambda: transpose(cuda.to_device(np.zeros((2, 3))), np.zeros((3, 2))), TypeError, ["b must be a device array"]),
-    # NumPy's words, which numba-cuda's test_devicearray_transpose_duplicatedaxis / _wrongaxis compare exactly
-    (lambda: cuda.to_device(np.zeros((2, 3))).transpose((0, 0)), ValueError, ["repeated axis in transpose"]),
+    # numba-cuda's and NumPy's words, which numba-cuda's test_devicearray_transpose_duplicatedaxis / _wrongaxis
+    # compare exactly
+    (lambda: cuda.to_device(np.zeros((2, 3))).transpose((0, 0)), ValueError, ["invalid axes list (0, 0)"]),
     (lambda: np.transpose(cuda.to_device(np.zeros((2, 3))), (0, 2)), np.exceptions.AxisError,
      ["axis 2 is out of bounds for array of dimension 2"]),
     (lambda: cuda.to_device(np.zeros((2, 3))).transpose((-3, 0)), IndexError,

@@ -568,7 +568,7 @@ class DeviceNDArray(_core.ArrayCore):
     def transpose(self, axes=None):
         """numba-cuda's: a 2-d array's transpose as a new C-ordered array (``cuda.kernels.transpose``, on this
         array's stream), not a view; ``axes`` naming the axes in order returns this array (a negative axis counts
-        from the end; NumPy's errors for an axis out of range or repeated). Other dimensions raise
+        from the end; NumPy's AxisError for one out of range, numba-cuda's "invalid axes list" for one repeated). Other dimensions raise
         NotImplementedError, as in numba-cuda. (Inside a kernel, ``a.T`` is a view of an array of any dimension.)"""
         if axes is not None:
             if not isinstance(axes, (tuple, list)):
@@ -578,7 +578,7 @@ class DeviceNDArray(_core.ArrayCore):
                 raise ValueError(f"invalid axes {axes} for an array of {self.ndim} dimensions")
             axes = tuple(_axis(a, self.ndim) for a in axes)
             if len(set(axes)) != self.ndim:
-                raise ValueError("repeated axis in transpose")          # NumPy's words, as numba-cuda's simulator
+                raise ValueError(f"invalid axes list {axes}")      # numba-cuda's words (NumPy: "repeated axis")
             if axes == tuple(range(self.ndim)):
                 return self
         if self.ndim != 2:

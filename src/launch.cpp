@@ -923,34 +923,53 @@ long long launch_integer(PyObject* o, const Name& name, long long limit) {
     return v;
 }
 
+// The dimensions as numba-cuda's messages show them: a list ("[1, 2, 3, 4]", "[2.0]" for a scalar), cut short.
+std::string dims_repr(py::handle h) {
+    std::string text = PyTuple_Check(h.ptr()) || PyList_Check(h.ptr())
+        ? std::string(py::repr(py::reinterpret_steal<py::object>(PySequence_List(h.ptr()))))
+        : "[" + std::string(py::repr(h)) + "]";
+    if (text.size() <= 80) return text;
+    size_t cut = text.rfind(", ", 76);
+    return cut == std::string::npos ? text.substr(0, 76) + "...]" : text.substr(0, cut) + ", ...]";
+}
+
 // griddim or blockdim: an int or a sequence of 1 to 3 ints, each in [1, CUDA's limit for its axis]
-// (the same on every GPU since compute capability 3.0).
+// (the same on every GPU since compute capability 3.0). The messages begin with numba-cuda's words
+// ("griddim must be a sequence of 1, 2 or 3 integers, got [1, 2, 3, 4]") and then say which entry is wrong.
 void parse_dims(py::handle h, unsigned out[3], const char* what, const int (&limits)[3]) {
     static const char* axis = "xyz";
     auto one = [&](PyObject* o, int i) -> unsigned {
         auto name = [&] { return std::string(what) + "." + axis[i]; };
-        long long v = launch_integer(o, name, limits[i]);
+        long long v;
+        try {
+            v = launch_integer(o, name, limits[i]);
+        } catch (const py::type_error& e) {
+            throw py::type_error(std::string(what) + " must be a sequence of integers, got " + dims_repr(h) + ": " +
+                                 e.what());
+        }
         if (v <= 0) throw LaunchError(name() + " must be positive, got " + std::to_string(v));
         return static_cast<unsigned>(v);
     };
+    auto wrong_count = [&](size_t n) {
+        return LaunchError(std::string(what) + " must be a sequence of 1, 2 or 3 integers, got " + dims_repr(h) +
+                           " (" + std::to_string(n) + " dimensions)");
+    };
     if (PyTuple_Check(h.ptr())) {
         Py_ssize_t n = PyTuple_GET_SIZE(h.ptr());
-        if (n < 1 || n > 3)
-            throw LaunchError(std::string(what) + " must have 1 to 3 dimensions, got " + std::to_string(n));
+        if (n < 1 || n > 3) throw wrong_count(static_cast<size_t>(n));
         for (Py_ssize_t i = 0; i < n; ++i) out[i] = one(PyTuple_GET_ITEM(h.ptr(), i), static_cast<int>(i));
         return;
     }
     if (PyList_Check(h.ptr())) {
         py::sequence s = py::reinterpret_borrow<py::sequence>(h);
         size_t n = s.size();
-        if (n < 1 || n > 3)
-            throw LaunchError(std::string(what) + " must have 1 to 3 dimensions, got " + std::to_string(n));
+        if (n < 1 || n > 3) throw wrong_count(n);
         for (size_t i = 0; i < n; ++i) out[i] = one(s[i].ptr(), static_cast<int>(i));
         return;
     }
     if (!PyIndex_Check(h.ptr()))
-        throw py::type_error(std::string(what) + " must be an int or a tuple of 1 to 3 ints, not " +
-                             Py_TYPE(h.ptr())->tp_name);
+        throw py::type_error(std::string(what) + " must be a sequence of integers, got " + dims_repr(h) + ": " +
+                             what + " must be an int or a tuple of 1 to 3 ints, not " + Py_TYPE(h.ptr())->tp_name);
     out[0] = one(h.ptr(), 0);
 }
 

@@ -30,6 +30,34 @@ def test_fortran_order_kept(backend, rng):
     assert like.strides == a.strides
 
 
+@cuda.jit
+def _twice_2d(x, out):
+    i, j = cuda.grid(2)
+    if i < x.shape[0] and j < x.shape[1]:
+        out[i, j] = x[i, j] * 2
+
+
+def test_broadcast_arrays_keep_their_zero_strides(backend, rng):
+    """numba-cuda's to_device keeps a broadcast array's strides (its core alone is copied) and types it layout 'A'
+    (its test_devicearray_typing_order_broadcasted); before, cudajit copied it compact (layout 'C')."""
+    one = cuda.to_device(np.broadcast_to(np.array([rng.integers(1, 100)]), (10,)))
+    assert one.strides == (0,) and one.alloc_size == 8 and one._numba_type_.layout == "A"
+    for a, core_bytes in ((np.broadcast_to(rng.standard_normal(7), (50, 7)), 7 * 8),           # rows repeated
+                          (np.broadcast_to(rng.standard_normal((50, 1)), (50, 7)), 50 * 8)):   # columns repeated
+        d = cuda.to_device(a)
+        assert d.shape == a.shape and d.strides == a.strides and d.alloc_size == core_bytes
+        assert str(d._numba_type_) == "array(float64, 2d, A)"
+        np.testing.assert_array_equal(d.copy_to_host(), a)
+        out = np.zeros(a.shape)
+        _twice_2d[(4, 1), (16, 8)](d, out)
+        np.testing.assert_array_equal(out, a * 2)
+    # a broadcast of a strided core is still copied compact (numba-cuda refuses it)
+    strided = np.broadcast_to(rng.standard_normal(14)[::2], (3, 7))
+    d = cuda.to_device(strided)
+    assert d.is_c_contiguous() and str(d._numba_type_) == "array(float64, 2d, C)"
+    np.testing.assert_array_equal(d.copy_to_host(), strided)
+
+
 def test_device_array_and_copy_to_device(backend, rng):
     d = cuda.device_array((3, 4), dtype=np.float32)
     a = rng.standard_normal((3, 4)).astype(np.float32)

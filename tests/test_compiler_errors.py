@@ -205,9 +205,53 @@ def test_recursion_without_base_case():
     with pytest.raises(TypingError) as info:
         compile_kernel(calls_endless, (types.int64[::1],))
     msg = str(info.value)
-    assert "cannot infer the return type of recursive function 'endless'" in msg
+    # numba-cuda's words first (its test_runaway), then the function
+    assert "cannot type infer runaway recursion: every return of recursive function 'endless' recurses" in msg
     assert f"{HERE}:{_line_of(endless, 'def endless')}:" in msg, msg
     assert "base case" in msg
+
+
+@cuda.jit(device=True)
+def growing_tuple(n):
+    if n <= 0:
+        return None
+    return (n, growing_tuple(n - 1))
+
+
+def calls_growing_tuple(a):
+    growing_tuple(3)
+
+
+def test_recursion_whose_return_type_would_nest_without_end():
+    # numba-cuda's words first (its test_growing_return_tuple); it was "a tuple cannot hold a value of type none"
+    with pytest.raises(TypingError) as info:
+        compile_kernel(calls_growing_tuple, (F32,))
+    msg = str(info.value)
+    assert ("Return type of recursive function does not converge: 'growing_tuple' returns a tuple holding its own "
+            "result") in msg
+    assert f"{HERE}:{_line_of(growing_tuple, 'return (n, growing_tuple')}:" in msg, msg
+    assert "return (n, growing_tuple(n - 1))" in msg and "\nhint: " in msg
+
+
+def local_of_unknown_dtype(a):
+    scratch = cuda.local.array(10, dtype="int33")
+    scratch[0] = a[0]
+    a[0] = scratch[0]
+
+
+def shared_of_unknown_dtype(a):
+    s = cuda.shared.array(10, dtype="float128x")
+    s[0] = a[0]
+    a[0] = s[0]
+
+
+def test_unknown_dtype_string():
+    # numba-cuda's words first (its test_invalid_string_dtype), then what it takes
+    check(local_of_unknown_dtype, (F32,), TypingError,
+          "Invalid NumPy dtype specified: 'int33'; dtype must be a type such as float32", "dtype=\"int33\"",
+          hint=False)
+    check(shared_of_unknown_dtype, (F32,), TypingError, "Invalid NumPy dtype specified: 'float128x'",
+          "dtype=\"float128x\"", hint=False)
 
 
 HUGE = 2**70

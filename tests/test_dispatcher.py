@@ -738,9 +738,12 @@ def test_a_device_function_is_not_a_kernel():
     def helper(v):
         return v + 1
 
-    with pytest.raises(RuntimeError, match="device function 'helper' cannot be launched as a kernel"):
+    # numba-cuda's words first (its test_device_func_as_kernel_disallowed / test_inspect_sass_disallowed)
+    with pytest.raises(RuntimeError, match="^Cannot compile a device function as a kernel: device function 'helper' "
+                                           "cannot be launched"):
         helper[1, 1](np.zeros(3))
-    with pytest.raises(RuntimeError, match="SASS exists for kernels only"):
+    with pytest.raises(RuntimeError, match="^Cannot inspect SASS of a device function: 'helper' .*SASS exists for "
+                                           "kernels only"):
         helper.inspect_sass(("int32",))
 
 
@@ -950,6 +953,44 @@ def test_launch_configurations_reuse_and_refuse(backend, rng):
         _scale_into[3, 128.0]
     with pytest.raises(LaunchError, match="a launch configuration is"):
         _scale_into[3]
+
+
+def test_launch_dimension_errors_use_numba_cudas_words(backend, rng):
+    """numba-cuda's phrases first (its test_errors.py::TestJitErrors), then which entry is wrong; the dimensions
+    are shown as numba-cuda shows them, a list."""
+    x = rng.standard_normal(300)
+    cases = [
+        (((1, 2, 3, 4), (5, 6)), LaunchError, "griddim must be a sequence of 1, 2 or 3 integers, got [1, 2, 3, 4] "
+                                              "(4 dimensions)"),
+        (((1, 2), [3, 4, 5, 6]), LaunchError, "blockdim must be a sequence of 1, 2 or 3 integers, got [3, 4, 5, 6]"),
+        (((), 32), LaunchError, "griddim must be a sequence of 1, 2 or 3 integers, got [] (0 dimensions)"),
+        ((2.0, 3), TypeError, "griddim must be a sequence of integers, got [2.0]: griddim must be an int or a tuple "
+                              "of 1 to 3 ints, not float"),
+        ((2, 3.0), TypeError, "blockdim must be a sequence of integers, got [3.0]"),
+        (((2, 3.5), 4), TypeError, "griddim must be a sequence of integers, got [2, 3.5]: griddim.y must be an int, "
+                                   "not float"),
+        ((2, [32, "a"]), TypeError, "blockdim must be a sequence of integers, got [32, 'a']: blockdim.y must be an "
+                                    "int, not str"),
+    ]
+    for config, error, words in cases:
+        with pytest.raises(error) as info:
+            _scale_into[config]
+        assert str(info.value).startswith(words), str(info.value)
+    with pytest.raises(LaunchError, match=r"got \[1, 1, 1, .*, \.\.\.\] \(300 dimensions\)$"):
+        _scale_into[(1,) * 300, 1]              # a long one is cut short
+    out = np.zeros_like(x)
+    _scale_into[[3], (128,)](x, out, -1.5)      # lists and tuples of 1 to 3 ints launch
+    np.testing.assert_array_equal(out, x * -1.5)
+
+
+def test_too_many_launch_bounds():
+    # numba-cuda's words first (its TestLaunchBounds.test_too_many_launch_bounds)
+    with pytest.raises(ValueError, match=r"^Got 4 launch bounds: \(128, 2, 4, 8\)\. cuda.jit\(launch_bounds=...\) "
+                                         r"must be an int or a tuple of 1 to 3 ints: \(max_threads_per_block, "
+                                         r"min_blocks_per_sm, max_blocks_per_cluster\)"):
+        cuda.jit("void()", launch_bounds=(128, 2, 4, 8))(lambda: None)
+    with pytest.raises(ValueError, match=r"^Got 0 launch bounds: \(\)"):
+        cuda.jit(launch_bounds=())(lambda: None)
 
 
 @cuda.jit

@@ -39,6 +39,16 @@ def test_foreign_functions(backend, rng):
 def test_foreign_function_errors(tmp_path):
     with pytest.raises(TypeError, match="return type must be a number, a CPointer or void, not array"):
         cuda.declare_device("f", "float32[:](float32)")
+    # numba-cuda's words first (its test_bad_declare_device_string / _tuple), then what was given
+    with pytest.raises(TypeError, match=r"^Return type must be provided for device declarations: "
+                                        r"declare_device\('f1'\) got '\(float32\[:\],\)', argument types alone"):
+        cuda.declare_device("f1", "(float32[:],)")
+    with pytest.raises(TypeError, match=r"^Return type must be provided for device declarations: "
+                                        r"declare_device\('f1'\) got \(array\(float32, 1d, A\),\)"):
+        cuda.declare_device("f1", (cuda.float32[:],))
+    with pytest.raises(TypeError, match=r"declare_device\('f'\): the signature must be a str such as "
+                                        r"'float32\(float32\)' or a Signature, not int 12"):
+        cuda.declare_device("f", 12)
     with pytest.raises(NotImplementedError, match="cannot link lib.xyz"):
         cuda.jit(link=["lib.xyz"])(lambda a: None)
     with pytest.raises(FileNotFoundError, match="does not exist"):

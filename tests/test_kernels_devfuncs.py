@@ -240,6 +240,44 @@ def test_recursion_base_case_in_conditional_expression(backend, rng):
     np.testing.assert_array_equal(out, [fibs[v] for v in n])
 
 
+@cuda.jit(device=True)
+def fib_pair(n):
+    if n <= 1:
+        return (n, 0)
+    a, b = fib_pair(n - 1)                    # a returned tuple built from its own result's parts: it converges
+    return (a + b, a)
+
+
+@cuda.jit(device=True)
+def sum_down(n):
+    if n <= 0:
+        return 0
+    t = (n, sum_down(n - 1))                  # a tuple holding its own result, but not returned: it converges
+    return t[0] + t[1]
+
+
+@cuda.jit
+def use_tuple_recursion(n, out):
+    i = cuda.grid(1)
+    if i < n.size:
+        out[i, 0], out[i, 1] = fib_pair(n[i])
+        out[i, 2] = sum_down(n[i])
+
+
+def test_recursion_through_tuples_that_converge(backend, rng):
+    """Only a returned tuple holding a recursive call's result itself is refused (numba-cuda's "Return type of
+    recursive function does not converge", tests/test_compiler_errors.py); these compile and run."""
+    n = rng.integers(0, 25, 40)
+    out = np.zeros((40, 3), np.int64)
+    use_tuple_recursion[1, 64](n, out)
+    fibs = [0, 1]
+    while len(fibs) < 26:
+        fibs.append(fibs[-1] + fibs[-2])
+    np.testing.assert_array_equal(out[:, 0], [fibs[v] for v in n])
+    np.testing.assert_array_equal(out[:, 1], [fibs[v - 1] if v > 1 else 0 for v in n])
+    np.testing.assert_array_equal(out[:, 2], n * (n + 1) // 2)
+
+
 LOCAL_N = 400 * 1024 // 8                    # 400 KiB of float64: legal (CUDA's limit is 512 KiB per thread)
 
 

@@ -75,10 +75,27 @@ def test_device_array_T_is_numba_cudas_copy(backend, rng):
     (lambda: transpose(cuda.to_device(np.zeros((2, 3))), cuda.device_array((3, 2), np.float32)), TypeError,
      ["float32", "float64"]),
     (lambda: transpose(cuda.to_device(np.zeros((2, 3))), np.zeros((3, 2))), TypeError, ["b must be a device array"]),
-    (lambda: cuda.to_device(np.zeros((2, 3))).transpose((0, 0)), ValueError, ["invalid axes"]),
+    # numba-cuda's and NumPy's words, which numba-cuda's test_devicearray_transpose_duplicatedaxis / _wrongaxis
+    # compare exactly
+    (lambda: cuda.to_device(np.zeros((2, 3))).transpose((0, 0)), ValueError, ["invalid axes list (0, 0)"]),
+    (lambda: np.transpose(cuda.to_device(np.zeros((2, 3))), (0, 2)), np.exceptions.AxisError,
+     ["axis 2 is out of bounds for array of dimension 2"]),
+    (lambda: cuda.to_device(np.zeros((2, 3))).transpose((-3, 0)), IndexError,
+     ["axis -3 is out of bounds for array of dimension 2"]),
+    (lambda: cuda.to_device(np.zeros((2, 3))).transpose((0,)), ValueError, ["invalid axes (0,)", "2 dimensions"]),
 ])
 def test_transpose_errors(backend, call, error, words):
     with pytest.raises(error) as info:
         call()
     for w in words:
         assert w in str(info.value)
+
+
+def test_transpose_axes_count_from_the_end_as_numpys(backend, rng):
+    x = rng.standard_normal((4, 7))
+    d = cuda.to_device(x)
+    np.testing.assert_array_equal(np.transpose(d, (-1, 0)).copy_to_host(), np.transpose(x, (-1, 0)))
+    np.testing.assert_array_equal(d.transpose([1, -2]).copy_to_host(), x.T)
+    assert d.transpose((-2, -1)) is d
+    e = cuda.to_device(rng.standard_normal((2, 3, 4)))
+    assert e.transpose((0, -2, 2)) is e

@@ -268,3 +268,36 @@ def test_vectorize_signature_of_argument_types_only(backend, rng):
     np.testing.assert_array_equal(got, end - start)
     x, n = rng.standard_normal(20).astype(np.float32), rng.integers(-50, 50, 20).astype(np.int32)
     np.testing.assert_allclose(diff(x, n), n - x.astype(np.float64), rtol=1e-7)
+
+
+def test_gufunc_argument_count_and_return_type_errors(backend, rng):
+    """numba-cuda's words (its test_gufunc.py test_incorrect_number_of_pos_args and test_bad_return_type)."""
+    x = rng.integers(-100, 100, 7).astype(np.int32)
+    y = rng.integers(-100, 100, 1).astype(np.int32)
+    for args, got in (((x,), "Got 1 positional argument."), ((x, y, x, x), "Got 4 positional arguments.")):
+        with pytest.raises(TypeError) as info:
+            add_first(*args)
+        assert str(info.value) == ("add_first(): this gufunc accepts 2 positional arguments (when providing input "
+                                   "only) or 3 positional arguments (when providing input and output). " + got)
+    np.testing.assert_array_equal(add_first(x, y), x + y[0])      # 2 or 3 arguments run
+    with pytest.raises(TypeError, match=r"^guvectorized functions cannot return values: signature .* specifies "
+                                        r"int32 return type; declare it void"):
+        cuda.guvectorize([cudajit.int32(cudajit.int32[:], cudajit.int32[:])], "(m)->(m)")(lambda a, b: None)
+
+
+def test_ufunc_of_device_data_copies_nothing_between_host_and_device(backend, rng, monkeypatch):
+    """numba-cuda's test_no_transfer_for_device_data, through cudajit's own copy functions: a ufunc whose inputs
+    are on the device leaves its result there, with no copy to or from the host."""
+    from cudajit import _core
+    noise = rng.standard_normal((1, 3, 64, 64)).astype(np.float32)
+    other = rng.standard_normal((1, 3, 64, 64)).astype(np.float32)
+    d_noise, d_other = cuda.to_device(noise), cuda.to_device(other)
+    copies = []
+    for name in [n for n in dir(_core) if n.startswith(("copy_htod", "copy_dtoh"))]:
+        monkeypatch.setattr(_core, name, lambda *a, _name=name, **k: copies.append(_name))
+    got = calls_device_function(d_noise, d_other)
+    lazy = lazy_sub(d_noise, d_other)
+    assert copies == [] and isinstance(got, cuda.DeviceNDArray) and isinstance(lazy, cuda.DeviceNDArray)
+    monkeypatch.undo()
+    np.testing.assert_allclose(got.copy_to_host(), (noise - other) * np.float32(0.5), rtol=1e-6)
+    np.testing.assert_array_equal(lazy.copy_to_host(), noise - other)

@@ -492,6 +492,13 @@ class ExpressionMixin(IndexingMixin):
         return self.in_python_order(result, lambda ps: self.tuple_of(node, ps), parts, effects)
 
     def tuple_of(self, node, parts):
+        if node is self.returned_node:
+            for e in node.elts:
+                if id(e) in self.self_calls:
+                    # T = Tuple(..., T): the type nests one level deeper at each pass (numba-cuda's words first)
+                    self.error(e, f"Return type of recursive function does not converge: '{self.parsed.name}' "
+                                  f"returns a tuple holding its own result, whose type would nest without end",
+                               "return a value of a fixed type (write the parts into an array argument)")
         if any(p.type == T.undefined for p in parts):
             return Value(T.undefined, "?")
         for p, e in zip(parts, node.elts):
@@ -566,6 +573,9 @@ class ExpressionMixin(IndexingMixin):
                 t = named if isinstance(named, T.Scalar) else None
             if t is not None:
                 return t
+            # numba-cuda's words first
+            self.error(node, f"Invalid NumPy dtype specified: {v.const!r:.60}; dtype must be a type such as float32, "
+                             f"np.float32 or 'float32'")
         self.error(node, "dtype must be a type such as float32, np.float32 or 'float32'")
 
     def declare_array_storage(self, node, kind, dtype, shape, alignment=None):
@@ -797,6 +807,8 @@ class ExpressionMixin(IndexingMixin):
         argtypes = tuple(v.type for v in vals)
         consts = tuple(v.const if v.is_const and is_shape_constant(v.const) else None for v in vals)
         res = self.program.device_function(self, node, obj, argtypes, declared_ret, consts)
+        if res.translator is self:
+            self.self_calls.add(id(node))
         if res.return_type == T.undefined:     # recursion whose return type is not known yet
             return Value(T.undefined, "?")
         if res.translator.may_raise:

@@ -54,6 +54,8 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin, ClosureMixi
         self.uses_dynamic_shared = False
         self.callees = set()
         self.recursive = False                # reached again while being translated (program.py)
+        self.self_calls = set()               # id(call node) of this function's calls of itself
+        self.returned_node = None             # the expression of the return statement being typed
         self.may_raise = False                # has raise/assert or calls a function that has (evalorder.py)
         self.locals = self._assigned_names(parsed)
         # Inner functions (closures.py): a ClosureDef per def of this specialisation, the Name loads a call
@@ -97,8 +99,10 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin, ClosureMixi
             self.error(tree, f"type inference of '{self.parsed.name}' did not settle")
         if self.return_type == T.undefined:
             if self.recursive and self.returns_value:
-                self.error(tree, f"cannot infer the return type of recursive function '{self.parsed.name}': "
-                                 f"every return recurses", "add a base case that returns a value without recursing")
+                # numba-cuda's words first
+                self.error(tree, f"cannot type infer runaway recursion: every return of recursive function "
+                                 f"'{self.parsed.name}' recurses, so its return type is never found",
+                           "add a base case that returns a value without recursing")
             self.return_type = T.none
         assign_storage(self)
         self._choose_direct_loops()
@@ -725,6 +729,7 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin, ClosureMixi
         if self.is_kernel:
             self.error(node, "a kernel cannot return a value",
                        "write results into an array argument (kernels return nothing)")
+        self.returned_node = node.value
         v = self.as_value(node.value, self.visit_expr(node.value, optional=True))
         self._unify_return(node, v.type)
         self.returns_value = True

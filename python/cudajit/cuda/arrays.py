@@ -71,7 +71,8 @@ def _is_f_only(ary):
 def to_device(obj, stream=0, copy=True, to=None):
     """Copy a NumPy array (or anything ``np.asarray`` takes) to a new device array.
 
-    Numba's rules: the device array keeps the host array's strides when it is contiguous;
+    Numba's rules: the device array keeps the host array's strides when it is contiguous, or a broadcast of a
+    contiguous core (its zero strides: the core alone is copied);
     ``to`` copies into an existing device array instead; a device array is returned as is, unless it is on
     another GPU than the current one: then it is copied to the current device (a peer copy).
     """
@@ -96,6 +97,12 @@ def to_device(obj, stream=0, copy=True, to=None):
         raise TypeError(f"to_device: arrays of Python objects cannot be copied to the device "
                         f"(got a {type(obj).__name__} that NumPy makes an object array of)")
     if not (host.flags["C_CONTIGUOUS"] or host.flags["F_CONTIGUOUS"]):
+        if _broadcast_of_contiguous(host):
+            # numba-cuda keeps a broadcast array's zero strides: only the repeated core is copied (and the array's
+            # type in a kernel is layout 'A')
+            dev = DeviceNDArray(host.shape, host.strides, host.dtype, stream=stream)
+            dev._write_host(host, handle)
+            return dev
         host = np.ascontiguousarray(host)
     dev = _new_array(DeviceNDArray)
     _init_new(dev, host.shape, host.dtype, not host.flags.c_contiguous, stream)
@@ -103,6 +110,14 @@ def to_device(obj, stream=0, copy=True, to=None):
         dev = DeviceNDArray(host.shape, host.strides, host.dtype, stream=stream)
     dev._write_host(host, handle)
     return dev
+
+
+def _broadcast_of_contiguous(host):
+    """Whether ``host`` repeats a contiguous core along axes of stride 0 (``np.broadcast_to``'s arrays)."""
+    if host.size == 0 or not any(st == 0 and n > 1 for n, st in zip(host.shape, host.strides)):
+        return False
+    core = host[tuple(0 if st == 0 else slice(None) for st in host.strides)]
+    return bool(core.flags["C_CONTIGUOUS"] or core.flags["F_CONTIGUOUS"])
 
 
 def _host_array(nbytes_kind, shape, dtype, strides, order):

@@ -147,6 +147,14 @@ def dtype_key(dtype, scalar):
     return _DTYPE_KEYS.setdefault((dtype, aligned, scalar), len(_DTYPE_KEYS))
 
 
+def _axis(a, ndim):
+    """Axis ``a`` of an array of ``ndim`` dimensions counted from 0 (a negative one from the end), as NumPy takes
+    it: NumPy's AxisError (a ValueError and an IndexError) with its words where it is out of range."""
+    if not -ndim <= a < ndim:
+        raise getattr(np, "exceptions", np).AxisError(int(a), ndim)   # "axis 2 is out of bounds for array of dimension 2"
+    return int(a) % ndim
+
+
 class DeviceNDArray(_core.ArrayCore):
     """An array in the memory kernels of the current backend read and write."""
 
@@ -559,14 +567,18 @@ class DeviceNDArray(_core.ArrayCore):
 
     def transpose(self, axes=None):
         """numba-cuda's: a 2-d array's transpose as a new C-ordered array (``cuda.kernels.transpose``, on this
-        array's stream), not a view; ``axes`` naming the axes in order returns this array. Other dimensions raise
+        array's stream), not a view; ``axes`` naming the axes in order returns this array (a negative axis counts
+        from the end; NumPy's AxisError for one out of range, numba-cuda's "invalid axes list" for one repeated). Other dimensions raise
         NotImplementedError, as in numba-cuda. (Inside a kernel, ``a.T`` is a view of an array of any dimension.)"""
         if axes is not None:
             if not isinstance(axes, (tuple, list)):
                 raise TypeError(f"transpose: axes must be a tuple of ints, not {type(axes).__name__} {axes!r:.40}")
             axes = tuple(axes)
-            if not all(isinstance(a, (int, np.integer)) for a in axes) or sorted(axes) != list(range(self.ndim)):
+            if not all(isinstance(a, (int, np.integer)) for a in axes) or len(axes) != self.ndim:
                 raise ValueError(f"invalid axes {axes} for an array of {self.ndim} dimensions")
+            axes = tuple(_axis(a, self.ndim) for a in axes)
+            if len(set(axes)) != self.ndim:
+                raise ValueError(f"invalid axes list {axes}")      # numba-cuda's words (NumPy: "repeated axis")
             if axes == tuple(range(self.ndim)):
                 return self
         if self.ndim != 2:

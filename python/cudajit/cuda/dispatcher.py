@@ -550,12 +550,13 @@ class DeviceFunction(_JitFunction):
         return f"<cudajit device function {self.__name__}>"
 
     def __getitem__(self, config):
-        raise RuntimeError(f"device function '{self.__name__}' cannot be launched as a kernel: it was made with "
-                           f"cuda.jit(device=True); call it from a kernel, or decorate a kernel with cuda.jit")
+        raise RuntimeError(f"Cannot compile a device function as a kernel: device function '{self.__name__}' "
+                           f"cannot be launched; it was made with cuda.jit(device=True): call it from a kernel, or "
+                           f"decorate a kernel with cuda.jit")
 
     def inspect_sass(self, signature=None):
-        raise RuntimeError(f"cannot inspect the SASS of device function '{self.__name__}': SASS exists for "
-                           f"kernels only (numba-cuda refuses it too); inspect_asm() gives its PTX")
+        raise RuntimeError(f"Cannot inspect SASS of a device function: '{self.__name__}' was made with "
+                           f"cuda.jit(device=True), and SASS exists for kernels only; inspect_asm() gives its PTX")
 
 
 def pickled_function(py_func, owner):
@@ -797,7 +798,9 @@ def _launch_bounds(value, fn="cuda.jit"):
         return None
     if isinstance(value, tuple):
         if not 1 <= len(value) <= 3:
-            raise ValueError(f"{what} must be an int or a tuple of 1 to 3 ints, not {value!r:.60}")
+            # numba-cuda's words first (its nvvm.set_launch_bounds)
+            raise ValueError(f"Got {len(value)} launch bounds: {value!r:.60}. {what} must be an int or a tuple of 1 "
+                             f"to 3 ints: (max_threads_per_block, min_blocks_per_sm, max_blocks_per_cluster)")
         return tuple(_positive_int(v, what + " entries") for v in value)
     if not hasattr(value, "__index__"):
         raise TypeError(f"{what} must be an int or a tuple of 1 to 3 ints, not {value!r:.60}")

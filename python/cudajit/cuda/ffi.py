@@ -142,8 +142,13 @@ class ExternalFunction:
         if not (isinstance(abi, str) and abi in ("numba", "c")):
             raise NotImplementedError(f"declare_device({name!r}): unsupported ABI {abi!r} (use 'numba' or 'c')")
         signature = parse_signature(sig) if isinstance(sig, str) else sig
-        if not isinstance(signature, T.Signature) or signature.return_type is None:
-            raise TypeError(f"declare_device({name!r}): the signature needs a return type, e.g. 'float32(float32)'")
+        if isinstance(sig, tuple) or isinstance(signature, T.Signature) and signature.return_type is None:
+            # numba-cuda's words first
+            raise TypeError(f"Return type must be provided for device declarations: declare_device({name!r}) got "
+                            f"{sig!r:.60}, argument types alone; write the signature as e.g. 'float32(float32)'")
+        if not isinstance(signature, T.Signature):
+            raise TypeError(f"declare_device({name!r}): the signature must be a str such as 'float32(float32)' or a "
+                            f"Signature, not {type(sig).__name__} {sig!r:.60}")
         ret = signature.return_type
         if not (T.is_scalar(ret) or isinstance(ret, (T.CPointer, T.NoneType))):
             raise TypeError(f"declare_device({name!r}): the return type must be a number, a CPointer or void, "

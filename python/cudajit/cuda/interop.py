@@ -69,7 +69,8 @@ def _parse_cai(desc):
     if version not in _CAI_VERSIONS:
         raise ValueError(f"{_CAI}['version'] = {version} is not a version cudajit reads (0 to 3)")
     if desc.get("mask") is not None:
-        raise NotImplementedError("masked CUDA arrays are not supported")
+        raise NotImplementedError(f"Masked arrays are not supported: this {_CAI} has a 'mask' (cudajit reads "
+                                  f"unmasked arrays only)")
     shape = _int_tuple(desc["shape"], "shape")
     for d, n in enumerate(shape):
         if n < 0:

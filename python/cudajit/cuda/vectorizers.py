@@ -201,6 +201,10 @@ class CUDAUFunc:
         return self._reduce(left, stream) if n // 2 > 1 else left
 
 
+def _positional(n):
+    return f"{n} positional argument{'s' * (n != 1)}"
+
+
 def _parse_layout(layout):
     """``'(m,n),(n)->(m)'`` -> ([('m', 'n'), ('n',)], [('m',)])."""
     ins, arrow, outs = layout.replace(" ", "").partition("->")
@@ -232,8 +236,9 @@ class CUDAGUFunc:
         for sig in sigs:
             s = parse_signature(sig)
             if s.return_type not in (None, T.none):
-                raise TypeError(f"guvectorized functions cannot return values: signature {sig} returns "
-                                f"{s.return_type}")
+                raise TypeError(f"guvectorized functions cannot return values: signature {sig} specifies "
+                                f"{s.return_type} return type; declare it void and write the results into the "
+                                f"output arrays")
             if len(s.args) != self.nin + self.nout:
                 raise TypeError(f"signature {sig} has {len(s.args)} arguments, layout {layout!r} "
                                 f"{self.nin + self.nout}")
@@ -254,8 +259,10 @@ class CUDAGUFunc:
         if out is not None and len(args) > self.nin:
             raise ValueError("cannot specify argument 'out' as both positional and keyword")
         if len(args) not in (self.nin, self.nin + self.nout):
-            raise TypeError(f"{self.__name__}() takes {self.nin} inputs (and optionally {self.nout} outputs), "
-                            f"{len(args)} given")
+            # numba-cuda's words
+            raise TypeError(f"{self.__name__}(): this gufunc accepts {_positional(self.nin)} (when providing input "
+                            f"only) or {_positional(self.nin + self.nout)} (when providing input and output). Got "
+                            f"{_positional(len(args))}.")
         outs = list(args[self.nin:]) or (list(out) if isinstance(out, (tuple, list)) else [out] * self.nout)
         ins = [_operand(a) for a in args[:self.nin]]
         for o in outs:

@@ -51,6 +51,19 @@ def test_broadcast_arrays_keep_their_zero_strides(backend, rng):
         out = np.zeros(a.shape)
         _twice_2d[(4, 1), (16, 8)](d, out)
         np.testing.assert_array_equal(out, a * 2)
+    # copying in again: values that agree along the shared axis (a broadcast, or a full array of equal rows) are
+    # taken; values that differ there would lose all but one row, and are refused with the data left as it was
+    d = cuda.to_device(np.broadcast_to(rng.standard_normal(7), (50, 7)))
+    y = rng.standard_normal(7)
+    d.copy_to_device(np.broadcast_to(y, (50, 7)))
+    np.testing.assert_array_equal(d.copy_to_host(), np.broadcast_to(y, (50, 7)))
+    d.copy_to_device(np.tile(y * 3, (50, 1)))
+    np.testing.assert_array_equal(d.copy_to_host(), np.broadcast_to(y * 3, (50, 7)))
+    full = rng.standard_normal((50, 7))
+    for src in (full, cuda.to_device(full)):
+        with pytest.raises(ValueError, match=r"share memory along axis 0 \(strides \(0, 8\).*would be lost"):
+            d.copy_to_device(src)
+        np.testing.assert_array_equal(d.copy_to_host(), np.broadcast_to(y * 3, (50, 7)))
     # a broadcast of a strided core is still copied compact (numba-cuda refuses it)
     strided = np.broadcast_to(rng.standard_normal(14)[::2], (3, 7))
     d = cuda.to_device(strided)

@@ -343,6 +343,9 @@ class DeviceNDArray(_core.ArrayCore):
         self._write_host(host.reshape(self.shape) if host.shape != self.shape else host, handle)
 
     def _write_host(self, host, handle):
+        shared = [ax for ax, (n, st) in enumerate(zip(self.shape, self.strides)) if st == 0 and n > 1]
+        if shared:
+            _check_one_value_per_element(self, host, shared)
         lo, hi = self._extent()
         if _same_layout(host, self):
             _core.copy_htod_ptr(self._ptr + lo, _host_addr(host) + lo, hi - lo, handle, self._device)
@@ -832,3 +835,18 @@ def __getattr__(name):
         from .cudadrv import devicearray as numba_module
         return getattr(numba_module, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _check_one_value_per_element(dev, host, shared):
+    """A device array whose axes ``shared`` have stride 0 (to_device of a broadcast array) holds one element for all
+    positions along them: host data that differs along them would lose all but one value, so it is refused
+    (numba-cuda refuses any source that is not such a broadcast itself)."""
+    raw = np.ascontiguousarray(host)
+    raw = raw.view(np.uint8).reshape(host.shape + (-1,)) if host.dtype.itemsize else raw
+    first = raw[tuple(slice(0, 1) if ax in shared else slice(None) for ax in range(host.ndim))]
+    if not np.array_equal(raw, np.broadcast_to(first, raw.shape)):
+        axes = ", ".join(map(str, shared))
+        raise ValueError(f"cannot copy into a device array whose elements share memory along axis {axes} (strides "
+                         f"{dev.strides}: to_device of a broadcast array keeps one copy of the repeated values): the "
+                         f"source's values differ along that axis, and all but one would be lost; copy into "
+                         f"cuda.device_array({tuple(dev.shape)!r}) instead")

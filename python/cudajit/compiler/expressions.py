@@ -145,6 +145,8 @@ class ExpressionMixin(IndexingMixin):
         if isinstance(obj, (bool, int, float, complex)) and not isinstance(obj, np.generic):
             self.check_int_range(node, obj)
             return const_value(obj)
+        if isinstance(obj, np.void) and obj.dtype.names is not None:
+            return self.global_record(node, name, obj)
         if isinstance(obj, np.generic):
             t = T.from_dtype(obj.dtype)
             if t is None:
@@ -211,6 +213,19 @@ class ExpressionMixin(IndexingMixin):
             self.error(node, f"'{name}' is a Python function, not a device function",
                        "decorate it with @cuda.jit(device=True) to call it from a kernel")
         self.error(node, f"'{name}' refers to a {type(obj).__name__}, which cannot be used in a CUDA kernel")
+
+    def global_record(self, node, name, obj):
+        """A global structured scalar (``np.rec.array(...)[0]``, ``arr[0]`` of a structured array): Numba makes its
+        bytes a constant record; here it is element 0 of a one-element frozen array of its dtype (read-only, as
+        frozen arrays are)."""
+        key = ("record", id(obj))
+        known = self.program.frozen.get(key)
+        if known is None:
+            arr = np.empty(1, dtype=obj.dtype)
+            arr[0] = obj
+            known = self.program.frozen[key] = (obj, arr)    # keeps obj alive, so its id stays its own
+        frozen = self.program.frozen_array(self, node, name, known[1])
+        return self.element(node, frozen, [Value(T.int64, "0", const=0, nonneg=True)])
 
     def captured_device_array(self, node, name, obj):
         """A device array named by a kernel (global or closure): captured by pointer, as Numba does."""

@@ -498,18 +498,33 @@ class ExpressionMixin(IndexingMixin):
                      nonneg=a.nonneg and b.nonneg)
 
     def expr_Tuple(self, node):
-        parts, effects = [], []
+        parts, effects, origins, bound = [], [], [], []
         for e in node.elts:
+            if isinstance(e, ast.Starred):
+                # (*t, x): the elements of the tuple t, as Numba's rewrite of LIST_TO_TUPLE makes of it
+                spread = self.starred_argument(e, bound, "in a tuple display")
+                if spread is None:
+                    return Value(T.undefined, "?")
+                parts.extend(spread)
+                effects.extend([(0, 0)] * len(spread))
+                origins.extend([e] * len(spread))
+                continue
             mark = self.effects_mark()
             parts.append(self.as_value(e, self.visit_expr(e)))
             effects.append(self.effects_since(mark))
-        result = self.tuple_of(node, parts)
-        return self.in_python_order(result, lambda ps: self.tuple_of(node, ps), parts, effects)
+            origins.append(e)
+        result = self.tuple_of(node, parts, origins)
+        if not bound:
+            return self.in_python_order(result, lambda ps: self.tuple_of(node, ps, origins), parts, effects)
+        for name, v in reversed(bound):
+            # (*g(x), y): g runs once, its tuple is the parameter of a lambda around the new tuple
+            result = Value(result.type, f"[&](const {v.type.cpp}& {name}) {{ return {result.code}; }}({v.code})")
+        return result
 
-    def tuple_of(self, node, parts):
+    def tuple_of(self, node, parts, origins=None):
         if any(p.type == T.undefined for p in parts):
             return Value(T.undefined, "?")
-        for p, e in zip(parts, node.elts):
+        for p, e in zip(parts, origins or node.elts):
             if not (T.is_scalar(p.type) or isinstance(p.type, (T.BaseTuple, T.Array, T.EnumMember))):
                 self.error(e, f"a tuple cannot hold a value of type {p.type}")
         parts = [typed(p, p.type) for p in parts]      # a literal 2 is int64 in the tuple, not C++'s int
@@ -657,14 +672,14 @@ class ExpressionMixin(IndexingMixin):
             result = Value(result.type, f"[&](const {v.type.cpp}& {name}) {{ return {result.code}; }}({v.code})")
         return result
 
-    def starred_argument(self, node, bound):
-        """The elements of the tuple ``*t`` spreads into a call's arguments (None while ``t``'s type is unknown).
-        A tuple that is neither a variable nor built in place is named once: (name, value) joins ``bound``."""
+    def starred_argument(self, node, bound, where="in a call"):
+        """The elements of the tuple ``*t`` spreads into a call's arguments or a tuple (None while ``t``'s type is
+        unknown). A tuple that is neither a variable nor built in place is named once: (name, value) joins ``bound``."""
         v = self.as_value(node, self.visit_expr(node.value))
         if v.type == T.undefined:
             return None
         if not isinstance(v.type, T.BaseTuple):
-            self.error(node, f"*args in a call must be a tuple, not {v.type}")
+            self.error(node, f"*args {where} must be a tuple, not {v.type}")
         if v.elements is None and not v.code.isidentifier():
             name = self.temp("spread")
             bound.append((name, v))

@@ -15,13 +15,13 @@ from . import intrinsics as I
 from . import datetimes, fp8lib, pyvalues, records, vectors
 from .closures import Captured, function_value
 from .errors import CONSTRUCT_HINTS, describe_construct, require_literal
-from ..errors import CudaJitError
+from ..errors import CudaJitError, TypingError
 from .frontend import NOT_FOLDED, TOO_LARGE, canonical_name, python_folded
 from .indexing import IndexingMixin
 from .methods import call_value_method, reinterpret
 from .operators import PY_OPS, binary, compare, unary
 from .typeconv import resolve, unify
-from .typeof import typeof
+from .typeof import int_enum_type, typeof
 from .values import (Value, Symbol, cast, const_value, is_shape_constant, none_value, tuple_value, type_name, typed,
                      PRIMARY, UNARY, LAND, LOR, COND)
 
@@ -135,6 +135,10 @@ class ExpressionMixin(IndexingMixin):
             if isinstance(obj, int):
                 v = const_value(int(obj))              # an IntEnum member is its int, as in Numba,
                 v.const = obj                          # and keeps its member for `.value`
+                try:                                   # typed IntEnumMember(cls, int64) as Numba types it, so a
+                    v.type = int_enum_type(type(obj))  # device function returning members returns one too
+                except TypingError:
+                    pass                               # a heterogeneous enum's member: its int, as before
                 return v
             return pyvalues.enum_member(self, node, obj)
         if isinstance(obj, type) and issubclass(obj, int) and obj is not bool and obj.__module__ != "builtins":

@@ -73,6 +73,19 @@ def test_is_available_under_numba_cudasim():
         assert out.stdout.split() == want, (env, out.stdout)
 
 
+def test_config_enable_cudasim_is_numbas_int():
+    # numba.config.ENABLE_CUDASIM: programs read it (numba's own cuda/random.py, a poker simulation's random32.py,
+    # which compiles its helpers in object mode under the simulator)
+    code = "from cudajit import config; print(repr(config.ENABLE_CUDASIM))"
+    for value, want in (("1", "1"), ("0", "0"), ("", "0"), ("yes", "0")):
+        e = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+        if value:
+            e["NUMBA_ENABLE_CUDASIM"] = value
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=e, timeout=120)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.strip() == want, (value, out.stdout)
+
+
 def test_gpu_backend_without_gpu_raises_support_error():
     from cudajit import _backend
     if _backend.gpu_status()[0]:

@@ -603,6 +603,10 @@ private:
             uint32_t lane = uint32_t(__builtin_ctz(rest));
             std::memcpy(views.data[b][lane], warp_exchange_->slot[w * 32 + lane], 16);
         }
+        // A lane that exited (or waits elsewhere) reads as zeros: undefined on the GPU, but not another block's or
+        // another collective's value left in the buffer (a reduction over a warp whose tail exited adds nothing).
+        for (uint32_t rest = ~warp.arrived; rest; rest &= rest - 1)
+            std::memset(views.data[b][__builtin_ctz(rest)], 0, 16);
         for (uint32_t rest = go; rest; rest &= rest - 1) {
             const size_t i = w * 32 + uint32_t(__builtin_ctz(rest));
             Fiber& f = fibers_[i];

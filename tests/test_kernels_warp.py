@@ -312,3 +312,26 @@ def test_idle_lanes_wait_at_their_syncwarp_not_at_another_collective(backend, rn
         v = v + np.array([v[i + offset] if i + offset < 32 else v[i] for i in range(32)])
         np.testing.assert_array_equal(steps[k], v)          # every lane, every step: a tree of this step's values
     assert steps[4, 0] == n
+
+
+@cuda.jit
+def tail_exits_then_reduces(n, out):
+    # lanes past n exit; the rest reduce with a full mask (a poker simulation's per-block tally): reading an exited
+    # lane is undefined on the GPU
+    i = cuda.grid(1)
+    if i >= n:
+        return
+    v = i + 1
+    for offset in (16, 8, 4, 2, 1):
+        v += cuda.shfl_down_sync(0xffffffff, v, offset)
+    if cuda.laneid == 0:
+        cuda.atomic.add(out, 0, v)
+
+
+def test_exited_lanes_read_as_zero_on_the_cpu(backend):
+    if backend == "gpu":
+        pytest.skip("a lane that exited gives an undefined value on the GPU")
+    for _ in range(3):                  # earlier blocks' and launches' values must not leak in
+        out = np.zeros(1, np.int64)
+        tail_exits_then_reduces[8, 64](300, out)
+        assert out[0] == 300 * 301 // 2

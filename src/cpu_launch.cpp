@@ -328,9 +328,17 @@ enum class FiberState : uint8_t { Ready, Running, AtBarrier, AtWarp, AtGrid, AtC
 // whether every waiting lane gave the same mask.
 struct Warp {
     uint32_t arrived = 0, gone = 0, mask = 0;
-    bool uniform = true;
+    bool uniform = true;      // every waiting lane gave the same mask at the same kind of call
+    const char* kind = nullptr;  // that call's kind (cj_cpu_where::what: "syncwarp", "shfl_down_sync", ...)
     uint32_t converging = 0;  // lanes waiting at an activemask (CJ_SYNC_CONVERGE)
 };
+
+// Whether two lanes wait at calls that complete together: a syncwarp() with syncwarp()s (bar.warp.sync pairs with
+// any other on sm_70+), a collective with the same collective (shfl.sync with shfl.sync of the same mode, ...). On
+// the GPU a lane at a shuffle does not go on because another lane of its mask reached a syncwarp or a vote.
+inline bool same_kind(const char* a, const char* b) {
+    return a == b || (a && b && std::strcmp(a, b) == 0);
+}
 
 struct Fiber {
     Context ctx;
@@ -572,9 +580,16 @@ private:
         if (warp.uniform) {
             if (!(warp.mask & ~done)) go = warp.arrived;
         } else {
+            // each lane's mask must be met by lanes that exited or wait at the same kind of call (same_kind)
             for (uint32_t rest = warp.arrived; rest; rest &= rest - 1) {
                 uint32_t lane = uint32_t(__builtin_ctz(rest));
-                if (!(fibers_[w * 32 + lane].arg & ~done)) go |= 1u << lane;
+                const Fiber& f = fibers_[w * 32 + lane];
+                uint32_t met = warp.gone;
+                for (uint32_t other = warp.arrived; other; other &= other - 1) {
+                    uint32_t o = uint32_t(__builtin_ctz(other));
+                    if (same_kind(kind_of(f), kind_of(fibers_[w * 32 + o]))) met |= 1u << o;
+                }
+                if (!(f.arg & ~met)) go |= 1u << lane;
             }
         }
         if (!go) return false;
@@ -588,6 +603,10 @@ private:
             uint32_t lane = uint32_t(__builtin_ctz(rest));
             std::memcpy(views.data[b][lane], warp_exchange_->slot[w * 32 + lane], 16);
         }
+        // A lane that exited (or waits elsewhere) reads as zeros: undefined on the GPU, but not another block's or
+        // another collective's value left in the buffer (a reduction over a warp whose tail exited adds nothing).
+        for (uint32_t rest = ~warp.arrived; rest; rest &= rest - 1)
+            std::memset(views.data[b][__builtin_ctz(rest)], 0, 16);
         for (uint32_t rest = go; rest; rest &= rest - 1) {
             const size_t i = w * 32 + uint32_t(__builtin_ctz(rest));
             Fiber& f = fibers_[i];
@@ -701,8 +720,8 @@ private:
             f->state = FiberState::AtWarp;
             ++w->at_warp_;
             Warp& warp = w->warps_[index / 32];
-            if (!warp.arrived) warp.uniform = true, warp.mask = f->arg;
-            else if (f->arg != warp.mask) warp.uniform = false;
+            if (!warp.arrived) warp.uniform = true, warp.mask = f->arg, warp.kind = kind_of(*f);
+            else if (f->arg != warp.mask || !same_kind(kind_of(*f), warp.kind)) warp.uniform = false;
             warp.arrived |= 1u << (index & 31);
             w->release_warp(index / 32);
         } else if (op == CJ_SYNC_CONVERGE) {
@@ -730,6 +749,8 @@ private:
             context_switch(f->ctx, w->scheduler_);
         return f->result;  // resumed: whoever switched here made this fiber current again
     }
+
+    static const char* kind_of(const Fiber& f) { return f.where ? f.where->what : nullptr; }
 
     // The fiber no longer reads the warp buffer its last syncwarp gave it; the last reader frees it.
     void drop_view(Fiber& f, size_t index) {

@@ -346,3 +346,24 @@ def test_same_numpy_array_twice_is_one_device_array(backend, rng):
     want_b = c * 2
     _scaled_copy[1, 64](b, c, 2.0)                 # distinct arrays are still distinct
     np.testing.assert_array_equal(b, want_b)
+
+
+def test_to_device_of_python_objects_is_kept_but_not_used(backend):
+    # numba-cuda's to_device(None) is a 0-d device array of dtype object; OpenFDTD's GPU solver makes them for the
+    # arrays its mode never uses (PML arrays under Mur boundaries, K1Ex.. without -vector) and only keeps them.
+    # cudajit keeps a stand-in with the shape and dtype; every use says why it cannot be one.
+    d = cuda.to_device(None)
+    assert d.shape == () and d.dtype == np.dtype(object) and d.ndim == 0 and d.size == 1
+    objs = cuda.to_device([object(), None, 3])
+    assert objs.shape == (3,) and len(objs) == 3 and objs.dtype == np.dtype(object)
+
+    @cuda.jit
+    def k(a, b):
+        a[0] = 1
+
+    with pytest.raises(TypeError, match="Python objects"):
+        d.copy_to_host()
+    with pytest.raises(TypeError, match="Python objects"):
+        objs[1]
+    with pytest.raises(TypeError, match=r"argument 1 \(b\).*to_device\(\) of a NoneType"):
+        k[1, 1](np.zeros(1), d)

@@ -193,3 +193,42 @@ def test_int_enum_members_for_declared_signatures(backend):
         k[1, 1](out, c)
         assert out[0] == c * 3
     assert len(k.signatures) == 2
+
+
+class Outcome(enum.IntEnum):
+    HIGH = 0
+    PAIR = 1
+    FLUSH = 2
+
+
+def test_int_enum_members_returned_from_device_functions(backend, rng):
+    # a device function returning global IntEnum members returns IntEnumMember(Outcome, int64), so `.value` and
+    # `is` work on its result (a poker simulation: uint32(outcome_of_hand(x).value)); arithmetic treats it as int
+    from cudajit import uint32
+
+    @cuda.jit(device=True)
+    def classify(v):
+        if v % 7 == 0:
+            return Outcome.FLUSH
+        if v % 2 == 0:
+            return Outcome.PAIR
+        return Outcome.HIGH
+
+    @cuda.jit
+    def k(a, out):
+        i = cuda.grid(1)
+        if i < a.size:
+            o = classify(a[i])
+            out[i, 0] = uint32(o.value)
+            out[i, 1] = o + 10
+            out[i, 2] = 1 if o is Outcome.PAIR else 0
+            out[i, 3] = Outcome.FLUSH.value * 2
+
+    a = rng.integers(0, 100, 70)
+    out = np.zeros((70, 4), np.int64)
+    k[1, 128](a, out)
+    want = np.where(a % 7 == 0, 2, np.where(a % 2 == 0, 1, 0))
+    np.testing.assert_array_equal(out[:, 0], want)
+    np.testing.assert_array_equal(out[:, 1], want + 10)
+    np.testing.assert_array_equal(out[:, 2], (want == 1).astype(np.int64))
+    np.testing.assert_array_equal(out[:, 3], 4)

@@ -188,7 +188,7 @@ def test_raw_kernel_arguments(backend):
     (lambda: cuda.mapped_array_like([1]), TypeError, ["mapped_array_like", "list"]),
     (lambda: cuda.to_device(np.zeros(3), stream="x"), TypeError, ["stream", "str"]),
     (lambda: cuda.to_device(np.zeros(3), to=5), TypeError, ["'to'", "int"]),
-    (lambda: cuda.to_device([object()]), TypeError, ["Python objects"]),
+    (lambda: cuda.to_device([object()]).copy_to_host(), TypeError, ["Python objects"]),
     (lambda: cuda.event().record("x"), TypeError, ["stream", "str"]),
     (lambda: cuda.event().wait(-5), ValueError, ["stream handle -5"]),
     (lambda: cuda.stream().wait_event(3), TypeError, ["wait_event", "int"]),

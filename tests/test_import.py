@@ -56,6 +56,36 @@ def test_numba_cudasim_picks_the_cpu_backend():
                 in out.stderr) == (env == {"NUMBA_ENABLE_CUDASIM": "yes"}), out.stderr
 
 
+def test_is_available_under_numba_cudasim():
+    # Numba's simulator says cuda.is_available() is True; programs and test suites written for it gate their kernels
+    # on that (minitorch's tests/test_tensor_general.py adds its CUDA cases only then). Under NUMBA_ENABLE_CUDASIM=1
+    # cudajit's CPU backend runs them, so it says True too; CUDAJIT_BACKEND=cpu alone keeps Numba's "a GPU is here".
+    from cudajit import _backend
+    code = "from cudajit import cuda, backend; print(backend(), cuda.is_available())"
+    for env, want in (({"NUMBA_ENABLE_CUDASIM": "1"}, ["cpu", "True"]),
+                      ({"NUMBA_ENABLE_CUDASIM": "0", "CUDAJIT_BACKEND": "cpu"}, ["cpu", str(_backend.gpu_status()[0])]),
+                      ({"NUMBA_ENABLE_CUDASIM": "1", "CUDAJIT_BACKEND": "cpu"},
+                       ["cpu", str(_backend.gpu_status()[0])])):
+        e = {k: v for k, v in os.environ.items() if k not in ("CUDAJIT_BACKEND", "NUMBA_ENABLE_CUDASIM")}
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=dict(e, **env),
+                             timeout=120)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.split() == want, (env, out.stdout)
+
+
+def test_config_enable_cudasim_is_numbas_int():
+    # numba.config.ENABLE_CUDASIM: programs read it (numba's own cuda/random.py, a poker simulation's random32.py,
+    # which compiles its helpers in object mode under the simulator)
+    code = "from cudajit import config; print(repr(config.ENABLE_CUDASIM))"
+    for value, want in (("1", "1"), ("0", "0"), ("", "0"), ("yes", "0")):
+        e = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+        if value:
+            e["NUMBA_ENABLE_CUDASIM"] = value
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=e, timeout=120)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.strip() == want, (value, out.stdout)
+
+
 def test_gpu_backend_without_gpu_raises_support_error():
     from cudajit import _backend
     if _backend.gpu_status()[0]:

@@ -292,3 +292,28 @@ def test_array_unpacking_errors(backend):
 
     with pytest.raises(UnsupportedError, match="starred unpacking of an array"):
         starred[1, 1](np.arange(3.0), np.zeros(1))
+
+
+def test_a_variable_holding_arrays_of_two_layouts(backend, rng):
+    # `tally = block[:, t]` (a strided column, layout A) on one path and `cuda.local.array(...)` (C) on the other: the
+    # variable is an A array, as Numba unifies them (a poker simulation picks shared or local scratch this way)
+    @cuda.jit
+    def k(flag, a, out):
+        t = cuda.threadIdx.x
+        block = cuda.shared.array((6, 32), np.int32)
+        if flag[0]:
+            tally = block[:, t]
+        else:
+            tally = cuda.local.array(6, np.int32)
+        for i in range(6):
+            tally[i] = a[t] * (i + 1)
+        row = a[t:t + 1] if flag[0] else a[::2]          # C slice vs A (strided) slice
+        for i in range(6):
+            out[t, i] = tally[i] + row[0]
+
+    a = rng.integers(-50, 50, 32).astype(np.int32)
+    for flag in (1, 0):
+        out = np.zeros((32, 6), np.int64)
+        k[1, 32](np.array([flag]), a, out)
+        first = a if flag else np.full(32, a[0])
+        np.testing.assert_array_equal(out, a[:, None] * np.arange(1, 7) + first[:, None])

@@ -305,3 +305,56 @@ def test_rebinding_a_name_to_another_type(backend, rng):
     acc = np.einsum("kii,ki->k", tri, r0)
     np.testing.assert_allclose(out[:, 0], acc - tri[:, 0, 1], rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(out[:, 1], acc * 2.0, rtol=1e-12, atol=1e-12)
+
+
+def test_list_displays_iterated_or_tested_with_in_are_tuples(backend, rng):
+    # CPython compiles `for x in [...]` and `y in [...]` (last comparison) with a tuple, so numba-cuda takes them
+    # without its runtime: minitorch's shared-memory reductions loop over [1, 2, 4, 8, 16], a poker simulation's
+    # warp reduction over [16, 8, 4, 2, 1], a game of life tests `n not in [2, 3]`
+    @cuda.jit
+    def k(a, out):
+        i = cuda.grid(1)
+        if i < a.size:
+            s = 0
+            for step in [1, 2, 4, 8, 16]:
+                s += step * (a[i] % step)
+            v = a[i]
+            w = 0
+            for x in [v, v + 1, 2 * v]:           # non-constant elements: a built tuple
+                w = w * 3 + x
+            out[i, 0] = s
+            out[i, 1] = w
+            out[i, 2] = 1 if a[i] % 7 in [0, 3, 5] else 0
+            out[i, 3] = 1 if a[i] % 5 not in [1, 2] else 0
+            out[i, 4] = 1 if 0 < a[i] % 9 in [1, 4] else 0   # chained: only the last comparison's list
+
+    a = rng.integers(0, 1000, 300)
+    out = np.zeros((300, 5), np.int64)
+    k[3, 128](a, out)
+    want = np.array([[sum(s * (v % s) for s in (1, 2, 4, 8, 16)), (v * 3 + v + 1) * 3 + 2 * v,
+                      int(v % 7 in (0, 3, 5)), int(v % 5 not in (1, 2)), int(0 < v % 9 in (1, 4))] for v in a])
+    np.testing.assert_array_equal(out, want)
+
+
+def test_tuple_assignment_binding_types_to_names(backend, rng):
+    # `int32, uint32 = numba.int32, numba.uint32` in a poker simulation's kernels: each name is a compile-time local
+    # as `int32 = numba.int32` is; runtime values beside them are assigned together (all evaluated first)
+    import cudajit
+
+    @cuda.jit
+    def k(a, out):
+        i = cuda.grid(1)
+        if i < a.size:
+            int32, u32, x = cudajit.int32, cudajit.uint32, a[i]
+            p, q = x, 3
+            p, q, f = q, p, cudajit.float32
+            out[i, 0] = u32(int32(x) - 100)
+            out[i, 1] = p * 10 + q
+            out[i, 2] = f(x) / f(3)
+
+    a = rng.integers(0, 200, 50)
+    out = np.zeros((50, 3))
+    k[1, 64](a, out)
+    np.testing.assert_array_equal(out[:, 0], (a - 100).astype(np.uint32))
+    np.testing.assert_array_equal(out[:, 1], 30 + a)
+    np.testing.assert_array_equal(out[:, 2], (a.astype(np.float32) / np.float32(3)).astype(np.float64))

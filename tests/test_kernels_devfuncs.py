@@ -432,3 +432,53 @@ def test_branches_on_ndim_and_tuple_length_are_pruned(backend, rng):
         any2 = (rows != 0).any(axis=(1, 2))
         any1 = (rows[:, :, 0] != 0).any(axis=1)
         np.testing.assert_array_equal(out, any2 + 2 * any1 + 10)
+
+
+def test_starred_tuples_in_tuple_displays(backend, rng):
+    # (*indices, 0) builds a longer tuple, as Numba's rewrite of LIST_TO_TUPLE does: a cyclic-spectrum folding
+    # kernel indexes its (lag, bin, re/im) accumulators with it inside a device function
+    from cudajit.errors import TypingError
+    calls = np.zeros(1, np.int64)
+
+    @cuda.jit(device=True)
+    def add_pair(arr, indices, v1, v2):
+        cuda.atomic.add(arr, (*indices, 0), v1)
+        cuda.atomic.add(arr, (*indices, 1), v2)
+
+    @cuda.jit(device=True)
+    def counted(k, out):
+        cuda.atomic.add(out, 0, 1)
+        return k, k + 1
+
+    @cuda.jit
+    def fold(bins, vals, acc, mixed, counter):
+        i = cuda.grid(1)
+        if i < bins.shape[0]:
+            idx = (i % 3, bins[i])
+            add_pair(acc, idx, vals[i], -2 * vals[i])
+            t = (*counted(i, counter), *idx, 7)        # a call under * runs once
+            mixed[i, 0] = t[0] + 10 * t[1] + 100 * t[2] + 1000 * t[3] + 10000 * t[4]
+            mixed[i, 1] = len((*idx, *idx))
+
+    n = 90
+    bins = rng.integers(0, 4, n)
+    vals = rng.normal(size=n)
+    acc = np.zeros((3, 4, 2))
+    mixed = np.zeros((n, 2))
+    fold[2, 64](bins, vals, acc, mixed, calls)
+    want = np.zeros((3, 4, 2))
+    for i in range(n):
+        want[i % 3, bins[i], 0] += vals[i]
+        want[i % 3, bins[i], 1] -= 2 * vals[i]
+    np.testing.assert_allclose(acc, want, rtol=1e-12, atol=1e-12)
+    i = np.arange(n)
+    np.testing.assert_array_equal(mixed[:, 0], i + 10 * (i + 1) + 100 * (i % 3) + 1000 * bins + 70000)
+    np.testing.assert_array_equal(mixed[:, 1], 4)
+    assert calls[0] == n
+
+    @cuda.jit
+    def bad(a):
+        a[0] = len((*a, 1))
+
+    with pytest.raises(TypingError, match=r"\*args in a tuple display must be a tuple, not array"):
+        bad[1, 1](np.zeros(3))

@@ -271,3 +271,67 @@ def test_vote_with_integer_predicates(backend, rng):
     vote[1, 32](np.full(32, FULL, np.uint64), pred, out)
     np.testing.assert_array_equal(out[:, 0], (pred != 0).all())
     np.testing.assert_array_equal(out[:, 1], _as_int32(_bits(pred != 0)))
+
+
+@cuda.jit
+def histogram_then_tree(values, n, hist, lane_counts, steps):
+    # A rule learner's per-column histogram (match_any_sync in chunks of 32, the last chunk partial: its idle lanes go
+    # on to the syncwarp()), then a shfl_down tree over the warp. The idle lanes must wait at their syncwarp() until
+    # the busy ones reach theirs, not go on when those reach match_any_sync (a different call).
+    tid = cuda.threadIdx.x
+    count = 0
+    for start in range(0, n, 32):
+        active = start + tid < n
+        busy = cuda.ballot_sync(0xffffffff, active)
+        if active:
+            v = values[start + tid]
+            same = cuda.match_any_sync(busy, v)
+            if same & ((1 << tid) - 1) == 0:
+                count += cuda.popc(same)
+                hist[v] += cuda.popc(same)
+        cuda.syncwarp()
+    lane_counts[tid] = count
+    k = 0
+    for offset in (16, 8, 4, 2, 1):
+        count += cuda.shfl_down_sync(0xffffffff, count, offset)
+        steps[k, tid] = count
+        k += 1
+
+
+@pytest.mark.parametrize("n", [150, 181, 64])
+def test_idle_lanes_wait_at_their_syncwarp_not_at_another_collective(backend, rng, n):
+    values = rng.integers(0, 37, n)
+    hist = np.zeros(37, np.int64)
+    lane_counts = np.zeros(32, np.int64)
+    steps = np.zeros((5, 32), np.int64)
+    histogram_then_tree[1, 32](values, n, hist, lane_counts, steps)
+    np.testing.assert_array_equal(hist, np.bincount(values, minlength=37))
+    assert lane_counts.sum() == n
+    v = lane_counts.copy()
+    for k, offset in enumerate((16, 8, 4, 2, 1)):
+        v = v + np.array([v[i + offset] if i + offset < 32 else v[i] for i in range(32)])
+        np.testing.assert_array_equal(steps[k], v)          # every lane, every step: a tree of this step's values
+    assert steps[4, 0] == n
+
+
+@cuda.jit
+def tail_exits_then_reduces(n, out):
+    # lanes past n exit; the rest reduce with a full mask (a poker simulation's per-block tally): reading an exited
+    # lane is undefined on the GPU
+    i = cuda.grid(1)
+    if i >= n:
+        return
+    v = i + 1
+    for offset in (16, 8, 4, 2, 1):
+        v += cuda.shfl_down_sync(0xffffffff, v, offset)
+    if cuda.laneid == 0:
+        cuda.atomic.add(out, 0, v)
+
+
+def test_exited_lanes_read_as_zero_on_the_cpu(backend):
+    if backend == "gpu":
+        pytest.skip("a lane that exited gives an undefined value on the GPU")
+    for _ in range(3):                  # earlier blocks' and launches' values must not leak in
+        out = np.zeros(1, np.int64)
+        tail_exits_then_reduces[8, 64](300, out)
+        assert out[0] == 300 * 301 // 2

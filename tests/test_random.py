@@ -199,3 +199,27 @@ def test_host_forms_of_numbas_jit_functions():
         xoroshiro128p_jump(host, 4)
     with pytest.raises(TypeError, match="contiguous 1-d array"):
         xoroshiro128p_jump(host[::2], 0)
+
+
+def test_xoroshiro128p_type_in_explicit_signatures(backend):
+    # numba-cuda's cuda.random.xoroshiro128p_type (from_dtype of the states' dtype) spells the states' parameter in
+    # an explicit signature, as a user's compound-prism optimiser does: (f4[:, :], ..., xoroshiro128p_type[:])
+    from cudajit import float32, int64
+    from cudajit.cuda.random import xoroshiro128p_type
+
+    @cuda.jit((float32[:, :], int64, xoroshiro128p_type[:]))
+    def fill(out, offset, states):
+        i = cuda.grid(1)
+        if i < out.shape[0]:
+            for j in range(out.shape[1]):
+                out[i, j] = xoroshiro128p_uniform_float32(states, i) + offset
+
+    n, draws = 40, 4
+    states = create_xoroshiro128p_states(n, seed=31)
+    out = np.zeros((n, draws), np.float32)
+    fill[2, 32](out, 3, states)
+    for i, m in enumerate(_model_states(n, 31)):
+        assert [out[i, j] for j in range(draws)] == [np.float32(m.uniform32() + 3) for _ in range(draws)]
+    assert xoroshiro128p_type.dtype == xoroshiro128p_dtype
+    with pytest.raises(TypeError, match="1-d"):
+        xoroshiro128p_type[:, :]

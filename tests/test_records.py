@@ -359,3 +359,34 @@ def test_aligned_and_packed_records_of_equal_layout_stay_apart(backend, rng):
         np.testing.assert_array_equal(got["y"], host["x"])
         arrays.append(d)
     assert len(swap.signatures) == 2 and swap.signatures[0] != swap.signatures[1]
+
+
+def test_global_record_scalar_is_a_constant(backend, rng):
+    # A global structured scalar (np.rec.array([...])[0]) read by field in a kernel and a device function, as a
+    # user's optimiser reads its configuration (config.height, config.weight_*): Numba freezes its bytes.
+    dt = np.dtype([("height", "f4"), ("start", "f4"), ("count", "i4"), ("scale", "f8")])
+    vals = (float(rng.uniform(1, 9)), float(rng.uniform(-3, 3)), int(rng.integers(2, 9)), float(rng.uniform(0.5, 2)))
+    config = np.rec.array([vals], dtype=dt)[0]
+    plain = np.zeros(1, dt)
+    plain[0] = vals
+    other = plain[0]                                   # np.void (not np.record): attribute access is Numba's too
+
+    @cuda.jit(device=True)
+    def scaled(x):
+        return x * config.scale + other.start
+
+    @cuda.jit
+    def k(x, out):
+        i = cuda.grid(1)
+        if i < x.size:
+            acc = 0.0
+            for _ in range(config.count):
+                acc += config.height
+            out[i] = scaled(x[i]) + acc + other["count"]
+
+    x = rng.uniform(-1, 1, 37)
+    out = np.zeros_like(x)
+    k[2, 32](x, out)
+    h, s, c, sc = plain[0].tolist()
+    want = x * sc + s + sum(float(np.float32(h)) for _ in range(c)) + c
+    np.testing.assert_allclose(out, want, rtol=1e-12)

@@ -46,6 +46,15 @@ def name():
     return _current
 
 
+def simulating():
+    """Whether the backend is the CPU because NUMBA_ENABLE_CUDASIM asked for Numba's simulator (CUDAJIT_BACKEND
+    unset or auto). Never raises; decides nothing."""
+    want = os.environ.get("CUDAJIT_BACKEND", "auto").strip().lower() or "auto"
+    if _current is not None and _current != "cpu":
+        return False
+    return want == "auto" and _cudasim()
+
+
 def _cudasim():
     """Whether NUMBA_ENABLE_CUDASIM asks for the simulator (Numba reads it as an int: "1" yes, "0" or unset no)."""
     value = os.environ.get("NUMBA_ENABLE_CUDASIM", "").strip()

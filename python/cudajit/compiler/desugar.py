@@ -1,5 +1,7 @@
 """Rewrite loop forms Numba supports into the ones the translator handles, before typing:
 
+* a list display iterated by ``for`` or tested by the last ``in``/``not in``: a tuple, as CPython compiles it;
+
 * ``for ... else`` / ``while ... else``: a flag cleared by the loop's own ``break``s, then ``if flag: <else>``;
 * ``for i, x in enumerate(seq, start)`` and ``for x, y in zip(a, b, ...)`` (nested too): a counted loop over
   ``range(length)`` whose body first assigns the target from the sequences' elements;
@@ -19,7 +21,38 @@ import itertools
 
 def desugar(fn):
     """Rewrite ``fn`` (an ``ast.FunctionDef``) in place."""
+    _ListDisplaysAsTuples().visit(fn)
     _Desugar().rewrite_body(fn)
+
+
+class _ListDisplaysAsTuples(ast.NodeTransformer):
+    """CPython's AST optimizer (ast_opt.c, fold_iter) compiles a list display that is only iterated, ``for x in
+    [16, 8, 4]``, or tested with the last ``in``/``not in`` of a comparison, ``n not in [3, 4]``, as a tuple (a
+    constant one when its elements are constants); Numba compiles that bytecode, so such lists work in numba-cuda
+    kernels without its runtime (minitorch's reductions, a poker simulation's shuffles use them). Displays with a
+    starred element stay lists, as in CPython."""
+
+    @staticmethod
+    def _as_tuple(node):
+        if isinstance(node, ast.List) and not any(isinstance(e, ast.Starred) for e in node.elts):
+            return ast.copy_location(ast.Tuple(elts=node.elts, ctx=ast.Load()), node)
+        return node
+
+    def visit_For(self, node):
+        self.generic_visit(node)
+        node.iter = self._as_tuple(node.iter)
+        return node
+
+    def visit_comprehension(self, node):
+        self.generic_visit(node)
+        node.iter = self._as_tuple(node.iter)
+        return node
+
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        if isinstance(node.ops[-1], (ast.In, ast.NotIn)):
+            node.comparators[-1] = self._as_tuple(node.comparators[-1])
+        return node
 
 
 class _Desugar:

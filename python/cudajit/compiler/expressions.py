@@ -15,13 +15,13 @@ from . import intrinsics as I
 from . import datetimes, fp8lib, pyvalues, records, vectors
 from .closures import Captured, function_value
 from .errors import CONSTRUCT_HINTS, describe_construct, require_literal
-from ..errors import CudaJitError
+from ..errors import CudaJitError, TypingError
 from .frontend import NOT_FOLDED, TOO_LARGE, canonical_name, python_folded
 from .indexing import IndexingMixin
 from .methods import call_value_method, reinterpret
 from .operators import PY_OPS, binary, compare, unary
 from .typeconv import resolve, unify
-from .typeof import typeof
+from .typeof import int_enum_type, typeof
 from .values import (Value, Symbol, cast, const_value, is_shape_constant, none_value, tuple_value, type_name, typed,
                      PRIMARY, UNARY, LAND, LOR, COND)
 
@@ -135,6 +135,10 @@ class ExpressionMixin(IndexingMixin):
             if isinstance(obj, int):
                 v = const_value(int(obj))              # an IntEnum member is its int, as in Numba,
                 v.const = obj                          # and keeps its member for `.value`
+                try:                                   # typed IntEnumMember(cls, int64) as Numba types it, so a
+                    v.type = int_enum_type(type(obj))  # device function returning members returns one too
+                except TypingError:
+                    pass                               # a heterogeneous enum's member: its int, as before
                 return v
             return pyvalues.enum_member(self, node, obj)
         if isinstance(obj, type) and issubclass(obj, int) and obj is not bool and obj.__module__ != "builtins":
@@ -145,6 +149,8 @@ class ExpressionMixin(IndexingMixin):
         if isinstance(obj, (bool, int, float, complex)) and not isinstance(obj, np.generic):
             self.check_int_range(node, obj)
             return const_value(obj)
+        if isinstance(obj, np.void) and obj.dtype.names is not None:
+            return self.global_record(node, name, obj)
         if isinstance(obj, np.generic):
             t = T.from_dtype(obj.dtype)
             if t is None:
@@ -211,6 +217,19 @@ class ExpressionMixin(IndexingMixin):
             self.error(node, f"'{name}' is a Python function, not a device function",
                        "decorate it with @cuda.jit(device=True) to call it from a kernel")
         self.error(node, f"'{name}' refers to a {type(obj).__name__}, which cannot be used in a CUDA kernel")
+
+    def global_record(self, node, name, obj):
+        """A global structured scalar (``np.rec.array(...)[0]``, ``arr[0]`` of a structured array): Numba makes its
+        bytes a constant record; here it is element 0 of a one-element frozen array of its dtype (read-only, as
+        frozen arrays are)."""
+        key = ("record", id(obj))
+        known = self.program.frozen.get(key)
+        if known is None:
+            arr = np.empty(1, dtype=obj.dtype)
+            arr[0] = obj
+            known = self.program.frozen[key] = (obj, arr)    # keeps obj alive, so its id stays its own
+        frozen = self.program.frozen_array(self, node, name, known[1])
+        return self.element(node, frozen, [Value(T.int64, "0", const=0, nonneg=True)])
 
     def captured_device_array(self, node, name, obj):
         """A device array named by a kernel (global or closure): captured by pointer, as Numba does."""
@@ -483,15 +502,30 @@ class ExpressionMixin(IndexingMixin):
                      nonneg=a.nonneg and b.nonneg)
 
     def expr_Tuple(self, node):
-        parts, effects = [], []
+        parts, effects, origins, bound = [], [], [], []
         for e in node.elts:
+            if isinstance(e, ast.Starred):
+                # (*t, x): the elements of the tuple t, as Numba's rewrite of LIST_TO_TUPLE makes of it
+                spread = self.starred_argument(e, bound, "in a tuple display")
+                if spread is None:
+                    return Value(T.undefined, "?")
+                parts.extend(spread)
+                effects.extend([(0, 0)] * len(spread))
+                origins.extend([e] * len(spread))
+                continue
             mark = self.effects_mark()
             parts.append(self.as_value(e, self.visit_expr(e)))
             effects.append(self.effects_since(mark))
-        result = self.tuple_of(node, parts)
-        return self.in_python_order(result, lambda ps: self.tuple_of(node, ps), parts, effects)
+            origins.append(e)
+        result = self.tuple_of(node, parts, origins)
+        if not bound:
+            return self.in_python_order(result, lambda ps: self.tuple_of(node, ps, origins), parts, effects)
+        for name, v in reversed(bound):
+            # (*g(x), y): g runs once, its tuple is the parameter of a lambda around the new tuple
+            result = Value(result.type, f"[&](const {v.type.cpp}& {name}) {{ return {result.code}; }}({v.code})")
+        return result
 
-    def tuple_of(self, node, parts):
+    def tuple_of(self, node, parts, origins=None):
         if node is self.returned_node:
             for e in node.elts:
                 if id(e) in self.self_calls:
@@ -501,7 +535,7 @@ class ExpressionMixin(IndexingMixin):
                                "return a value of a fixed type (write the parts into an array argument)")
         if any(p.type == T.undefined for p in parts):
             return Value(T.undefined, "?")
-        for p, e in zip(parts, node.elts):
+        for p, e in zip(parts, origins or node.elts):
             if not (T.is_scalar(p.type) or isinstance(p.type, (T.BaseTuple, T.Array, T.EnumMember))):
                 self.error(e, f"a tuple cannot hold a value of type {p.type}")
         parts = [typed(p, p.type) for p in parts]      # a literal 2 is int64 in the tuple, not C++'s int
@@ -652,14 +686,14 @@ class ExpressionMixin(IndexingMixin):
             result = Value(result.type, f"[&](const {v.type.cpp}& {name}) {{ return {result.code}; }}({v.code})")
         return result
 
-    def starred_argument(self, node, bound):
-        """The elements of the tuple ``*t`` spreads into a call's arguments (None while ``t``'s type is unknown).
-        A tuple that is neither a variable nor built in place is named once: (name, value) joins ``bound``."""
+    def starred_argument(self, node, bound, where="in a call"):
+        """The elements of the tuple ``*t`` spreads into a call's arguments or a tuple (None while ``t``'s type is
+        unknown). A tuple that is neither a variable nor built in place is named once: (name, value) joins ``bound``."""
         v = self.as_value(node, self.visit_expr(node.value))
         if v.type == T.undefined:
             return None
         if not isinstance(v.type, T.BaseTuple):
-            self.error(node, f"*args in a call must be a tuple, not {v.type}")
+            self.error(node, f"*args {where} must be a tuple, not {v.type}")
         if v.elements is None and not v.code.isidentifier():
             name = self.temp("spread")
             bound.append((name, v))

@@ -436,6 +436,8 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin, ClosureMixi
             self.emit(f"{v.code};", node)
 
     def stmt_Assign(self, node):
+        if self._assign_symbols_in_tuple(node):
+            return
         value = self.visit_expr(node.value, target_hint=node.targets[0], optional=True)
         if isinstance(value, Symbol) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             # a type or function: a compile-time local; an inner function (f = lambda ...) stays one
@@ -443,6 +445,36 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin, ClosureMixi
         value = self.as_value(node.value, value)
         for target in node.targets:
             self.assign(target, value, node, simple=len(node.targets) == 1)
+
+    def _assign_symbols_in_tuple(self, node):
+        """``int32, uint32 = numba.int32, numba.uint32`` (types or functions among the values of a tuple assignment to
+        names): each such name becomes a compile-time local, as ``x = numba.int32`` does; the other names take their
+        values as one tuple assignment (all of the right side is evaluated first, as in Python). False when the
+        statement is not of that form."""
+        if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Tuple) or not isinstance(node.value, ast.Tuple):
+            return False
+        targets, values = node.targets[0].elts, node.value.elts
+        if len(targets) != len(values) or any(isinstance(e, ast.Starred) for e in targets + values):
+            return False
+        parts = [self.visit_expr(e, optional=True) for e in values]
+        if not any(isinstance(p, Symbol) for p in parts):
+            return False
+        runtime = []
+        for target, value, part in zip(targets, values, parts):
+            if isinstance(part, Symbol):
+                if not isinstance(target, ast.Name):
+                    self.as_value(value, part)               # the error a type or function stored elsewhere gets
+                part = closure_value(part.obj) if part.path == "closure" else self.argument_value(value, part)
+                self.assign(target, part, node, simple=True)
+            else:
+                runtime.append((target, value, part))
+        if len(runtime) == 1:
+            self.assign(runtime[0][0], self.as_value(runtime[0][1], runtime[0][2]), node, simple=True)
+        elif runtime:
+            elts = [ast.copy_location(ast.Tuple([t for t, _, _ in runtime], ast.Store()), node.targets[0])]
+            tup = self.tuple_of(node.value, [self.as_value(v, p) for _, v, p in runtime], [v for _, v, _ in runtime])
+            self.assign(elts[0], tup, node, simple=True)
+        return True
 
     def stmt_AnnAssign(self, node):
         if node.value is None:

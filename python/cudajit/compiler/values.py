@@ -135,6 +135,9 @@ def cast(v, t):
         return Value(t, f"cj::fp8::to<{t.cpp}>({v.code})")
     if isinstance(t, T.NPTime):                      # to a finer unit (datetimes.convertible said it may)
         return Value(t, f"cj::to_unit<{t.unit_code}>({v.code})")
+    if isinstance(t, T.Array) and isinstance(v.type, T.Array) and t.ndim == v.type.ndim and t.cpp != v.type.cpp:
+        # the same array seen with another layout tag: a variable holding C and A arrays is an A array (array.h)
+        return Value(t, f"cj::array_cast<{t.cpp}>({v.code})")
     if isinstance(t, T.Array) or isinstance(v.type, T.Array):
         return Value(t, f"{t.cpp}({v.code})", nonneg=v.nonneg)
     if isinstance(t, T.BaseTuple):

@@ -265,6 +265,9 @@ def _refuse(a, where):
         hint = "strings cannot be passed to kernels"
     elif a is None:
         hint = "None cannot be passed to a kernel"
+    elif type(a).__name__ == "ObjectDeviceArray":
+        hint = (f"it is cuda.to_device() of a {a._what}, an array of Python objects, which kernels cannot take: pass "
+                f"a device array of numbers")
     elif isinstance(a, (list, range)) or hasattr(a, "__array__"):
         hint = "pass np.asarray(x) (copied to the device and back) or cuda.to_device(np.asarray(x))"
     else:

@@ -94,8 +94,7 @@ def to_device(obj, stream=0, copy=True, to=None):
         return rec
     host = np.asarray(obj)
     if host.dtype.hasobject:
-        raise TypeError(f"to_device: arrays of Python objects cannot be copied to the device "
-                        f"(got a {type(obj).__name__} that NumPy makes an object array of)")
+        return ObjectDeviceArray(host, type(obj).__name__)
     if not (host.flags["C_CONTIGUOUS"] or host.flags["F_CONTIGUOUS"]):
         if _broadcast_of_contiguous(host):
             # numba-cuda keeps a broadcast array's zero strides: only the repeated core is copied (and the array's
@@ -118,6 +117,44 @@ def _broadcast_of_contiguous(host):
         return False
     core = host[tuple(0 if st == 0 else slice(None) for st in host.strides)]
     return bool(core.flags["C_CONTIGUOUS"] or core.flags["F_CONTIGUOUS"])
+
+
+class ObjectDeviceArray:
+    """What ``cuda.to_device`` makes of Python objects (``to_device(None)``: NumPy's 0-d object array). numba-cuda
+    returns a device array of dtype object, and programs pass None for arrays their mode never uses (OpenFDTD's GPU
+    solver: its PML arrays under Mur boundaries). Device memory holds numbers, not Python objects: this stand-in has
+    the shape and dtype, and any use (a kernel argument, a copy back, indexing) raises TypeError saying why."""
+
+    def __init__(self, host, what):
+        self.shape, self.dtype, self.ndim, self.size = host.shape, host.dtype, host.ndim, host.size
+        self._what = what
+
+    def __repr__(self):
+        return f"<cudajit ObjectDeviceArray shape={self.shape} dtype=object: to_device of a {self._what}>"
+
+    def _refuse(self, use):
+        raise TypeError(f"{use}: this is cuda.to_device() of a {self._what}, which NumPy makes an array of Python "
+                        f"objects; device memory cannot hold Python objects (numba-cuda copies their pointers), so "
+                        f"it can only be kept, not used")
+
+    def copy_to_host(self, *args, **kwargs):
+        self._refuse("copy_to_host")
+
+    def __getitem__(self, index):
+        self._refuse("indexing")
+
+    def __setitem__(self, index, value):
+        self._refuse("indexing")
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def _cudajit_typeof(self):
+        from ..errors import TypingError
+        raise TypingError(f"a kernel argument is cuda.to_device() of a {self._what} (an array of Python objects), "
+                          f"which kernels cannot take; pass a device array of numbers")
 
 
 def _host_array(nbytes_kind, shape, dtype, strides, order):

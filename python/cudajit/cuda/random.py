@@ -100,3 +100,28 @@ def as_kernel_states(ary):
     from .devicearray import DeviceNDArray
     return DeviceNDArray._view_of(ary._ptr, (ary.shape[0], 2), (ary.strides[0], 8), np.dtype(np.uint64), ary,
                                   ary._backend, device=ary._device)
+
+
+def _states_record_type():
+    """numba-cuda's ``xoroshiro128p_type`` (``from_dtype(xoroshiro128p_dtype)``), for explicit signatures such as
+    ``(float32[:], xoroshiro128p_type[:])``. Kernels see the states as ``uint64[:, 2]``, so an array of this record
+    type is that view's type: ``[:]`` is ``uint64[:, :]`` (any layout, as Numba's ``[:]``), ``[::1]`` C-ordered."""
+    from ..compiler import types as T
+
+    class StatesRecord(T.Record):
+        def __getitem__(self, spec):
+            array = T.Scalar.__getitem__(self, spec)     # checks the slices, as for any type
+            if array.ndim != 1:
+                raise TypeError(f"xoroshiro128p_type{list(spec) if isinstance(spec, tuple) else [spec]}: the "
+                                f"states are a 1-d array (xoroshiro128p_type[:])")
+            return T.Array(T.uint64, 2, "C" if array.layout in "CF" else "A")
+
+    return StatesRecord(xoroshiro128p_dtype)
+
+
+def __getattr__(name):
+    # made on first use: it needs the compiler's types, which ``import cudajit`` does not load
+    if name == "xoroshiro128p_type":
+        globals()[name] = _states_record_type()
+        return globals()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

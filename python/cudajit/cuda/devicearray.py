@@ -841,8 +841,10 @@ def _check_one_value_per_element(dev, host, shared):
     """A device array whose axes ``shared`` have stride 0 (to_device of a broadcast array) holds one element for all
     positions along them: host data that differs along them would lose all but one value, so it is refused
     (numba-cuda refuses any source that is not such a broadcast itself)."""
+    if host.size == 0 or host.dtype.itemsize == 0:
+        return
     raw = np.ascontiguousarray(host)
-    raw = raw.view(np.uint8).reshape(host.shape + (-1,)) if host.dtype.itemsize else raw
+    raw = raw.view(np.uint8).reshape(host.shape + (host.dtype.itemsize,))
     first = raw[tuple(slice(0, 1) if ax in shared else slice(None) for ax in range(host.ndim))]
     if not np.array_equal(raw, np.broadcast_to(first, raw.shape)):
         axes = ", ".join(map(str, shared))

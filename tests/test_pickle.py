@@ -134,3 +134,125 @@ def test_configured_launch_round_trips_and_a_stream_bound_one_is_refused(backend
     np.testing.assert_allclose(out, x * 3.0 + 1.0, rtol=1e-12)
     with pytest.raises(pickle.PicklingError, match="bound to a stream"):
         pickle.dumps(apply[5, 8, cuda.stream()])
+
+
+# --- cloudpickle's by-value path, as Dask takes it for functions of __main__ or of a module registered by value.
+# cloudpickle >= 3.1.3 renames each pickled code object's file to "<dynamic-code>": the source travels with the
+# kernel, and the rebuilt code names the sender's file again (errors in the kernel point there).
+
+_BY_VALUE_MODULE = '''
+import math
+from cudajit import cuda, njit
+
+@cuda.jit(device=True)
+def scaled(v, k):
+    return v * k + 1.0
+
+@njit
+def clipped(v):
+    return min(max(v, 0.25), 0.75)
+
+@cuda.jit
+def apply(out, x, k):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = scaled(x[i], k) + clipped(x[i])
+
+@cuda.vectorize(["float64(float64, float64)"])
+def hyp(a, b):
+    return math.sqrt(a * a + b * b)
+
+@cuda.guvectorize(["void(float64[:], float64[:])"], "(n)->(n)")
+def cumsum(x, out):
+    acc = 0.0
+    for i in range(x.shape[0]):
+        acc += x[i]
+        out[i] = acc
+
+@cuda.reduce
+def biggest(a, b):
+    return max(a, b)
+
+plus = cuda.reduce(lambda a, b: a + b)
+
+@cuda.jit
+def broken(out):
+    out[0] = undefined_name
+'''
+
+_BY_VALUE_RECEIVER = '''
+import pickle, sys
+import numpy as np
+from cudajit import _backend
+from cudajit.errors import TypingError
+objs = pickle.loads(sys.stdin.buffer.read())
+apply, hyp, cumsum, biggest, plus, broken = objs
+rng = np.random.default_rng(11)
+x, y = rng.random(1000), rng.random(1000)
+with _backend.use(sys.argv[1]):
+    out = np.zeros_like(x)
+    apply[4, 256](out, x, 2.5)
+    np.testing.assert_allclose(out, x * 2.5 + 1.0 + np.clip(x, 0.25, 0.75), rtol=1e-12)
+    np.testing.assert_allclose(hyp(x, y), np.hypot(x, y), rtol=1e-12)
+    m = rng.random((6, 50))
+    np.testing.assert_allclose(cumsum(m), np.cumsum(m, axis=1), rtol=1e-12)
+    assert biggest(x) == x.max()
+    assert abs(plus(x) - x.sum()) < 1e-9
+    try:
+        broken[1, 1](out)
+    except TypingError as exc:
+        where = str(exc)
+    else:
+        raise AssertionError("broken compiled")
+print("file:", apply.py_func.__code__.co_filename)
+print("error:", where.splitlines()[0])
+print("ok")
+'''
+
+
+def _receive(data, backend):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    r = subprocess.run([sys.executable, "-c", _BY_VALUE_RECEIVER, backend], input=data, capture_output=True,
+                       timeout=300, env=env, cwd=os.path.dirname(os.path.abspath(__file__)))
+    assert r.returncode == 0 and r.stdout.rstrip().endswith(b"ok"), (r.stdout + r.stderr).decode()[-4000:]
+    return r.stdout.decode()
+
+
+def test_module_registered_by_value_compiles_in_a_fresh_process(backend, tmp_path):
+    """A module Dask pickles by value (``cloudpickle.register_pickle_by_value``): its file is gone when the fresh
+    process compiles the kernels, device functions, @njit helper, ufuncs and reductions from the text sent."""
+    cloudpickle = pytest.importorskip("cloudpickle")
+    import importlib
+    path = tmp_path / "cj_by_value_mod.py"
+    path.write_text(_BY_VALUE_MODULE)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        module = importlib.import_module("cj_by_value_mod")
+        cloudpickle.register_pickle_by_value(module)
+        try:
+            data = cloudpickle.dumps((module.apply, module.hyp, module.cumsum, module.biggest, module.plus,
+                                      module.broken))
+        finally:
+            cloudpickle.unregister_pickle_by_value(module)
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("cj_by_value_mod", None)
+    path.unlink()                                   # the receiver can read no file: only the text sent
+    out = _receive(data, backend)
+    assert f"file: {path}\n" in out, out            # the sender's file name, not cloudpickle's <dynamic-code>
+    line = _BY_VALUE_MODULE.splitlines().index("    out[0] = undefined_name") + 1
+    assert f"{path}:{line}" in out or (str(path) in out and f"line {line}" in out), out
+
+
+def test_main_module_kernels_compile_in_a_fresh_process(backend, tmp_path):
+    """Functions of ``__main__`` (a script run as a program) are pickled by value, as Dask sends them to workers."""
+    pytest.importorskip("cloudpickle")
+    script = tmp_path / "cj_main_script.py"
+    script.write_text(_BY_VALUE_MODULE + "\nimport sys, cloudpickle\nsys.stdout.buffer.write(cloudpickle.dumps("
+                      "(apply, hyp, cumsum, biggest, plus, broken)))\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, timeout=120, env=env)
+    assert r.returncode == 0, r.stderr.decode()[-3000:]
+    script.unlink()
+    out = _receive(r.stdout, backend)
+    assert f"file: {script}\n" in out, out

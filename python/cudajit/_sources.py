@@ -19,7 +19,41 @@ import threading
 import types
 import weakref
 
-_FOUND = weakref.WeakKeyDictionary()     # code object -> the text that compiles to it
+
+
+class _TextByCode:
+    """code object -> the text that compiles to it, by the object's identity, dropped with the object.
+
+    Not a WeakKeyDictionary: that compares keys with ``==``, and code objects compare equal without their file
+    name. The same function unpickled twice gives two equal code objects (cloudpickle >= 3.1.3 names every file
+    ``<dynamic-code>``), which would share one entry, and the first of them to die would take it with it."""
+
+    def __init__(self):
+        self._entries = {}      # id(code) -> (weak reference to code, text)
+
+    def get(self, code, default=None):
+        entry = self._entries.get(id(code))
+        return entry[1] if entry is not None and entry[0]() is code else default
+
+    def __contains__(self, code):
+        return self.get(code) is not None
+
+    def __bool__(self):
+        return bool(self._entries)
+
+    def __setitem__(self, code, text):
+        key = id(code)
+        entries = self._entries
+
+        def forget(ref):
+            entry = entries.get(key)
+            if entry is not None and entry[0] is ref:      # not a later object that was given the same id
+                entries.pop(key, None)
+
+        entries[key] = (weakref.ref(code, forget), text)
+
+
+_FOUND = _TextByCode()                   # code object -> the text that compiles to it
 _MAX_TEXT = 1 << 20                      # strings longer than this are not candidate sources
 _COMPILED = collections.deque(maxlen=256)    # (file name, text) of the last compile()/exec() of a string
 _MAX_KEPT = 1 << 16                      # ... each shorter than this: at most 16 MiB held
@@ -239,7 +273,22 @@ def text_of(pyfunc):
     return text
 
 
-def adopt(pyfunc, text):
-    """A function rebuilt from a pickle reads its definition from ``text``, the sender's (``text_of``)."""
+def source_of(pyfunc):
+    """What a pickled kernel carries of its function's source: (file name, ``text_of``)."""
+    return pyfunc.__code__.co_filename, text_of(pyfunc)
+
+
+def adopt(pyfunc, source):
+    """A function rebuilt from a pickle reads its definition from the sender's text (``source_of``), and its
+    code names the sender's file again: cloudpickle 3.1.3 and later rename every file ``<dynamic-code>``, and an
+    error in the kernel must name the user's file and line. (A bare text is what cudajit 0.1.0 sent.)"""
+    filename, text = source if isinstance(source, tuple) else (None, source)
+    if filename is not None and pyfunc.__code__.co_filename != filename:
+        pyfunc.__code__ = _renamed(pyfunc.__code__, filename)
     if text is not None:
         _FOUND[pyfunc.__code__] = text
+
+
+def _renamed(code, filename):
+    consts = tuple(_renamed(c, filename) if isinstance(c, types.CodeType) else c for c in code.co_consts)
+    return code.replace(co_filename=filename, co_consts=consts)

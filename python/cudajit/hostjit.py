@@ -30,6 +30,16 @@ class HostJitFunction:
                           stacklevel=2)
         return self.py_func(*args, **kwargs)
 
+    def __reduce__(self):
+        # a kernel that calls it compiles its Python where it is unpickled: the source travels (cuda/dispatcher.py)
+        from .cuda.dispatcher import pickled_function
+        return _rebuild, pickled_function(self.py_func, self)
+
+
+def _rebuild(payload, source):
+    from .cuda.dispatcher import unpickled_function
+    return HostJitFunction(unpickled_function(payload, source))
+
 
 def jit(signature_or_function=None, **options):
     """``@jit``, ``@jit(signatures)``, ``@jit(nopython=True, cache=True, ...)``: options and signatures are

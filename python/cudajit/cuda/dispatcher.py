@@ -560,9 +560,10 @@ class DeviceFunction(_JitFunction):
 
 
 def pickled_function(py_func, owner):
-    """(``py_func`` pickled, the text its definition is read from), for ``owner``'s ``__reduce__``. By value through cloudpickle, as
-    Numba's own pickling does: a kernel defined in a function, a notebook or ``__main__`` has no importable name,
-    and the receiving process may not have its file; cudajit compiles from source, so the text travels too."""
+    """(``py_func`` pickled, its source: file name and text), for ``owner``'s ``__reduce__``. By value through
+    cloudpickle, as Numba's own pickling does: a kernel defined in a function, a notebook or ``__main__`` has no
+    importable name, and the receiving process may not have its file; cudajit compiles from source, so the text
+    travels too (``_sources.source_of``: cloudpickle 3.1.3 no longer keeps even the file's name)."""
     try:
         import cloudpickle
     except ImportError:                 # a dependency; without it, functions with importable names still pickle
@@ -573,23 +574,23 @@ def pickled_function(py_func, owner):
         raise pickle.PicklingError(f"cannot pickle {owner!r}: {exc}"
                                    + ("" if cloudpickle else " (install cloudpickle to pickle functions by value)")
                                    ) from None
-    return payload, _sources.text_of(py_func)
+    return payload, _sources.source_of(py_func)
 
 
-def unpickled_function(payload, text):
+def unpickled_function(payload, source):
     py_func = pickle.loads(payload)
-    _sources.adopt(py_func, text)
+    _sources.adopt(py_func, source)
     return py_func
 
 
-def _rebuild_dispatcher(payload, text, sigs, options, specialized, extensions=None):
-    d = CUDADispatcher(unpickled_function(payload, text), sigs, options, extensions)
+def _rebuild_dispatcher(payload, source, sigs, options, specialized, extensions=None):
+    d = CUDADispatcher(unpickled_function(payload, source), sigs, options, extensions)
     d._specialized = specialized
     return d
 
 
-def _rebuild_device_function(payload, text, sigs, options):
-    return DeviceFunction(unpickled_function(payload, text), sigs, options)
+def _rebuild_device_function(payload, source, sigs, options):
+    return DeviceFunction(unpickled_function(payload, source), sigs, options)
 
 
 def _omitted(defaults, nparams, nargs):

@@ -32,7 +32,7 @@ from .. import _backend, _core
 from ..compiler import types
 from .arrays import device_array, mapped_array, to_device
 from .devicearray import DeviceNDArray
-from .dispatcher import jit
+from .dispatcher import jit, pickled_function, unpickled_function
 from .interop import as_cuda_array, is_cuda_array
 from .streams import Stream, stream_handle
 from .kernelapi import Intrinsic, atomic, blockDim, blockIdx, gridDim, local, shared, syncthreads, syncwarp, threadfence, threadIdx  # noqa: F401,E501 (kernels' globals)
@@ -201,7 +201,11 @@ class Reduce:
         self._launchers = {}      # launchers for the legacy stream (see _launcher)
 
     def __reduce__(self):
-        return Reduce, (self._functor,)     # compiled again where it is unpickled (Dask's worker processes)
+        # compiled again where it is unpickled (Dask's worker processes); a plain function travels with its
+        # source, as a kernel's does (a device function carries its own)
+        if hasattr(self._functor, "__cudajit_pyfunc__"):
+            return Reduce, (self._functor,)
+        return _rebuild_reduce, pickled_function(self._functor, self)
 
     def _kernel(self, dtype):
         key = (_backend.name(), dtype)
@@ -395,3 +399,7 @@ def _count(size):
 def reduce(functor):
     """Numba's ``@cuda.reduce`` decorator: ``@cuda.reduce def add(a, b): return a + b`` then ``add(arr)``."""
     return Reduce(functor)
+
+
+def _rebuild_reduce(payload, source):
+    return Reduce(unpickled_function(payload, source))

@@ -105,8 +105,8 @@ def _select(typemap, dtypes, scalars, what):
                     f"{', '.join('(' + ', '.join(map(str, k)) + ')' for k in typemap) or 'none'}")
 
 
-def _rebuild(cls, payload, text, args):
-    return cls(unpickled_function(payload, text), *args)
+def _rebuild(cls, payload, source, args):
+    return cls(unpickled_function(payload, source), *args)
 
 
 class CUDAUFunc:

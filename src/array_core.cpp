@@ -144,12 +144,11 @@ void check_span_is_memory(uintptr_t ptr, std::pair<int64_t, int64_t> extent, con
     }
     if (!drv::available(nullptr)) return;
     ctx::ensure();
-    CUdeviceptr base = 0;
-    size_t bytes = 0;
     // Memory the driver did not allocate (pinned host memory, some VMM mappings) has no known extent.
-    if (drv::api().cuPointerGetAttribute(&base, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, first) != CUDA_SUCCESS ||
-        drv::api().cuPointerGetAttribute(&bytes, CU_POINTER_ATTRIBUTE_RANGE_SIZE, first) != CUDA_SUCCESS)
-        return;
+    const drv::PointerInfo info = drv::pointer_info(first);
+    if (info.size == 0) return;
+    const CUdeviceptr base = info.start;
+    const size_t bytes = info.size;
     uintptr_t limit = static_cast<uintptr_t>(base) + bytes;
     if (end > limit)
         throw py::value_error(what + ": the elements end at " + hex(end) + ", " + std::to_string(end - limit) +

@@ -215,12 +215,8 @@ void bind_memory(py::module_& m) {
         // 1 host (pinned or mapped), 2 device, 4 managed; 0 when there is no driver or it does not know the pointer.
         if (!drv::available(nullptr)) return 0u;
         ctx::ensure();
-        unsigned int type = 0, managed = 0;
-        CUdeviceptr p = static_cast<CUdeviceptr>(ptr);
-        if (drv::api().cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, p) != CUDA_SUCCESS) return 0u;
-        if (drv::api().cuPointerGetAttribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, p) == CUDA_SUCCESS && managed)
-            return 4u;
-        return type;
+        const drv::PointerInfo info = drv::pointer_info(static_cast<CUdeviceptr>(ptr));
+        return info.managed ? 4u : info.memory_type;
     });
 }
 

@@ -258,6 +258,8 @@ enum : unsigned int {
       (CUdeviceptr dst, unsigned char value, size_t count, CUstream stream))                     \
     X(cuPointerGetAttribute, cuPointerGetAttribute,                                              \
       (void* value, CUpointer_attribute attribute, CUdeviceptr ptr))                             \
+    X(cuPointerGetAttributes, cuPointerGetAttributes,                                            \
+      (unsigned int count, CUpointer_attribute* attributes, void** data, CUdeviceptr ptr))       \
     X(cuStreamCreate, cuStreamCreate, (CUstream* stream, unsigned int flags))                    \
     X(cuStreamCreateWithPriority, cuStreamCreateWithPriority,                                    \
       (CUstream* stream, unsigned int flags, int priority))                                      \

@@ -172,9 +172,18 @@ void check(CUresult r, const char* call) {
 }
 
 bool host_memory_known(const void* host) {
-    unsigned type = 0;
-    return api().cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, reinterpret_cast<CUdeviceptr>(host)) ==
-           CUDA_SUCCESS;
+    return pointer_info(reinterpret_cast<CUdeviceptr>(host)).memory_type != 0;
+}
+
+PointerInfo pointer_info(CUdeviceptr ptr) {
+    PointerInfo info;
+    CUpointer_attribute attributes[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_IS_MANAGED,
+                                        CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+                                        CU_POINTER_ATTRIBUTE_RANGE_SIZE};
+    void* data[] = {&info.memory_type, &info.managed, &info.device, &info.start, &info.size};
+    if (api().cuPointerGetAttributes(5, attributes, data, ptr) != CUDA_SUCCESS || info.memory_type == 0)
+        return PointerInfo{};
+    return info;
 }
 
 }  // namespace cj::drv

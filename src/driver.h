@@ -45,6 +45,19 @@ void check(CUresult r, const char* call);
 // can be asynchronous or captured); false for pageable memory. A context must be current.
 bool host_memory_known(const void* host);
 
+// What the driver knows of an address, from one cuPointerGetAttributes call. Unlike cuPointerGetAttribute, that
+// call answers for any address (zeros for memory CUDA does not know) instead of failing: classifying a pageable
+// host pointer must not provoke a CUDA error, which compute-sanitizer reports in the user's program. All zeros
+// (device -1) for memory CUDA does not know, or when the call fails. A context must be current.
+struct PointerInfo {
+    unsigned memory_type = 0;  // CU_MEMORYTYPE_*: 1 host, 2 device, 3 array, 4 unified; 0 unknown to CUDA
+    unsigned managed = 0;      // nonzero for managed memory
+    int device = -1;           // the device ordinal
+    CUdeviceptr start = 0;     // the allocation's range [start, start + size)
+    size_t size = 0;
+};
+PointerInfo pointer_info(CUdeviceptr ptr);
+
 }  // namespace cj::drv
 
 // CJ_CU(cuMemAlloc, &p, n): look the entry point up in the loaded table, call it, check it.

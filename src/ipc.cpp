@@ -347,8 +347,10 @@ std::pair<std::string, uint64_t> export_handle(uintptr_t ptr, int device, uintpt
     CJ_CU(cuCtxSynchronize);
     const auto& a = drv::api();
     const CUdeviceptr dptr = static_cast<CUdeviceptr>(ptr);
-    CUmemoryPool owner = nullptr;
-    const bool pool_known = a.cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, dptr) == CUDA_SUCCESS;
+    CUmemoryPool owner = nullptr;  // null for memory of no pool (cuPointerGetAttributes: no error for it)
+    CUpointer_attribute pool_attribute = CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE;
+    void* pool_data = &owner;
+    const bool pool_known = a.cuPointerGetAttributes(1, &pool_attribute, &pool_data, dptr) == CUDA_SUCCESS;
     const bool ours = base != 0;
     if (!ours) {
         CUdeviceptr start = 0;

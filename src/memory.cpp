@@ -272,16 +272,9 @@ void memset_d8(uintptr_t dst, uint8_t value, size_t n, uintptr_t stream, Backend
 int pointer_device(uintptr_t ptr) {
     if (!ptr || !drv::available(nullptr)) return -1;
     ctx::ensure();
-    const auto& a = drv::api();
-    CUdeviceptr p = static_cast<CUdeviceptr>(ptr);
-    unsigned type = 0, managed = 0;
-    int ordinal = -1;
     constexpr unsigned kDeviceMemory = 2;  // CU_MEMORYTYPE_DEVICE
-    if (a.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, p) != CUDA_SUCCESS || type != kDeviceMemory)
-        return -1;
-    if (a.cuPointerGetAttribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, p) == CUDA_SUCCESS && managed) return -1;
-    if (a.cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, p) != CUDA_SUCCESS) return -1;
-    return ordinal;
+    const drv::PointerInfo info = drv::pointer_info(static_cast<CUdeviceptr>(ptr));
+    return info.memory_type == kDeviceMemory && !info.managed ? info.device : -1;
 }
 
 }  // namespace cj

@@ -253,21 +253,32 @@ def test_reduce_after_the_context_closes(backend):
 
 
 def test_reduce_scratch_goes_with_its_stream(backend, rng):
-    """cuda.reduce keeps buffers per stream for the next call: they go when the stream goes, and the legacy stream
-    keeps one set whatever object names it."""
+    """cuda.reduce keeps buffers per stream for the next call: they go when the stream goes, a stream object that
+    merely has the handle of another (as a new stream may be given a destroyed one's) never receives its buffers,
+    and the legacy stream keeps one set whatever object names it."""
     import gc
     from cudajit.cuda import reduction
     red = cuda.reduce(lambda a, b: a + b)
     x = rng.standard_normal(5000)
     s = cuda.stream()
     assert red(x, stream=s) == pytest.approx(x.sum())
-    entries = reduction._SCRATCH.entries
-    keys = [k for k in entries if k[2] == s.handle]
-    assert len(keys) == 1
-    del s
+    streams = reduction._SCRATCH.streams
+    (first,) = streams[s].values()
+    assert red(x[::-1].copy(), stream=s) == pytest.approx(x.sum())
+    assert list(streams[s].values()) == [first]            # the same stream reuses its buffers
+    alias = cuda.external_stream(s.handle)                 # the same handle, another stream object
+    assert red(x, stream=alias) == pytest.approx(x.sum())
+    (other,) = streams[alias].values()
+    assert other is not first and other.partials.device_ctypes_pointer.value != first.partials.device_ctypes_pointer.value
+    held = len(streams)
+    del alias, other
     gc.collect()
-    assert keys[0] not in entries
+    assert len(streams) == held - 1                        # an object's buffers go with it
+    assert list(streams[s].values()) == [first]            # and only its own
+    del s, first
+    gc.collect()
+    assert len(streams) == held - 2
     red(x, stream=cuda.default_stream())
-    first = {k: v for k, v in entries.items() if k[2] == 0}
+    legacy = dict(reduction._SCRATCH.legacy)
     assert red(x, stream=cuda.default_stream()) == pytest.approx(x.sum())
-    assert {k: v for k, v in entries.items() if k[2] == 0} == first
+    assert reduction._SCRATCH.legacy == legacy

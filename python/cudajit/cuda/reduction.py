@@ -251,7 +251,7 @@ class Reduce:
             return init_value
         n_full = n // _BLOCK * _BLOCK
         n_blocks = min(n_full // _BLOCK, _MAX_BLOCKS)
-        key, scratch = _scratch(dev, dtype, stream)
+        table, key, scratch = _scratch(dev, dtype, stream)
         try:
             self._launcher(dev, dtype, n_blocks, stream, scratch.handle)(
                 dev, scratch.partials, n_full, n - n_full, init_value, scratch.done,
@@ -260,7 +260,8 @@ class Reduce:
                 return None
             _core.stream_synchronize(scratch.handle, dev._device)
         except BaseException:
-            _SCRATCH.entries.pop(key, None)    # a launch that failed part way may leave the ticket counter set
+            if table is not None:              # a launch that failed part way may leave the ticket counter set
+                table.pop(key, None)
             raise
         return scratch.host[0]
 
@@ -270,48 +271,57 @@ class _Scratch:
     and the result, written by the last block into mapped host memory (no copy to issue after the kernel)."""
 
     def __init__(self, stream, handle, dtype):
-        self.stream_ref = weakref.ref(stream) if isinstance(stream, Stream) else None
         self.handle = handle
         self.epoch = _core.context_epoch()
         self.partials = device_array(_MAX_BLOCKS + 1, dtype, stream=stream)
         self.done = to_device(np.zeros(1, np.uint32), stream=stream)
-        self.partials.stream = self.done.stream = 0   # they must not keep the stream alive (see _forget)
+        self.partials.stream = self.done.stream = 0   # they must not keep the stream alive (_scratch_table)
         self.host = mapped_array(1, dtype)
         buf = self.host._cudajit_buffer
         self.result = DeviceNDArray._view_of(buf.device_ptr, (1,), (dtype.itemsize,), dtype, buf,
                                              self.done._backend, device=-1)
 
 
-_SCRATCH = threading.local()    # .entries: {(backend, device, stream handle, dtype): _Scratch}
+_SCRATCH = threading.local()    # this thread's tables of _Scratch (see _scratch_table)
+
+
+def _scratch_table(stream, handle):
+    """This thread's {(backend, device, dtype): _Scratch} for ``stream``; None when its scratch is not kept.
+
+    The legacy stream has one table whatever object names it (cuda.default_stream() makes a new one each call).
+    A Stream's table is keyed by the object itself and goes with it: a destroyed stream's handle may be given to
+    a new stream, which must never receive the old stream's buffers. Another object with a raw handle: not kept."""
+    if handle == 0:
+        table = getattr(_SCRATCH, "legacy", None)
+        if table is None:
+            table = _SCRATCH.legacy = {}
+        return table
+    if not isinstance(stream, Stream):
+        return None
+    streams = getattr(_SCRATCH, "streams", None)
+    if streams is None:
+        streams = _SCRATCH.streams = weakref.WeakKeyDictionary()
+    table = streams.get(stream)
+    if table is None:
+        table = streams[stream] = {}
+    return table
 
 
 def _scratch(dev, dtype, stream):
     """This thread's scratch for a call on ``stream`` (launches on one stream run in order, so a call reuses the
-    previous call's buffers; another thread or stream gets its own; none outlives its context)."""
+    previous call's buffers; another thread or stream gets its own; none outlives its context), with the table
+    that keeps it (None: not kept) and its key there."""
     handle = stream_handle(stream)
-    key = (_backend.name(), dev._device, handle, dtype)
-    entries = getattr(_SCRATCH, "entries", None)
-    if entries is None:
-        entries = _SCRATCH.entries = {}
-    scratch = entries.get(key)
-    # the legacy stream is one stream whatever object names it (cuda.default_stream() makes a new one each call)
-    reusable = scratch is not None and scratch.epoch == _core.context_epoch() and (
-        handle == 0 or (scratch.stream_ref is not None and scratch.stream_ref() is stream))
-    if not reusable:
-        entries.pop(key, None)             # dropped first: a closed context's buffers are not freed after it
+    table = _scratch_table(stream, handle)
+    key = (_backend.name(), dev._device, dtype)
+    scratch = table.get(key) if table is not None else None
+    if scratch is None or scratch.epoch != _core.context_epoch():
+        if table is not None:
+            table.pop(key, None)           # dropped first: a closed context's buffers are not freed after it
         scratch = _Scratch(stream, handle, dtype)
-        if handle == 0:
-            entries[key] = scratch
-        elif isinstance(stream, Stream):   # kept while the stream lives (another object with a raw handle: not kept)
-            entries[key] = scratch
-            weakref.finalize(stream, _forget, entries, key, scratch)
-    return key, scratch
-
-
-def _forget(entries, key, scratch):
-    """A stream's scratch goes with the stream (its handle may name another stream later)."""
-    if entries.get(key) is scratch:
-        del entries[key]
+        if table is not None:
+            table[key] = scratch
+    return table, key, scratch
 
 
 def _result_array(res, dtype):

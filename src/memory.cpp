@@ -139,7 +139,11 @@ HostRegistration::HostRegistration(uintptr_t ptr, size_t nbytes, bool mapped)
     if (g_backend == Backend::Cpu || nbytes == 0) return;
     ctx::ensure();
     unsigned flags = CU_MEMHOSTREGISTER_PORTABLE | (mapped ? CU_MEMHOSTREGISTER_DEVICEMAP : 0);
-    CUresult r = drv::api().cuMemHostRegister(host_, nbytes, flags);
+    // Memory CUDA knows already (pinned, registered by someone else) is not registered again: the driver would
+    // refuse, and compute-sanitizer reports the refusal in the user's program. A range that only overlaps such
+    // memory past its first byte is still refused, and taken as registered too.
+    CUresult r = drv::pointer_info(ptr).memory_type != 0 ? CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED
+                                                         : drv::api().cuMemHostRegister(host_, nbytes, flags);
     if (r == CUDA_SUCCESS) {
         registered_ = true;
     } else if (r != CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED) {

@@ -447,18 +447,19 @@ class ExpressionMixin(IndexingMixin):
         """``and``/``or`` short-circuit; on non-booleans the result is one of the operands (Numba unifies their
         types), as in Python: ``a or b`` is ``a`` if ``a`` is true, else ``b``."""
         is_and = isinstance(node.op, ast.And)
-        values = []
+        values, skipped = [], None
         for n in node.values:
             v = self.as_value(n, self.visit_expr(n))
-            if not values and v.type == T.boolean and v.is_const:
-                # A leading constant (``b is not None and b > 0`` with b None) decides at compile time; what it
-                # skips is never typed, as Numba prunes the branch.
-                if v.const != is_and:
+            if not values and (v.type == T.boolean and v.is_const or v.type == T.none):
+                # A leading constant (``b is not None and b > 0`` with b None; a None, which is false) decides at
+                # compile time; what it skips is never typed, as Numba prunes the branch.
+                if bool(v.const) != is_and:
                     return v
+                skipped = v
                 continue
             values.append(v)
         if len(values) <= 1:
-            return values[0] if values else const_value(is_and)
+            return values[0] if values else skipped       # all skipped: Python's value is the last operand
         if any(v.type == T.undefined for v in values):
             return Value(T.undefined, "?")
         if all(v.type == T.boolean for v in values):

@@ -450,7 +450,7 @@ class ExpressionMixin(IndexingMixin):
         values, skipped = [], None
         for n in node.values:
             v = self.as_value(n, self.visit_expr(n))
-            if not values and (v.type == T.boolean and v.is_const or v.type == T.none):
+            if not values and (v.type == T.boolean and v.is_const or v.type == T.none and v.const is None):
                 # A leading constant (``b is not None and b > 0`` with b None; a None, which is false) decides at
                 # compile time; what it skips is never typed, as Numba prunes the branch.
                 if bool(v.const) != is_and:

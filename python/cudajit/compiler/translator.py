@@ -723,7 +723,7 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin, ClosureMixi
             return Value(T.boolean, "true")
         if v.type == T.boolean:
             return v
-        if v.type == T.none:                  # ``if G:`` on a None known when compiling: false, the branch pruned
+        if v.type == T.none and v.const is None:      # ``if G:`` on a None known when compiling: false, pruned
             return const_value(False)
         if T.is_scalar(v.type):
             return Value(T.boolean, f"cj::py_bool({v.code})")

@@ -151,7 +151,7 @@ def test_use_before_assignment_reads_zero_and_warns_when_asked(monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         src = compile_kernel(uses_before, (F32,)).source
-    assert "a(1) = float(int64_t{});" in src, src           # y's zero, converted to the element type
+    assert "a_(1) = float(int64_t{});" in src, src           # y's zero, converted to the element type
     monkeypatch.setattr(config, "ALWAYS_WARN_UNINIT_VAR", 1)
     with pytest.warns(NumbaWarning, match=rf"{HERE}:{_line_of(uses_before, 'a[1] = y')}: Detected uninitialized "
                                           r"variable y"):

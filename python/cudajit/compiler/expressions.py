@@ -20,6 +20,7 @@ from .frontend import NOT_FOLDED, TOO_LARGE, canonical_name, python_folded
 from .indexing import IndexingMixin
 from .methods import call_value_method, reinterpret
 from .operators import PY_OPS, binary, compare, unary
+from .storage import compiler_name
 from .typeconv import resolve, unify
 from .typeof import int_enum_type, typeof
 from .values import (Value, Symbol, cast, const_value, is_shape_constant, none_value, tuple_value, type_name, typed,
@@ -619,12 +620,13 @@ class ExpressionMixin(IndexingMixin):
         known = self.storage_decls.get(id(node))
         if known is None:
             hint = getattr(self, "_storage_hint", None) or "arr"
-            name = f"{hint}_storage" if kind == "shared" else f"{hint}_local"
+            what = "storage" if kind == "shared" else "local"
+            name = compiler_name(hint, what)                  # cj_sA_storage, cj_buf_local
             used = {n for n, _ in self.storage_decls.values()}
             k = 1
             while name in used:
                 k += 1
-                name = f"{hint}_storage{k}" if kind == "shared" else f"{hint}_local{k}"
+                name = compiler_name(hint, f"{what}{k}")
             count = " * ".join(str(n) for n in shape)
             qual = "CJ_SHARED " if kind == "shared" else ""
             align = f"alignas({alignment}) " if alignment else ""

@@ -7,7 +7,7 @@ import ast
 import copy
 
 from . import types as T
-from .storage import StorageVar, cpp_identifier
+from .storage import StorageVar, cpp_identifier, numbered
 from .typeconv import resolve
 from .values import REL, SHIFT, Value, Symbol, cast, type_name
 
@@ -298,7 +298,7 @@ class LoopMixin:
         n, cname = 0, var.cname
         while cname in used:
             n += 1
-            cname = f"{var.cname}_{n}"
+            cname = numbered(var.cname, n)
         self.storage[key] = StorageVar(cname, var.type)
 
 

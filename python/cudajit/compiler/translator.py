@@ -18,7 +18,7 @@ from .innerdefs import InnerDef
 from .expressions import ExpressionMixin
 from .loops import LoopMixin
 from .operators import PY_OPS
-from .storage import Site, assign_storage, place_declarations, cpp_identifier
+from .storage import Site, assign_storage, place_declarations
 from .typeconv import unify
 from .values import Symbol, Value, cast, const_value, is_shape_constant, none_value, tuple_value, typed
 
@@ -847,7 +847,7 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin, ClosureMixi
             packed = t.dtype if isinstance(t, T.EnumMember) and isinstance(t.dtype, T.BaseTuple) else t
             if self.is_kernel and isinstance(packed, T.BaseTuple):
                 # The launcher passes a tuple's elements as separate parameters; the kernel rebuilds the tuple.
-                base = var.cname if var is not None else cpp_identifier(name)
+                base = "cj_" + (var.cname if var is not None else self.param_cnames[name])   # cj_t_0, cj_t_1, ...
                 leaves = []
                 ctor = _tuple_from_leaves(packed, base, leaves)
                 params_cpp += [f"{lt.cpp} {lname}" for lt, lname in leaves]
@@ -856,13 +856,13 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin, ClosureMixi
                     var.declared_by = "param"
                 continue
             if var is None:                       # an unused parameter
-                params_cpp.append(f"{t.cpp} {cpp_identifier(name)}")
+                params_cpp.append(f"{t.cpp} {self.param_cnames[name]}")
                 continue
             if var.type == t and not var.declared_by:
                 var.declared_by = "param"
                 params_cpp.append(f"{t.cpp} {var.cname}")
             else:
-                arg = f"{var.cname}_arg"
+                arg = f"cj_{var.cname}arg"                # the argument's own type: cj_x_arg
                 params_cpp.append(f"{t.cpp} {arg}")
                 prologue.append(f"{var.type.cpp} {var.cname} = {cast(Value(t, arg), var.type).code};")
                 var.declared_by = "param"
@@ -912,7 +912,7 @@ def _tuple_from_leaves(t, base, leaves):
         if isinstance(e, T.BaseTuple):
             parts.append(_tuple_from_leaves(e, base, leaves))
         else:
-            name = f"{base}_{len(leaves)}"
+            name = f"{base}{len(leaves)}"
             leaves.append((e, name))
             parts.append(name)
     if isinstance(t, T.UniTuple):

@@ -29,6 +29,8 @@ void translate_core_exception(std::exception_ptr p) {
         raise("CompileError", error_class("CompileError")(e.what()));
     } catch (const cj::LaunchError& e) {
         raise("LaunchError", error_class("LaunchError")(e.what()));
+    } catch (const cj::KernelRecursionError& e) {
+        raise("KernelRecursionError", error_class("KernelRecursionError")(e.what()));
     } catch (const cj::KernelRuntimeError& e) {
         raise("KernelRuntimeError", error_class("KernelRuntimeError")(e.what()));
     } catch (const cj::CaptureError& e) {

@@ -619,7 +619,7 @@ CUfunction Kernel::coarse_function(const LaunchConfig& cfg, bool recording) cons
     py::object compile = std::move(coarse_compile_);
     coarse_compile_ = py::object();
     try {
-        coarse_module_ = compile().cast<std::shared_ptr<GpuModule>>();
+        coarse_module_ = call_python(compile.ptr(), nullptr, 0).cast<std::shared_ptr<GpuModule>>();
         coarse_fn_ = coarse_module_->function(coarse_name_);
         apply_carveout(coarse_fn_);
     } catch (py::error_already_set& e) {
@@ -849,9 +849,11 @@ void Dispatcher::launch_args(const LaunchConfig& cfg, PyObject* const* args, siz
                 PyErr_SetString(PyExc_ReferenceError, "the kernel's dispatcher has been freed");
                 throw py::error_already_set();
             }
-            compiled = compile_(owner, call_args);
+            PyObject* argv[] = {owner.ptr(), call_args.ptr()};
+            compiled = call_python(compile_.ptr(), argv, 2);  // interpreter exit mid-compile: parks (gil.h)
         } else {
-            compiled = compile_(call_args);
+            PyObject* argv[] = {call_args.ptr()};
+            compiled = call_python(compile_.ptr(), argv, 1);
         }
         k = compiled.cast<std::shared_ptr<Kernel>>();
         std::string stored(key.view());
@@ -874,8 +876,11 @@ void Dispatcher::convert_and_call(const LaunchConfig& cfg, py::tuple args) {
     // stream capture the copies cannot be recorded: prepare then refuses NumPy arrays, naming the argument.
     bool capturing = graph::is_capturing(cfg.stream, -1);
     if (!capturing && call_with_host_arrays(cfg, args)) return;
-    launch_prepared(cfg, capturing ? prepare_(args, cfg.stream, py::arg("capture") = true)
-                                   : prepare_(args, cfg.stream));
+    static PyObject* const capture_kw = Py_BuildValue("(s)", "capture");  // never released (interpreter exit)
+    py::int_ stream(cfg.stream);
+    PyObject* argv[] = {args.ptr(), stream.ptr(), Py_True};
+    py::object prepared = call_python(prepare_.ptr(), argv, 2, capturing ? capture_kw : nullptr);
+    launch_prepared(cfg, py::tuple(std::move(prepared)));
 }
 
 void Dispatcher::launch_prepared(const LaunchConfig& cfg, py::tuple prepared) {

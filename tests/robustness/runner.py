@@ -28,7 +28,8 @@ import warnings
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-CATEGORIES = ("launch", "args", "devarray", "cai", "dlpack", "source", "runtime", "ffi", "cache", "env")
+CATEGORIES = ("launch", "args", "devarray", "cai", "dlpack", "source", "runtime", "ffi", "cache", "env", "concurrency",
+              "resources")
 OUTCOMES = ("ok", "crash", "hang", "silent-wrong", "vague", "unexpected-error")
 POLL_S = 0.005
 

@@ -1,0 +1,58 @@
+"""Threads and processes around compiles and launches (issue 37): the interpreter exiting while daemon threads
+compile, os.fork() while another thread compiles, four threads launching one debug kernel, the cache cleared while
+others compile. Nothing may crash, hang, or answer one thread with another thread's result or exception."""
+from cases import returns, with_category
+
+# A child interpreter per run (its exit, its fork): scripts run with this package on their path.
+# The runner counts what happened in them as if here: a script killed by a signal kills this child with the same
+# signal (a crash), one that runs past its time makes this child wait for the runner's timeout (a hang).
+SETUP = """
+import os, signal, subprocess, sys, tempfile, time
+child_env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+here = os.path.dirname(os.path.abspath(__file__))
+def run_script(script, *args, cache=None, timeout=60, env=None):
+    env = dict(child_env, CUDAJIT_CACHE_DIR=cache or tempfile.mkdtemp(dir=here), **(env or {}))
+    try:
+        r = subprocess.run([sys.executable, "-c", script, *map(str, args)], env=env, capture_output=True, text=True,
+                           timeout=timeout)
+    except subprocess.TimeoutExpired as e:
+        print(f"a script ran past {timeout} s: {e.stderr!r:.2000}", file=sys.stderr, flush=True)
+        time.sleep(10**6)
+    if r.returncode < 0:
+        print(f"a script died of signal {-r.returncode}: {r.stderr[-2000:]}", file=sys.stderr, flush=True)
+        signal.signal(-r.returncode, signal.SIG_DFL)
+        os.kill(os.getpid(), -r.returncode)
+    return r
+def broken(r):
+    return r.returncode != 0 or any(w in r.stderr for w in ("Fatal Python error", "terminate called", "Segmentation"))
+"""
+
+# Daemon threads compile (a first launch, an eager signature) while the main thread ends the interpreter after
+# `delay` seconds: before the fix a daemon thread taken down by CPython's pthread_exit during the compile ran
+# destructors of cudajit's C++ frames without the GIL (a segfault in 8 of 10 exits).
+EXIT_DURING_COMPILE = '''
+import sys, threading, time, numpy as np
+from cudajit import cuda
+def launch(i):
+    @cuda.jit
+    def k(a):
+        a[cuda.grid(1)] += 1 + i
+    k[1, 32](np.zeros(32))
+def eager(i):
+    @cuda.jit("void(float64[::1])")
+    def e(a):
+        a[0] = i
+for i in range(2):
+    threading.Thread(target=launch, args=(i,), daemon=True).start()
+    threading.Thread(target=eager, args=(i,), daemon=True).start()
+time.sleep(float(sys.argv[1]))
+'''
+
+CASES = [
+    returns("exit_while_daemon_threads_compile", SETUP + f"""
+runs = [run_script({EXIT_DURING_COMPILE!r}, delay) for delay in (0, 0, 0, 0, 0.01, 0.05, 0.2)]
+bad = [(r.returncode, r.stderr[-300:]) for r in runs if broken(r)]
+""", "not bad", timeout=150),
+]
+
+CASES = with_category("concurrency", CASES)

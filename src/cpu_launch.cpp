@@ -6,6 +6,7 @@
 #include <pthread.h>
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -21,11 +22,13 @@
 #include <exception>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <system_error>
 #include <thread>
 #include <vector>
 
 #include "../kernels/cudajit/cpu_exec.h"
+#include "disk_cache.h"
 #include "errors.h"
 
 // CJ_FIBER_UCONTEXT forces the portable fiber switch (to test it on x86-64).
@@ -1208,13 +1211,53 @@ private:
 
 // ---------------------------------------------------------------------------------------------
 
+// dlopen of a private copy of the library at `path`, or null when no private copy can be made (no writable
+// temporary directory; the caller then loads it in place). A library in the disk cache may be truncated or rewritten
+// by another process while it is mapped, and the next page fault in a truncated mapping raises SIGBUS: the copy
+// lives in a fresh directory of its own (0700) only until it is mapped. A disk-cache entry is copied only when its
+// checksum holds (it may have changed since the compile verified it: CompileError, and the caller compiles again).
+void* open_private_copy(const std::string& path) {
+    std::optional<std::string> data = cache::read_regular_file(path);
+    if (!data) throw CompileError("cannot read the compiled kernel library " + path);
+    std::optional<std::string> payload = cache::payload_if_entry(path, *data);
+    if (!payload)
+        throw CompileError("the compiled kernel library " + path + " changed while it was loaded (another process "
+                           "truncated or rewrote the cache entry); it was removed: compile again");
+    static std::atomic<unsigned> counter{0};
+    for (const char* base : std::initializer_list<const char*>{std::getenv("TMPDIR"), "/tmp", "/dev/shm"}) {
+        if (!base || !*base) continue;
+        std::string dir = std::string(base) + "/cudajit-load-XXXXXX";
+        if (!mkdtemp(dir.data())) continue;
+        std::string copy = dir + "/" + std::to_string(counter++) + ".so";
+        int fd = ::open(copy.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700);
+        bool written = fd >= 0;
+        for (size_t at = 0; written && at < payload->size();) {
+            ssize_t n = ::write(fd, payload->data() + at, payload->size() - at);
+            if (n < 0 && errno == EINTR) continue;
+            written = n > 0;
+            at += written ? size_t(n) : 0;
+        }
+        if (fd >= 0) written = (::close(fd) == 0) && written;
+        void* handle = written ? dlopen(copy.c_str(), RTLD_NOW | RTLD_LOCAL) : nullptr;
+        std::string why = handle || !written ? std::string() : std::string(dlerror());
+        ::unlink(copy.c_str());
+        ::rmdir(dir.c_str());
+        if (handle) return handle;
+        if (!why.empty()) throw CompileError("cannot load the compiled kernel library " + path + ": " + why);
+    }
+    return nullptr;
+}
+
 // One dlopen handle per path, shared by every CpuKernel of that library.
 std::shared_ptr<void> open_library(const std::string& path) {
     static std::mutex& mu = *new std::mutex;  // never destroyed (interpreter exit)
     static auto& open = *new std::map<std::string, std::weak_ptr<void>>;
     std::lock_guard<std::mutex> lock(mu);
     if (auto h = open[path].lock()) return h;
-    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    // Under a sanitizer the report names the library's file, which must stay: it is loaded in place.
+    const char* sanitize = std::getenv("CUDAJIT_CPU_SANITIZE");
+    void* handle = sanitize && *sanitize ? nullptr : open_private_copy(path);
+    if (!handle) handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!handle) {
         std::string why = std::string("cannot load the compiled kernel library: ") + dlerror();
         if (const char* s = std::getenv("CUDAJIT_CPU_SANITIZE"); s && *s)

@@ -390,6 +390,22 @@ std::optional<std::string> verified_path(const std::string& key, const std::stri
     return path;
 }
 
+std::optional<std::string> payload_if_entry(const std::string& path, const std::string& data) {
+    const size_t slash = path.rfind('/');
+    const std::string dir = slash == std::string::npos ? std::string() : path.substr(0, slash);
+    const std::string name = path.substr(slash == std::string::npos ? 0 : slash + 1);
+    const size_t dot = name.find('.');
+    const bool entry = !dir.empty() && dir == directory() && dot != std::string::npos && name.rfind("tmp-", 0) != 0 &&
+                       safe_name(name.substr(0, dot)) && safe_name(name.substr(dot + 1));
+    if (!entry) return data;
+    auto n = verify(data);
+    if (!n) {
+        ::unlink(path.c_str());
+        return std::nullopt;
+    }
+    return data.substr(0, *n);
+}
+
 void store(const std::string& key, const std::string& ext, std::string_view payload) {
     const uint64_t limit = size_limit();
     const std::string dir = writable_directory();

@@ -42,6 +42,45 @@ CASES = [
     corrupt("entry_replaced_by_directory", "    os.unlink(f); os.mkdir(f)"),
     corrupt("entry_dangling_symlink", "    os.unlink(f); os.symlink('/nonexistent/entry', f)"),
     corrupt("entry_unreadable", "    os.chmod(f, 0)"),
+    # a library this process has loaded, truncated in the cache (issue 37): its mapping raised SIGBUS at the next
+    # launch; the CPU backend now loads a private copy (a GPU module is read, never mapped: ok there too)
+    cache_case("entry_truncated_while_loaded", """
+first = result()
+for f in glob.glob(os.path.join(cache, "*")):
+    if os.path.isfile(f):
+        data = open(f, "rb").read(); open(f, "wb").write(data[:len(data) // 4])
+again = result()
+@cuda.jit
+def after_truncation(a):
+    a[cuda.grid(1)] += 3
+b = np.zeros(32); after_truncation[1, 32](b)
+ok = first and again and (b == 3).all()
+"""),
+    cache_case("entries_truncated_while_others_load", """
+import re, threading
+populate()
+stop = threading.Event()
+def truncate():   # every entry (a compiler's output before it is stored is its own business)
+    while not stop.is_set():
+        for f in [f for f in glob.glob(os.path.join(cache, "*")) if re.fullmatch(r"[0-9a-f]{32}[.](so|cubin)", os.path.basename(f))]:
+            try:
+                data = open(f, "rb").read(); open(f, "wb").write(data[:len(data) // 2])
+            except OSError:
+                pass
+        time.sleep(0.001)
+t = threading.Thread(target=truncate); t.start()
+try:
+    results = [result()]
+    for n in range(3):
+        @cuda.jit
+        def meanwhile(a, n):
+            a[cuda.grid(1)] += n
+        b = np.zeros(32); meanwhile[1, 32](b, n + 1); results.append((b == n + 1).all())
+    results.append(result())
+finally:
+    stop.set(); t.join()
+ok = all(results)
+""", timeout=60),
     cache_case("dir_is_a_file", "open(cache, 'w').write('not a directory')\nok = result()"),
     cache_case("dir_under_dev_null", "ok = result()", env={"CUDAJIT_CACHE_DIR": "/dev/null/cudajit"}),
     cache_case("dir_with_spaces_and_unicode", "ok = result()", env={"CUDAJIT_CACHE_DIR": "{workdir}/cache dir é ü"}),

@@ -30,6 +30,7 @@
 #include "../kernels/cudajit/cpu_exec.h"
 #include "disk_cache.h"
 #include "errors.h"
+#include "fork_safety.h"
 
 // CJ_FIBER_UCONTEXT forces the portable fiber switch (to test it on x86-64).
 #if defined(__x86_64__) && !defined(CJ_FIBER_UCONTEXT)
@@ -1051,7 +1052,7 @@ public:
     // The process's pool; a forked child (whose helpers did not survive the fork) makes a new one.
     // Never destroyed: helpers may still sleep in it at exit.
     static Pool& get() {
-        static std::mutex mu;
+        static std::mutex& mu = remade_after_fork(*new std::mutex);
         static std::atomic<Pool*> pool{nullptr};
         static const int counting = pthread_atfork(nullptr, nullptr, [] { g_forks.fetch_add(1); });
         (void)counting;
@@ -1250,7 +1251,7 @@ void* open_private_copy(const std::string& path) {
 
 // One dlopen handle per path, shared by every CpuKernel of that library.
 std::shared_ptr<void> open_library(const std::string& path) {
-    static std::mutex& mu = *new std::mutex;  // never destroyed (interpreter exit)
+    static std::mutex& mu = remade_after_fork(*new std::mutex);  // never destroyed (interpreter exit)
     static auto& open = *new std::map<std::string, std::weak_ptr<void>>;
     std::lock_guard<std::mutex> lock(mu);
     if (auto h = open[path].lock()) return h;

@@ -20,6 +20,8 @@
 #include <utility>
 #include <vector>
 
+#include "fork_safety.h"
+
 namespace fs = std::filesystem;
 
 namespace cj::cache {
@@ -143,7 +145,7 @@ std::pair<std::string, Access> resolve_directory() {
     } else {
         return {{}, Access::None};
     }
-    static std::mutex& mutex = *new std::mutex;  // never destroyed (interpreter exit)
+    static std::mutex& mutex = remade_after_fork(*new std::mutex);  // never destroyed (interpreter exit)
     static auto& verdicts = *new std::map<std::string, Access>;
     std::lock_guard<std::mutex> lock(mutex);
     auto it = verdicts.find(dir);
@@ -438,7 +440,7 @@ std::string pch_directory(const std::string& key) {
 }
 
 std::string header_hash(const std::string& include_dir) {
-    static std::mutex& mutex = *new std::mutex;  // never destroyed (interpreter exit)
+    static std::mutex& mutex = remade_after_fork(*new std::mutex);  // never destroyed (interpreter exit)
     static auto& computed = *new std::map<std::string, std::string>;
     {
         std::lock_guard<std::mutex> lock(mutex);

@@ -25,6 +25,7 @@
 
 #include "disk_cache.h"
 #include "errors.h"
+#include "fork_safety.h"
 
 extern char** environ;
 
@@ -132,10 +133,20 @@ std::vector<std::string> sanitizer_flags() {
     return {"-fsanitize=" + list, "-fno-omit-frame-pointer", "-g"};
 }
 
+// Found once per process under a lock remade in a forked child: a function-local static's guard would stay "being
+// initialised" in a child forked while another thread ran the compiler's --version (fork_safety.h).
+std::mutex& compiler_mutex = remade_after_fork(*new std::mutex);
+std::atomic<const Compiler*> found_compiler{nullptr};  // never destroyed (interpreter exit)
+
 const Compiler& compiler() {
-    static const Compiler& c = *new Compiler(find_compiler());  // never destroyed (interpreter exit)
-    if (c.command.empty()) throw SupportError(c.missing);
-    return c;
+    const Compiler* c = found_compiler.load(std::memory_order_acquire);
+    if (!c) {
+        std::lock_guard<std::mutex> lock(compiler_mutex);
+        c = found_compiler.load(std::memory_order_relaxed);
+        if (!c) found_compiler.store(c = new Compiler(find_compiler()), std::memory_order_release);
+    }
+    if (c->command.empty()) throw SupportError(c->missing);
+    return *c;
 }
 
 bool write_file(const std::string& path, const std::string& data) {
@@ -148,13 +159,14 @@ bool write_file(const std::string& path, const std::string& data) {
 std::string work_directory() {
     std::string dir = cache::writable_directory();
     if (!dir.empty()) return dir;
-    static std::once_flag once;
+    static std::mutex& mutex = remade_after_fork(*new std::mutex);  // not call_once: fork_safety.h
     static std::string& tmp = *new std::string;
-    std::call_once(once, [] {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (tmp.empty()) {
         const char* base = std::getenv("TMPDIR");
         std::string templ = std::string(base && *base ? base : "/tmp") + "/cudajit-XXXXXX";
         if (mkdtemp(templ.data())) tmp = templ;
-    });
+    }
     if (tmp.empty()) throw CompileError("no directory to compile in: the cache directory and TMPDIR are not writable");
     return tmp;
 }
@@ -200,7 +212,7 @@ bool pch_wanted(const Compiler& cxx) {
     return cxx.identity.find("clang") == std::string::npos;
 }
 
-std::mutex& pch_mutex = *new std::mutex;           // never destroyed (interpreter exit)
+std::mutex& pch_mutex = remade_after_fork(*new std::mutex);  // never destroyed (interpreter exit)
 std::set<std::string>& pch_started = *new std::set<std::string>;  // the PCH directories this process began
 std::atomic<unsigned> pch_uses{0};
 

@@ -12,6 +12,7 @@
 #include "driver.h"
 #include "errors.h"
 #include "external_alloc.h"
+#include "fork_safety.h"
 #include "graph_capture.h"
 #include "ipc.h"
 #include "staging.h"
@@ -24,7 +25,7 @@ Backend g_backend = Backend::Gpu;
 // The CPU backend's allocations (device arrays, pinned and mapped arrays are host memory there), by address:
 // what a foreign description (CAI, DLPack) of memory inside one may span (check_span_is_memory), as the driver
 // knows a GPU allocation's range. Never destroyed (interpreter exit).
-std::mutex& allocations_mutex = *new std::mutex;
+std::mutex& allocations_mutex = remade_after_fork(*new std::mutex);
 std::map<uintptr_t, size_t>& allocations = *new std::map<uintptr_t, size_t>;
 
 void* host_alloc(size_t n) {

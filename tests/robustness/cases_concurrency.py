@@ -48,7 +48,61 @@ for i in range(2):
 time.sleep(float(sys.argv[1]))
 '''
 
+# os.fork() while another thread compiles: the child's first compile waited for ever on the dispatcher's compile
+# lock, which the other thread held at the fork (issue 37). argv[1]: seconds to wait before the fork, or "marker": until
+# the compiler wrapper (CXX) shows that the other thread is inside the compile (it holds every lock of it then).
+FORK_DURING_COMPILE = '''
+import os, sys, threading, time, numpy as np
+from cudajit import cuda
+def compile_in_thread():
+    @cuda.jit
+    def k(a):
+        a[cuda.grid(1)] += 1
+    k[1, 32](np.zeros(32))
+t = threading.Thread(target=compile_in_thread, daemon=True); t.start()
+if sys.argv[1] == "marker":
+    for _ in range(3000):
+        if os.path.exists(os.environ["MARKER"]):
+            break
+        time.sleep(0.01)
+    else:
+        sys.exit("the compiler wrapper never ran")
+else:
+    time.sleep(float(sys.argv[1]))
+pid = os.fork()
+if pid == 0:
+    @cuda.jit
+    def child_k(a):
+        a[cuda.grid(1)] += 2
+    a = np.zeros(32); child_k[1, 32](a)
+    os._exit(0 if (a == 2).all() else 3)
+for _ in range(600):
+    done, status = os.waitpid(pid, os.WNOHANG)
+    if done:
+        sys.exit(os.waitstatus_to_exitcode(status))
+    time.sleep(0.1)
+os.kill(pid, 9)
+print("the child's compile never finished", file=sys.stderr, flush=True)
+time.sleep(10**6)   # a hang: run_script reports it as one
+'''
+
+# A C++ compiler that, asked for its version, marks that it runs and takes two seconds: a fork then finds the
+# compiling thread inside the core's compile (its locks, the compiler's one-time discovery).
+SLOW_CXX = """
+marker = os.path.join(here, "cxx-running")
+wrapper = os.path.join(here, "slow-cxx.sh")
+open(wrapper, "w").write(f'#!/bin/sh\\ncase "$*" in *--version*) touch {marker}; sleep 2;; esac\\nexec g++ "$@"\\n')
+os.chmod(wrapper, 0o755)
+"""
+
 CASES = [
+    returns("fork_while_thread_compiles", SETUP + SLOW_CXX + f"""
+r = run_script({FORK_DURING_COMPILE!r}, "marker", env={{"CXX": wrapper, "MARKER": marker}}, timeout=100)
+""", "r.returncode == 0", backends=("cpu",), timeout=150),
+    returns("fork_while_thread_compiles_at_times", SETUP + f"""
+runs = [run_script({FORK_DURING_COMPILE!r}, delay, timeout=100) for delay in (0, 0.05, 0.3)]
+codes = [r.returncode for r in runs]
+""", "codes == [0, 0, 0]", backends=("cpu",), timeout=200),
     returns("exit_while_daemon_threads_compile", SETUP + f"""
 runs = [run_script({EXIT_DURING_COMPILE!r}, delay) for delay in (0, 0, 0, 0, 0.01, 0.05, 0.2)]
 bad = [(r.returncode, r.stderr[-300:]) for r in runs if broken(r)]

@@ -35,6 +35,16 @@ def _compiler():
 _compile_lock = threading.RLock()
 
 
+def _remake_compile_lock():
+    # os.fork() while another thread compiles: the child has only the forking thread, and a lock another thread held
+    # stays held for ever (the child's first compile waited on it). The child starts with a free one (issue 37).
+    global _compile_lock
+    _compile_lock = threading.RLock()
+
+
+os.register_at_fork(after_in_child=_remake_compile_lock)
+
+
 def _target():
     """Where a specialization runs: "cpu", or ("gpu", device) — a GPU module is loaded in one device's context,
     so each device has its own (the C++ dispatcher's key holds the device too)."""

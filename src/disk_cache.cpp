@@ -1,6 +1,7 @@
 #include "disk_cache.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -214,16 +215,34 @@ bool remove(const CacheFile& f) {
     return fs::remove_all(f.path, ec) > 0 && !ec;
 }
 
-// Removes temporary files older than ten minutes (a writer killed mid-write) and, when the entries
-// exceed the size limit, the least recently used ones (oldest mtime: a hit touches it).
+// A precompiled header being written ("tmp-pch-<key>-<pid>-<n>.gch", host_compiler.cpp) whose writer is no longer a
+// process here: a script that exited or was killed while GCC built it left ~20 MB behind (issue 37). Only these go
+// at once: a writer in another machine or container that shares the directory loses a header, never a compile.
+bool orphaned_header(const CacheFile& f) {
+    const std::string name = fs::path(f.path).filename().string();
+    if (f.directory || name.rfind("tmp-pch-", 0) != 0) return false;
+    const size_t a = name.find('-', 8), b = a == std::string::npos ? a : name.find('-', a + 1);
+    if (b == std::string::npos) return false;
+    const std::string digits = name.substr(a + 1, b - a - 1);
+    if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) return false;
+    const pid_t pid = pid_t(std::stol(digits));
+    return pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH;
+}
+
+// Removes temporary files older than ten minutes (a writer killed mid-write) and precompiled headers whose writer
+// has gone and, when the files exceed the size limit (entries and the temporary files still being written: a
+// header under way is ~20 MB), the least recently used entries (oldest mtime: a hit touches it).
 void trim(const std::string& dir, uint64_t limit) {
     auto files = list_files(dir);
     auto stale = fs::file_time_type::clock::now() - std::chrono::minutes(10);
     uint64_t total = 0;
     std::vector<const CacheFile*> entries;
     for (const CacheFile& f : files) {
-        if (f.kind == Kind::Temp && f.mtime < stale) remove(f);
-        if (f.kind == Kind::Entry) total += f.bytes, entries.push_back(&f);
+        if (f.kind == Kind::Temp) {
+            if (!((f.mtime < stale || orphaned_header(f)) && remove(f))) total += f.bytes;
+            continue;
+        }
+        total += f.bytes, entries.push_back(&f);
     }
     if (total <= limit) return;
     std::sort(entries.begin(), entries.end(), [](auto* a, auto* b) { return a->mtime < b->mtime; });

@@ -2,6 +2,7 @@
 #include "host_compiler.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -17,11 +18,13 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
+#include <type_traits>
 
 #include "disk_cache.h"
 #include "errors.h"
@@ -46,8 +49,12 @@ struct Compiler {
     std::string missing;               // why none was found (then command is empty)
 };
 
-// Runs argv, returns its exit status (-1 if it could not start) with stdout and stderr in *output.
-int run(const std::vector<std::string>& argv, std::string* output) {
+// Runs argv, returns its exit status (-1 if it could not start) with stdout and stderr in *output; *signal_out (when
+// given) is the signal that ended it, or 0. on_start (when given) is called with the child's pid once it runs; such a
+// child leads a process group of its own, so that kill(-pid) ends it with the compiler proper it runs (cc1plus).
+template <class OnStart = std::nullptr_t>
+int run(const std::vector<std::string>& argv, std::string* output, int* signal_out = nullptr,
+        OnStart on_start = nullptr) {
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) return -1;
     posix_spawn_file_actions_t actions;
@@ -58,14 +65,22 @@ int run(const std::vector<std::string>& argv, std::string* output) {
     std::vector<char*> args;
     for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    if constexpr (!std::is_same_v<OnStart, std::nullptr_t>) {
+        posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+        posix_spawnattr_setpgroup(&attr, 0);
+    }
     pid_t pid;
-    int err = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+    int err = posix_spawnp(&pid, args[0], &actions, &attr, args.data(), environ);
+    posix_spawnattr_destroy(&attr);
     posix_spawn_file_actions_destroy(&actions);
     close(fds[1]);
     if (err != 0) {
         close(fds[0]);
         return -1;
     }
+    if constexpr (!std::is_same_v<OnStart, std::nullptr_t>) on_start(pid);
     char buf[4096];
     ssize_t n;
     while ((n = read(fds[0], buf, sizeof buf)) != 0) {
@@ -76,6 +91,7 @@ int run(const std::vector<std::string>& argv, std::string* output) {
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
+    if (signal_out) *signal_out = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
@@ -215,6 +231,10 @@ bool pch_wanted(const Compiler& cxx) {
 std::mutex& pch_mutex = remade_after_fork(*new std::mutex);  // never destroyed (interpreter exit)
 std::set<std::string>& pch_started = *new std::set<std::string>;  // the PCH directories this process began
 std::atomic<unsigned> pch_uses{0};
+// The PCH builds under way (under pch_mutex): the compiler's pid and the temporary file it writes, so that the
+// process's exit ends them (stop_background_builds). Once stopped, no build starts.
+std::map<pid_t, std::string>& pch_running = *new std::map<pid_t, std::string>;
+bool pch_stopped = false;
 
 // Builds the PCH on a thread of its own and renames it into place when whole: the compile that asked for it goes on
 // without it (beside the build: 0.44 -> 0.55 s for a first small kernel on 2 cores), later ones find it (0.42 ->
@@ -223,7 +243,7 @@ void start_pch_build(const Compiler& cxx, const std::vector<std::string>& flags,
                      const std::string& include_dir, const std::string& root, const std::string& key) {
     {
         std::lock_guard<std::mutex> lock(pch_mutex);
-        if (!pch_started.insert(root).second) return;
+        if (pch_stopped || !pch_started.insert(root).second) return;
     }
     static std::atomic<unsigned> counter{0};
     std::string tmp = cache::writable_directory() + "/tmp-pch-" + key.substr(0, 16) + "-" + std::to_string(getpid()) +
@@ -235,7 +255,16 @@ void start_pch_build(const Compiler& cxx, const std::vector<std::string>& flags,
     argv.insert(argv.end(), {"-I" + include_dir, "-x", "c++-header", include_dir + "/cudajit/runtime.h", "-o", tmp});
     std::thread([argv, tmp, root] {
         std::string log;
-        if (run(argv, &log) == 0) {
+        pid_t pid = 0;
+        int status = run(argv, &log, nullptr, [&](pid_t started) {
+            std::lock_guard<std::mutex> lock(pch_mutex);
+            pid = started;
+            pch_running[pid] = tmp;
+            if (pch_stopped) ::kill(-pid, SIGKILL);  // the process began to exit meanwhile
+        });
+        std::lock_guard<std::mutex> lock(pch_mutex);
+        if (pid) pch_running.erase(pid);
+        if (status == 0 && !pch_stopped) {
             std::error_code ec;
             std::filesystem::create_directories(root + "/cudajit", ec);
             if (::rename(tmp.c_str(), (root + "/cudajit/runtime.h.gch").c_str()) == 0) return;
@@ -270,6 +299,15 @@ std::string precompiled_header(const Compiler& cxx, const std::vector<std::strin
 }  // namespace
 
 std::string compiler_identity() { return compiler().identity; }
+
+void stop_background_builds() {
+    std::lock_guard<std::mutex> lock(pch_mutex);
+    pch_stopped = true;
+    for (const auto& [pid, tmp] : pch_running) {
+        ::kill(-pid, SIGKILL);  // the group: the driver and the compiler proper it runs
+        std::remove(tmp.c_str());
+    }
+}
 
 unsigned precompiled_header_uses() { return pch_uses.load(); }
 

@@ -4,6 +4,7 @@
 
 #include "bindings.h"
 #include "errors.h"
+#include "host_compiler.h"
 
 namespace py = pybind11;
 
@@ -56,6 +57,7 @@ PYBIND11_MODULE(_core, m) {
     // starts) until no thread is inside one; other threads park from then on instead of starting one (gil.h).
     py::module_::import("atexit").attr("register")(py::cpp_function([] {
         cj::begin_exit();
+        cj::host::stop_background_builds();
         cj::drain_native_calls();
     }));
 

@@ -1,8 +1,60 @@
 """Resources (issue 37): what compiles leave behind (precompiled headers of short scripts), and compiles and cache
 entries when the disk, the inodes or the cache directory fail them. Nothing may leak, and a cache that cannot be
 used costs speed, never a result."""
-from cases import with_category
+from cases import returns, with_category
 
-CASES = []
+CPU = ("cpu",)
+
+SETUP = """
+import glob, os, subprocess, sys, tempfile, time
+child_env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+here = os.path.dirname(os.path.abspath(__file__))
+SHORT = "import numpy as np\\nfrom cudajit import cuda\\n@cuda.jit\\ndef k(a):\\n    a[cuda.grid(1)] += 1\\na = np.zeros(32); k[1, 32](a)\\nassert (a == 1).all()\\n"
+def processes_naming(text):
+    found = []
+    for d in glob.glob("/proc/[0-9]*"):
+        try:
+            if text in open(d + "/cmdline", "rb").read().decode(errors="replace"):
+                found.append(d)
+        except OSError:
+            pass
+    return found
+"""
+
+CASES = [
+    # a script that compiles once and exits at once left GCC building the precompiled runtime header (~20 MB) and its
+    # half-written tmp-pch-*.gch behind (six runs: 117 MiB, no header ever installed)
+    returns("short_scripts_leave_no_header_build", SETUP + """
+cache = tempfile.mkdtemp(dir=here)
+codes = [subprocess.run([sys.executable, "-c", SHORT], env=dict(child_env, CUDAJIT_CACHE_DIR=cache)).returncode
+         for _ in range(3)]
+left, compilers = [], []
+for _ in range(30):   # for three seconds after the last exit, nothing of theirs runs or is written
+    left += [f for f in os.listdir(cache) if f.startswith("tmp-") and f not in left]
+    compilers += [p for p in processes_naming(cache) if p not in compilers]
+    time.sleep(0.1)
+""", "codes == [0, 0, 0] and not left and not compilers", backends=CPU, timeout=90, fails_as="leak"),
+    # a header a killed writer left (its pid is no process now) goes at the next store; one a live writer is writing
+    # stays, and counts towards CUDAJIT_CACHE_MAX: the entries make room for it
+    returns("orphaned_header_removed_live_one_counted", SETUP + """
+cache = os.environ["CUDAJIT_CACHE_DIR"]
+subprocess.run([sys.executable, "-c", SHORT], env=dict(child_env, CUDAJIT_CPU_PCH="0"), check=True)
+entries = [f for f in os.listdir(cache) if not f.startswith(("tmp-", "."))]
+dead = subprocess.Popen(["true"]); dead.wait()
+orphan = os.path.join(cache, f"tmp-pch-0123456789abcdef-{dead.pid}-0.gch")
+live = os.path.join(cache, f"tmp-pch-fedcba9876543210-{os.getpid()}-0.gch")
+for path in (orphan, live):
+    open(path, "wb").write(b"\\0" * 1536 * 1024)
+os.environ["CUDAJIT_CACHE_MAX"] = "1M"
+@cuda.jit
+def another(a):
+    a[cuda.grid(1)] += 2
+b = np.zeros(32); another[1, 32](b)
+right = (b == 2).all()
+orphan_gone, live_kept = not os.path.exists(orphan), os.path.exists(live)
+old_entries_left = [f for f in entries if os.path.exists(os.path.join(cache, f))]
+""", "entries and right and orphan_gone and live_kept and not old_entries_left", backends=CPU,
+            env={"CUDAJIT_CACHE_DIR": "{workdir}/cache-orphaned-header", "CUDAJIT_CPU_PCH": "0"}, fails_as="leak"),
+]
 
 CASES = with_category("resources", CASES)

@@ -31,6 +31,7 @@
 #include "disk_cache.h"
 #include "errors.h"
 #include "fork_safety.h"
+#include "host_compiler.h"
 
 // CJ_FIBER_UCONTEXT forces the portable fiber switch (to test it on x86-64).
 #if defined(__x86_64__) && !defined(CJ_FIBER_UCONTEXT)
@@ -1219,11 +1220,13 @@ private:
 // checksum holds (it may have changed since the compile verified it: CompileError, and the caller compiles again).
 void* open_private_copy(const std::string& path) {
     std::optional<std::string> data = cache::read_regular_file(path);
-    if (!data) throw CompileError("cannot read the compiled kernel library " + path);
+    if (!data)
+        throw CompileError("the compiled kernel library " + path + " was removed or changed while it was loaded "
+                           "(cannot read it): compile again");
     std::optional<std::string> payload = cache::payload_if_entry(path, *data);
     if (!payload)
-        throw CompileError("the compiled kernel library " + path + " changed while it was loaded (another process "
-                           "truncated or rewrote the cache entry); it was removed: compile again");
+        throw CompileError("the compiled kernel library " + path + " was removed or changed while it was loaded "
+                           "(another process truncated or rewrote the cache entry; it was removed): compile again");
     static std::atomic<unsigned> counter{0};
     for (const char* base : std::initializer_list<const char*>{std::getenv("TMPDIR"), "/tmp", "/dev/shm"}) {
         if (!base || !*base) continue;
@@ -1258,6 +1261,7 @@ std::shared_ptr<void> open_library(const std::string& path) {
     // Under a sanitizer the report names the library's file, which must stay: it is loaded in place.
     const char* sanitize = std::getenv("CUDAJIT_CPU_SANITIZE");
     void* handle = sanitize && *sanitize ? nullptr : open_private_copy(path);
+    if (handle && host::is_own_output(path)) ::unlink(path.c_str());  // built outside the cache: loaded, not kept
     if (!handle) handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!handle) {
         std::string why = std::string("cannot load the compiled kernel library: ") + dlerror();

@@ -112,6 +112,8 @@ private:
 
 constexpr char kMagic[8] = {'C', 'J', 'C', 'A', 'C', 'H', 'E', '1'};
 constexpr size_t kTrailer = 24;
+// The largest file read as an entry: kernel libraries, cubins and PTX are kilobytes to a few megabytes.
+constexpr uint64_t kMaxEntryBytes = uint64_t{256} << 20;
 
 void put_u64(std::string& s, uint64_t v) {
     for (int i = 0; i < 8; ++i) s += char(uint8_t(v >> (8 * i)));
@@ -215,17 +217,34 @@ bool remove(const CacheFile& f) {
     return fs::remove_all(f.path, ec) > 0 && !ec;
 }
 
+// The process that writes a temporary file, from its name: "tmp-<key>-<pid>-<n>.<ext>" and "tmp-pch-<key>-<pid>-<n>.gch"
+// (host_compiler.cpp), ".<key>.<ext>.tmp.<pid>.<thread>.<n>" (store); 0 when the name holds none.
+pid_t writer_of(const std::string& name) {
+    std::string digits;
+    if (name.rfind("tmp-", 0) == 0) {
+        const size_t key = name.rfind("tmp-pch-", 0) == 0 ? 8 : 4;
+        const size_t a = name.find('-', key), b = a == std::string::npos ? a : name.find('-', a + 1);
+        if (b != std::string::npos) digits = name.substr(a + 1, b - a - 1);
+    } else if (size_t t = name.find(".tmp."); name[0] == '.' && t != std::string::npos) {
+        digits = name.substr(t + 5, name.find('.', t + 5) - (t + 5));
+    }
+    if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) return 0;
+    return pid_t(std::stol(digits));
+}
+
+// The writer of a temporary file is a process here (EPERM: one of another user's).
+bool writer_alive(const CacheFile& f) {
+    const pid_t pid = f.directory ? 0 : writer_of(fs::path(f.path).filename().string());
+    return pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM);
+}
+
 // A precompiled header being written ("tmp-pch-<key>-<pid>-<n>.gch", host_compiler.cpp) whose writer is no longer a
 // process here: a script that exited or was killed while GCC built it left ~20 MB behind (issue 37). Only these go
 // at once: a writer in another machine or container that shares the directory loses a header, never a compile.
 bool orphaned_header(const CacheFile& f) {
     const std::string name = fs::path(f.path).filename().string();
     if (f.directory || name.rfind("tmp-pch-", 0) != 0) return false;
-    const size_t a = name.find('-', 8), b = a == std::string::npos ? a : name.find('-', a + 1);
-    if (b == std::string::npos) return false;
-    const std::string digits = name.substr(a + 1, b - a - 1);
-    if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) return false;
-    const pid_t pid = pid_t(std::stol(digits));
+    const pid_t pid = writer_of(name);
     return pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH;
 }
 
@@ -269,9 +288,15 @@ std::optional<size_t> verify(std::string_view data) {
     return n;
 }
 
-// Reads and verifies; deletes a corrupt file so that the next store replaces it.
+// Reads and verifies; deletes a corrupt file so that the next store replaces it. A file larger than any entry is
+// corrupt without being read (a 10 GiB one was read whole: std::bad_alloc).
 std::optional<std::string> load_verified(const std::string& path) {
     if (path.empty()) return std::nullopt;
+    struct stat st;
+    if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && uint64_t(st.st_size) > kMaxEntryBytes) {
+        ::unlink(path.c_str());
+        return std::nullopt;
+    }
     auto data = read_regular_file(path);
     if (!data) return std::nullopt;
     auto n = verify(*data);
@@ -323,14 +348,14 @@ std::optional<std::string> read_regular_file(const std::string& path) {
     if (fd < 0) return std::nullopt;
     struct stat st;
     std::optional<std::string> data;
-    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && uint64_t(st.st_size) <= kMaxEntryBytes) {
         data.emplace();
         char buf[1 << 16];
         for (;;) {
             ssize_t n = ::read(fd, buf, sizeof buf);
             if (n > 0) data->append(buf, size_t(n));
             else if (n == 0) break;
-            else if (errno != EINTR) {
+            if ((n < 0 && errno != EINTR) || data->size() > kMaxEntryBytes) {  // an error, or it grew past the bound
                 data.reset();
                 break;
             }
@@ -396,8 +421,11 @@ uint64_t size() {
 size_t clear() {
     std::string dir = directory();
     size_t removed = 0;
+    // Not the files of writers still running (this process's other threads, other processes): a compile in flight
+    // lost its source and failed (issue 37). Theirs go when they finish, or as stale ones later.
     if (!dir.empty())
-        for (const CacheFile& f : list_files(dir)) removed += remove(f);
+        for (const CacheFile& f : list_files(dir))
+            if (f.kind == Kind::Entry || !writer_alive(f)) removed += remove(f);
     return removed;
 }
 

@@ -50,8 +50,8 @@ std::optional<std::string> load(const std::string& key, const std::string& ext);
 // that need a file (the CPU backend dlopens its .so in place).
 std::optional<std::string> verified_path(const std::string& key, const std::string& ext);
 
-// The contents of a regular file, or nothing (missing, unreadable, a directory or other special file, a read
-// error): never throws.
+// The contents of a regular file, or nothing (missing, unreadable, a directory or other special file, larger than
+// any cache entry (256 MiB), a read error): never throws.
 std::optional<std::string> read_regular_file(const std::string& path);
 
 // What a loader of the file at `path`, whose contents are `data`, may use: the payload of a whole cache entry (an

@@ -1,6 +1,7 @@
 // Runs the system C++ compiler on generated kernels and caches the shared libraries it builds.
 #include "host_compiler.h"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -171,19 +172,21 @@ bool write_file(const std::string& path, const std::string& data) {
     return bool(out.flush());
 }
 
-// Where compiles happen: the cache directory, else (caching off or read-only) a private temp directory.
-std::string work_directory() {
-    std::string dir = cache::writable_directory();
-    if (!dir.empty()) return dir;
+// A private temporary directory ($TMPDIR, else /tmp) for compiles the cache directory cannot take; removed at exit
+// when empty.
+std::string private_directory() {
     static std::mutex& mutex = remade_after_fork(*new std::mutex);  // not call_once: fork_safety.h
     static std::string& tmp = *new std::string;
     std::lock_guard<std::mutex> lock(mutex);
     if (tmp.empty()) {
         const char* base = std::getenv("TMPDIR");
         std::string templ = std::string(base && *base ? base : "/tmp") + "/cudajit-XXXXXX";
-        if (mkdtemp(templ.data())) tmp = templ;
+        if (!mkdtemp(templ.data()))
+            throw CompileError("no directory to compile in: the cache directory cannot be written and TMPDIR (" +
+                               templ.substr(0, templ.size() - 15) + ") neither: " + std::strerror(errno));
+        tmp = templ;
+        std::atexit([] { ::rmdir(tmp.c_str()); });
     }
-    if (tmp.empty()) throw CompileError("no directory to compile in: the cache directory and TMPDIR are not writable");
     return tmp;
 }
 
@@ -311,25 +314,51 @@ void stop_background_builds() {
 
 unsigned precompiled_header_uses() { return pch_uses.load(); }
 
-std::string compile(const std::string& source, const std::vector<std::string>& options,
-                    const std::string& include_dir) {
-    const Compiler& cxx = compiler();
-    const std::vector<std::string> sanitize = sanitizer_flags();
-    std::vector<std::string> flag_list;
-    for (const auto* list : {&kBaseFlags, &options, &sanitize}) flag_list.insert(flag_list.end(), list->begin(), list->end());
-    std::string flags;
-    for (const std::string& f : flag_list) flags += f + '\n';
-    std::string key = cache::key({"cpu-so-1", source, flags, key_identity(cxx), cxx.machine, cache::header_hash(include_dir)});
-    if (auto path = cache::verified_path(key, "so")) return *path;
+namespace {
 
+// What a failed compile's log says when the directory it wrote in failed it, not the source: a full disk, no inodes,
+// a quota, a read-only or unwritable directory (GCC and ld quote strerror).
+bool directory_failed(const std::string& log) {
+    for (int e : {ENOSPC, EDQUOT, EROFS, EACCES, EPERM, EMFILE})
+        if (log.find(std::strerror(e)) != std::string::npos) return true;
+    return false;
+}
+
+std::string signal_name(int sig) {
+    switch (sig) {
+        case SIGKILL: return "SIGKILL";
+        case SIGTERM: return "SIGTERM";
+        case SIGINT: return "SIGINT";
+        case SIGSEGV: return "SIGSEGV";
+        case SIGABRT: return "SIGABRT";
+        case SIGBUS: return "SIGBUS";
+        case SIGXCPU: return "SIGXCPU";
+        case SIGXFSZ: return "SIGXFSZ";
+        default: return "signal " + std::to_string(sig);
+    }
+}
+
+// One compile of `source` in `dir`: the library's path, or nothing with *error set. *retry: the failure was the
+// directory's (nothing could be written there), so another directory may succeed.
+std::optional<std::string> build_in(const std::string& dir, const Compiler& cxx, const std::string& key,
+                                    const std::string& source, const std::vector<std::string>& options,
+                                    const std::vector<std::string>& sanitize, const std::vector<std::string>& flag_list,
+                                    const std::string& flags, const std::string& include_dir, std::string* error,
+                                    bool* retry) {
     // Unique per process and call: concurrent compiles (threads, processes) never share a file.
     static std::atomic<unsigned> counter{0};
-    std::string base = work_directory() + "/tmp-" + key.substr(0, 16) + "-" + std::to_string(getpid()) + "-" +
+    std::string base = dir + "/tmp-" + key.substr(0, 16) + "-" + std::to_string(getpid()) + "-" +
                        std::to_string(counter++);
     std::string src = base + ".cpp", lib = base + ".so";
-    if (!write_file(src, source)) throw CompileError("cannot write " + src);
-
-    std::string pch = precompiled_header(cxx, flag_list, flags, source, include_dir);
+    if (!write_file(src, source)) {
+        std::remove(src.c_str());
+        *error = "cannot write " + src + ": " + std::strerror(errno);
+        *retry = true;
+        return std::nullopt;
+    }
+    std::string pch = dir == cache::writable_directory() ? precompiled_header(cxx, flag_list, flags, source, include_dir)
+                                                         : std::string();
+    int killed_by = 0;
     auto build = [&](bool with_pch, std::string* log) {
         std::vector<std::string> argv = cxx.command;
         argv.insert(argv.end(), kBaseFlags.begin(), kBaseFlags.end());
@@ -338,7 +367,7 @@ std::string compile(const std::string& source, const std::vector<std::string>& o
         argv.insert(argv.end(), options.begin(), options.end());
         argv.insert(argv.end(), sanitize.begin(), sanitize.end());
         argv.insert(argv.end(), {"-o", lib, src});
-        return run(argv, log);
+        return run(argv, log, &killed_by);
     };
     std::string log;
     int status = build(!pch.empty(), &log);
@@ -351,24 +380,90 @@ std::string compile(const std::string& source, const std::vector<std::string>& o
         // cache's size limit, a damaged entry: "cannot read PCH file", "while reading precompiled header"; GCC words
         // it several ways). A compile that failed with a PCH is tried once more without it: only that compile's
         // errors are the user's, and when it succeeds the PCH was at fault and is dropped (built again later).
-        if (status != 0) {
+        if (status != 0 && !killed_by) {
             log.clear();
             status = build(false, &log);
             if (status == 0) std::filesystem::remove_all(pch, ec);
         }
     }
     std::remove(src.c_str());
-    if (status != 0) {
-        std::remove(lib.c_str());
-        throw CompileError("the host C++ compiler (" + cxx.identity + ") rejected the generated source:\n" + log);
+    if (status == 0) return lib;
+    std::remove(lib.c_str());
+    if (killed_by) {
+        // Not the source's fault: the compiler died (the out-of-memory killer, a timeout, someone's kill).
+        *error = "the host C++ compiler (" + cxx.identity + ") was killed by " + signal_name(killed_by) +
+                 " while compiling the generated source (out of memory? killed from outside?); nothing was cached, "
+                 "the next launch compiles again" + (log.empty() ? std::string() : ":\n" + log);
+        return std::nullopt;
     }
+    *retry = directory_failed(log);
+    *error = "the host C++ compiler (" + cxx.identity + ") rejected the generated source:\n" + log;
+    return std::nullopt;
+}
 
-    if (auto built = cache::read_regular_file(lib)) cache::store(key, "so", *built);
-    if (auto path = cache::verified_path(key, "so")) {
-        std::remove(lib.c_str());
-        return *path;
+// A library that does not load (a compiler wrapper's broken output, a symbol no library defines) is never cached:
+// later runs would load it from the cache and fail even with a working compiler. Under a sanitizer the library needs
+// the sanitizer's runtime loaded first (cpu_launch.cpp says so when it loads it): not checked here.
+void check_loads(const std::string& lib, const Compiler& cxx) {
+    const char* sanitize = std::getenv("CUDAJIT_CPU_SANITIZE");
+    if (sanitize && *sanitize) return;
+    void* handle = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle) {
+        dlclose(handle);
+        return;
     }
-    return lib;  // caching is off or failed: load the library where it was built
+    std::string why = dlerror();
+    std::remove(lib.c_str());
+    throw CompileError("the host C++ compiler (" + cxx.identity + ") built a kernel library that cannot be loaded (" +
+                       why + "); it was not cached: check $CXX and the compiler's installation");
+}
+
+}  // namespace
+
+bool is_own_output(const std::string& path) {
+    const std::string name = path.substr(path.rfind('/') + 1);
+    const std::string pid = "-" + std::to_string(getpid()) + "-";
+    return name.rfind("tmp-", 0) == 0 && name.size() > 3 && name.compare(name.size() - 3, 3, ".so") == 0 &&
+           name.find(pid) != std::string::npos;
+}
+
+std::string compile(const std::string& source, const std::vector<std::string>& options,
+                    const std::string& include_dir) {
+    const Compiler& cxx = compiler();
+    const std::vector<std::string> sanitize = sanitizer_flags();
+    std::vector<std::string> flag_list;
+    for (const auto* list : {&kBaseFlags, &options, &sanitize}) flag_list.insert(flag_list.end(), list->begin(), list->end());
+    std::string flags;
+    for (const std::string& f : flag_list) flags += f + '\n';
+    std::string key = cache::key({"cpu-so-1", source, flags, key_identity(cxx), cxx.machine, cache::header_hash(include_dir)});
+    if (auto path = cache::verified_path(key, "so")) return *path;
+
+    // Compiles happen in the cache directory (the library is then renamed into place) and, when nothing can be
+    // written there (a full disk, no inodes, a read-only or unwritable cache), in a private temporary directory:
+    // a cache that cannot be used costs speed, never a compile (issue 37).
+    std::string error;
+    std::optional<std::string> lib;
+    const std::string cache_dir = cache::writable_directory();
+    for (int attempt = 0; attempt < 2 && !lib; ++attempt) {
+        if (attempt == 0 && cache_dir.empty()) continue;
+        bool retry = false;
+        lib = build_in(attempt == 0 ? cache_dir : private_directory(), cxx, key, source, options, sanitize, flag_list,
+                       flags, include_dir, &error, &retry);
+        if (!lib && !retry) break;
+    }
+    if (!lib) throw CompileError(error);
+    check_loads(*lib, cxx);
+
+    if (auto built = cache::read_regular_file(*lib)) cache::store(key, "so", *built);
+    // The library this compile built is what it loads (cpu_launch loads a copy and removes it): the cache entry may be
+    // gone by then (another process's cudajit.cache.clear()). Under a sanitizer a library is loaded in place, so
+    // that reports name a file that stays: the entry, when there is one.
+    if (!sanitize.empty())
+        if (auto path = cache::verified_path(key, "so")) {
+            std::remove(lib->c_str());
+            return *path;
+        }
+    return *lib;
 }
 
 }  // namespace cj::host

@@ -58,3 +58,57 @@ old_entries_left = [f for f in entries if os.path.exists(os.path.join(cache, f))
 ]
 
 CASES = with_category("resources", CASES)
+
+# The cache directory fills up, runs out of inodes or is a read-only file system: every case runs a script in a mount
+# namespace of its own (unshare: nothing to unmount, whatever happens) whose cache directory is a small tmpfs, filled
+# first. Compiles then fall back to a private temporary directory and results are right (issue 37: every compile
+# failed). Needs root (mount), as cases_cache.py's read-only case does.
+IN_SMALL_CACHE = """
+def in_small_cache(script, options, fill):
+    cache = tempfile.mkdtemp(dir=here)
+    prelude = f"import os\\ncache = {cache!r}\\n" + fill + "\\n"
+    return subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c",
+                           'mount -t tmpfs -o "$1" cudajit-test "$2" && shift 2 && exec "$@"', "sh", options, cache,
+                           sys.executable, "-c", prelude + script], env=dict(child_env, CUDAJIT_CACHE_DIR=cache),
+                          capture_output=True, text=True, timeout=90)
+"""
+FILL_BYTES = """
+try:
+    with open(os.path.join(cache, "filler"), "wb") as f:
+        while True:
+            f.write(b"x" * 4096); f.flush()
+except OSError:
+    pass
+"""
+FILL_INODES = """
+n = 0
+try:
+    while True:
+        open(os.path.join(cache, f"filler-{n}"), "w").close(); n += 1
+except OSError:
+    pass
+"""
+COMPILES = """
+import numpy as np
+from cudajit import cuda
+@cuda.jit
+def k(a):
+    a[cuda.grid(1)] += 1
+a = np.arange(32.0); k[1, 32](a); k[1, 32](a)
+assert (a == np.arange(32.0) + 2).all(), a
+print("stored:", sorted(f for f in os.listdir(cache) if not f.startswith("filler")))
+"""
+
+
+def small_cache(name, options, fill, **kw):
+    return returns(name, SETUP + IN_SMALL_CACHE + f"""
+r = in_small_cache({COMPILES!r}, {options!r}, {fill!r})
+print(r.stdout, r.stderr[-3000:], file=sys.stderr)
+""", "r.returncode == 0", timeout=120, fails_as="unexpected-error", **kw)
+
+
+CASES += with_category("resources", [
+    small_cache("cache_disk_full", "size=256k", FILL_BYTES),
+    small_cache("cache_no_inodes", "size=64m,nr_inodes=64", FILL_INODES),
+    small_cache("cache_read_only_file_system", "size=64k,ro", ""),
+])

@@ -112,3 +112,44 @@ CASES += with_category("resources", [
     small_cache("cache_no_inodes", "size=64m,nr_inodes=64", FILL_INODES),
     small_cache("cache_read_only_file_system", "size=64k,ro", ""),
 ])
+
+# A broadcast kernel argument (np.broadcast_to: 4 bytes seen as 2**33 elements) was expanded to 32 GiB before the
+# launch; it is copied at its true size and read through its zero strides (issue 37), and a writeable one written
+# back into the elements it holds. The CPU backend's child may not use more than 8 GiB of address space, so that
+# an expansion fails at once (MemoryError) instead of exhausting the machine.
+BROADCAST = """
+import resource
+from cudajit import _backend
+if _backend.name() == "cpu":
+    resource.setrlimit(resource.RLIMIT_AS, (8 << 30, resource.getrlimit(resource.RLIMIT_AS)[1]))
+@cuda.jit
+def pick(out, a):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a[i * (a.size // out.size)] + i
+@cuda.jit
+def pick_rows(out, b):
+    i, j = cuda.grid(2)
+    if i < out.shape[0] and j < out.shape[1]:
+        out[i, j] = b[i * 1000, j]
+@cuda.jit
+def add_row_index(x):
+    i, j = cuda.grid(2)
+    if i < x.shape[0] and j == 0:
+        x[i, j] += i + 1
+a = np.broadcast_to(np.float32(3.5), (2**33,))
+out = np.zeros(16, np.float32)
+pick[1, 16](out, a)
+row = rng.standard_normal(8)
+rows = np.zeros((4, 8))
+pick_rows[1, (4, 8)](rows, np.broadcast_to(row, (2**30, 8)))
+held = rng.standard_normal(5)
+want = held + np.arange(1, 6)
+add_row_index[1, (5, 8)](np.lib.stride_tricks.as_strided(held, shape=(5, 1000), strides=(8, 0)))
+"""
+
+CASES += with_category("resources", [
+    returns("broadcast_argument_at_true_size", BROADCAST,
+            "np.array_equal(out, 3.5 + np.arange(16, dtype=np.float32)) and (rows == row).all() and "
+            "np.array_equal(held, want)", timeout=60),
+])

@@ -47,6 +47,11 @@ for args in [
     ("typestr_unknown", "typestr='<q9'", "typestr", "<q9"),
     ("typestr_object", "typestr='|O'", "typestr", "|O"),
     ("typestr_not_string", "typestr=8", "typestr", "8"),
+    ("shape_bool", "shape=(True,)", "shape", "bool"),           # issue 37: was taken as 1
+    ("strides_bool", "shape=(1,), strides=(True,)", "strides", "bool"),
+    ("data_misaligned", "data=(d.__cuda_array_interface__['data'][0] + 1, False), shape=(8,)", "data", "aligned",
+     "<f8"),
+    ("strides_misaligned", "shape=(4,), strides=(12,)", "strides", "12", "aligned|multiple"),
     ("data_not_tuple", "data=12345", "data", "12345"),
     ("data_one_item", "data=(d.__cuda_array_interface__['data'][0],)", "data"),
     ("data_pointer_string", "data=('abc', False)", "data", "abc"),

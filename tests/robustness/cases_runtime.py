@@ -194,6 +194,23 @@ use_deep[2, 8](a, 1000)
     # the GPU has no guard (docs/INTERNALS.md, "Recursion"): the launch faults, as numba-cuda's, and the error says so
     raises("recursion_too_deep_gpu", DEEP + "use_deep[1, 1](a, 2_000_000); cuda.synchronize()",
            ("CudaAPIError", "KernelRuntimeError"), backends=("gpu",), timeout=60),
+    # a NUL in a printed string cut the rest of the line (issue 37): now Python's line, the NUL included (the GPU's
+    # printf may drop the NUL itself, never what follows it)
+    returns("print_nul_in_string", """
+import contextlib, io, os, sys, tempfile
+@cuda.jit
+def print_nul(a):
+    print("a\\0b", 7, "after")
+buf, raw = io.StringIO(), tempfile.TemporaryFile()
+saved = os.dup(1); os.dup2(raw.fileno(), 1)
+try:
+    with contextlib.redirect_stdout(buf):
+        print_nul[1, 1](np.zeros(1)); cuda.synchronize()
+finally:
+    sys.stdout.flush(); os.dup2(saved, 1)
+raw.seek(0)
+out = buf.getvalue() + raw.read().decode(errors="replace")
+""", "'a\\0b 7 after\\n' in out or 'ab 7 after\\n' in out"),
     # 8 MB per thread is beyond CUDA's local memory limit (512 KiB): a typing error on both backends
     raises("big_local_array", kernel_src("big_local", "a", "l = cuda.local.array(1000000, dtype=np.float64)\n"
                                           "for j in range(1000000):\n    l[j] = j\na[0] = l[999999]")

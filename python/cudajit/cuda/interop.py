@@ -124,6 +124,14 @@ def _parse_cai(desc):
         if len(strides) != len(shape):
             raise ValueError(f"{_CAI}['strides'] has {len(strides)} entries, but 'shape' has {len(shape)}")
     ptr, readonly = _data_pointer(desc["data"], math.prod(shape))
+    # A misaligned element faults on the GPU ("misaligned address") and is undefined behaviour in the CPU backend's C++
+    if math.prod(shape) and ptr % dtype.alignment:
+        raise ValueError(f"{_CAI}['data'][0] = {ptr:#x} is not aligned to {dtype.alignment} bytes, as typestr "
+                         f"{desc['typestr']!r} needs")
+    for d, (n, st) in enumerate(zip(shape, strides)):
+        if n > 1 and st % dtype.alignment:
+            raise ValueError(f"{_CAI}['strides'][{d}] = {st} is not a multiple of {dtype.alignment} bytes, as typestr "
+                             f"{desc['typestr']!r} needs (its elements would be misaligned)")
     stream = desc.get("stream")
     if stream is not None:
         if type(stream) is not int:
@@ -141,6 +149,8 @@ def _int_tuple(value, key):
         raise TypeError(f"{_CAI}['{key}'] must be a tuple of ints, not {type(value).__name__}")
     out = []
     for d, n in enumerate(value):
+        if isinstance(n, (bool, np.bool_)):       # an int to operator.index, but never an extent or a stride
+            raise TypeError(f"{_CAI}['{key}'][{d}] = {n!r} must be an int, not bool")
         try:
             out.append(operator.index(n))
         except TypeError:

@@ -140,16 +140,37 @@ void check_span_is_memory(uintptr_t ptr, std::pair<int64_t, int64_t> extent, con
         for (uintptr_t a : {first, end - 1})
             if (!page_is_mapped(a))
                 throw py::value_error(what + ": address " + hex(a) + " is not memory of this process");
+        // Inside one of this process's device arrays: within it, as the driver's range bounds a GPU allocation.
+        uintptr_t base = 0;
+        size_t bytes = 0;
+        if (!cpu_allocation_containing(ptr, &base, &bytes) && !cpu_allocation_containing(first, &base, &bytes))
+            return;
+        const uintptr_t limit = base + bytes;
+        if (first < base)
+            throw py::value_error(what + ": the elements begin at " + hex(first) + ", " + std::to_string(base - first) +
+                                  " bytes before the start of the allocation [" + hex(base) + ", " + hex(limit) +
+                                  ") the data pointer " + hex(ptr) + " lies in");
+        if (end > limit)
+            throw py::value_error(what + ": the elements end at " + hex(end) + ", " + std::to_string(end - limit) +
+                                  " bytes past the end of the allocation [" + hex(base) + ", " + hex(limit) +
+                                  ") they start in");
         return;
     }
     if (!drv::available(nullptr)) return;
     ctx::ensure();
-    // Memory the driver did not allocate (pinned host memory, some VMM mappings) has no known extent.
-    const drv::PointerInfo info = drv::pointer_info(first);
+    // Memory the driver did not allocate (pinned host memory, some VMM mappings) has no known extent. The range is
+    // the data pointer's (element 0, inside the allocation), else the first element's. cuPointerGetAttributes
+    // answers for any address without a CUDA error (drv::pointer_info).
+    drv::PointerInfo info = drv::pointer_info(ptr);
+    if (info.size == 0) info = drv::pointer_info(first);
     if (info.size == 0) return;
     const CUdeviceptr base = info.start;
     const size_t bytes = info.size;
     uintptr_t limit = static_cast<uintptr_t>(base) + bytes;
+    if (first < base)
+        throw py::value_error(what + ": the elements begin at " + hex(first) + ", " + std::to_string(base - first) +
+                              " bytes before the start of the device allocation [" + hex(base) + ", " + hex(limit) +
+                              ") the data pointer " + hex(ptr) + " lies in");
     if (end > limit)
         throw py::value_error(what + ": the elements end at " + hex(end) + ", " + std::to_string(end - limit) +
                               " bytes past the end of the device allocation [" + hex(base) + ", " + hex(limit) +

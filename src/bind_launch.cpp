@@ -96,7 +96,9 @@ PyObject* launch_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf
             {
                 py::tuple given(nargs);
                 for (size_t i = 0; i < nargs; ++i) given[i] = py::reinterpret_borrow<py::object>(args[i]);
-                l->owner.attr("_pre_launch")(py::handle(self), given);
+                py::object pre_launch = l->owner.attr("_pre_launch");
+                PyObject* argv[] = {self, given.ptr()};
+                call_python(pre_launch.ptr(), argv, 2);  // interpreter exit meanwhile: parks (gil.h)
             }
             l->dispatcher->call(l->config, args, nargs);
         } catch (py::error_already_set& e) {

@@ -6,6 +6,7 @@
 #include <pthread.h>
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -21,12 +22,16 @@
 #include <exception>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <system_error>
 #include <thread>
 #include <vector>
 
 #include "../kernels/cudajit/cpu_exec.h"
+#include "disk_cache.h"
 #include "errors.h"
+#include "fork_safety.h"
+#include "host_compiler.h"
 
 // CJ_FIBER_UCONTEXT forces the portable fiber switch (to test it on x86-64).
 #if defined(__x86_64__) && !defined(CJ_FIBER_UCONTEXT)
@@ -163,6 +168,8 @@ public:
     // by a cache line per stack: page-aligned tops would put every fiber's live frames in the same
     // cache sets, and a barrier touches all of them in turn.
     char* top(size_t i) const { return base_ + (i + 1) * stride_ - (i % 64) * 64; }
+    // Lowest usable address of stack i (above its guard page).
+    char* bottom(size_t i) const { return base_ + i * stride_ + size_t(sysconf(_SC_PAGESIZE)); }
 
     size_t stack_size() const { return stride_ - size_t(sysconf(_SC_PAGESIZE)); }
 
@@ -222,6 +229,7 @@ struct Job {
     bool fibers;
     bool cooperative;  // every block runs at once, on its own OS thread, so that grid.sync() can wait for all
     size_t fiber_stack;          // bytes of each fiber's stack
+    size_t stack_margin;         // what the recursion guard keeps free below a guarded call (kStackMargin + locals)
     uint64_t nblocks;
     std::atomic<uint64_t> next_block{0};
     // Blocks a worker takes at a time: one shared counter bumped per block of a few hundred cheap threads cost
@@ -230,6 +238,7 @@ struct Job {
     uint64_t chunk = 1;
     std::mutex error_mu;
     std::string error;           // the first failure; raised by launch()
+    bool recursion = false;      // ... was recursion too deep for a stack: KernelRecursionError
     std::exception_ptr interrupt;  // what the interrupt check threw (KeyboardInterrupt); rethrown by launch()
     std::mutex print_mu;
     std::string printed;         // print() text of the launch's threads not yet written out (drain_prints)
@@ -242,9 +251,9 @@ struct Job {
 
     static bool aborted() { return g_control.load(std::memory_order_relaxed) & kAbort; }
 
-    void fail(const std::string& what) {
+    void fail(const std::string& what, bool too_deep = false) {
         std::lock_guard<std::mutex> lock(error_mu);
-        if (error.empty()) error = "kernel " + *name + ": " + what;
+        if (error.empty()) error = "kernel " + *name + ": " + what, recursion = too_deep;
         g_control.fetch_or(kAbort, std::memory_order_relaxed);
     }
 
@@ -349,6 +358,7 @@ struct Fiber {
     uint32_t arg;     // predicate (block barrier) or lane mask (syncwarp)
     int32_t result;
     int32_t view = -1;  // the warp buffer (WarpViews) it reads since its last syncwarp released it, or -1
+    uintptr_t stack_limit = 0;  // cj_cpu_state::stack_limit while it runs: its stack's bottom plus the margin
     // The barrier or collective it waits at, for a deadlock's report: the caller's frame holds it while it waits.
     const cj_cpu_where* where = nullptr;
 };
@@ -365,6 +375,11 @@ std::string dim3_text(const int32_t* v) {
     return "(" + std::to_string(v[0]) + "," + std::to_string(v[1]) + "," + std::to_string(v[2]) + ")";
 }
 
+// "[1, 0, 0]": a thread's or block's index as the IndexError of a bounds check writes it (tid=[..] ctaid=[..]).
+std::string list_text(const int32_t* v) {
+    return "[" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", " + std::to_string(v[2]) + "]";
+}
+
 std::string hex_mask(uint32_t mask) {
     char text[16];
     std::snprintf(text, sizeof text, "0x%08x", mask);
@@ -374,17 +389,45 @@ std::string hex_mask(uint32_t mask) {
 // "In function 'k', file /abs/k.py, line 12" for a call the kernel library reported (cj_cpu_where: the #line
 // directives make its file and line the user's; its function is the C name, cj_k_k_0 or cj_dev_f_0<...>), as the
 // IndexError of a bounds check names its place (compiler/program.py, ErrorSite).
-std::string where_text(const cj_cpu_where& w) {
-    std::string fn = w.function ? w.function : "?";
+std::string python_function_name(const char* c_name) {
+    std::string fn = c_name ? c_name : "?";
     fn = fn.substr(0, fn.find('<'));
     if (fn.rfind("cj_dev_", 0) == 0) fn = "cj_k_" + fn.substr(7);
-    fn = python_kernel_name(fn);
+    return python_kernel_name(fn);
+}
+
+std::string where_text(const cj_cpu_where& w) {
+    std::string fn = python_function_name(w.function);
     std::string file = w.file ? w.file : "?";
     if (!file.empty() && file[0] != '/' && file[0] != '<') {  // a relative path, as os.path.abspath makes it absolute
         char cwd[4096];
         if (getcwd(cwd, sizeof cwd)) file = std::string(cwd) + "/" + file;
     }
     return "In function '" + fn + "', file " + file + ", line " + std::to_string(w.line);
+}
+
+// What the recursion guard keeps free below a guarded call, besides the kernel's local arrays: the frames of
+// the calls that do not recurse, the guard's own report and the unwinding of its exception.
+constexpr size_t kStackMargin = 16 * 1024;
+
+// The calling OS thread's stack (glibc's pthread_getattr_np: the main thread's from its rlimit), found once per
+// thread; {0, 0} when unknown (its recursion is then unguarded).
+struct OsStack {
+    uintptr_t bottom = 0;
+    size_t bytes = 0;
+};
+const OsStack& os_stack() {
+    static thread_local const OsStack stack = [] {
+        OsStack s;
+        pthread_attr_t attr;
+        if (pthread_getattr_np(pthread_self(), &attr) != 0) return s;
+        void* low = nullptr;
+        size_t bytes = 0;
+        if (pthread_attr_getstack(&attr, &low, &bytes) == 0) s = {reinterpret_cast<uintptr_t>(low), bytes};
+        pthread_attr_destroy(&attr);
+        return s;
+    }();
+    return stack;
 }
 
 // One OS thread's resources: its cj_cpu_state, fibers, stacks, dynamic shared memory and warp
@@ -397,6 +440,7 @@ public:
         state_.fail = &Worker::fail_callback;
         state_.poll = &Worker::poll_callback;
         state_.print = &Worker::print_callback;
+        state_.stack_overflow = &Worker::stack_overflow_callback;
         state_.control = reinterpret_cast<const int32_t*>(&g_control);
         state_.launcher = this;
         state_.warp = warp_exchange_.get();
@@ -415,6 +459,8 @@ public:
         state_.params = job.params;
         state_.run_block = job.fibers ? 0 : 1;
         state_.ended = 0;
+        const OsStack& os = os_stack();
+        os_limit_ = os.bottom ? os.bottom + job.stack_margin : 0;
         try {
             state_.dynamic_smem = shared_memory(job.dynamic_shared);
             state_.dynamic_smem_bytes = job.dynamic_shared;
@@ -441,6 +487,7 @@ public:
                     run_fibers();
                 } else {
                     state_.tid[0] = state_.tid[1] = state_.tid[2] = 0;  // the loop starts at the first thread
+                    state_.stack_limit = os_limit_;  // the block's loop runs on this OS thread's stack
                     job.fn(&state_);
                     if (segments_) finish_segments();
                 }
@@ -480,6 +527,7 @@ private:
             f.tid[1] = int32_t(i / bx % by);
             f.tid[2] = int32_t(i / (size_t(bx) * by));
             f.state = FiberState::Ready;
+            f.stack_limit = reinterpret_cast<uintptr_t>(stacks_.bottom(i)) + job.stack_margin;
 #if defined(CJ_FIBER_ASM)
             context_init(f.ctx, stacks_.top(i), &Worker::fiber_main, this);
 #else
@@ -531,6 +579,7 @@ private:
         to.state = FiberState::Running;
         std::memcpy(state_.tid, to.tid, sizeof to.tid);
         state_.last_thread = to.last_thread;
+        state_.stack_limit = to.stack_limit;
         context_switch(from, to.ctx);
     }
 
@@ -814,6 +863,7 @@ private:
             Fiber& first = fibers_[0];
             first.state = FiberState::Running;
             first.last_thread = false;
+            first.stack_limit = os_limit_;  // the block's first loop, on this OS thread's stack
             current_ = &first;
             segments_ = 1;
         }
@@ -828,6 +878,7 @@ private:
             if (next.tid[1] == by) next.tid[1] = 0, ++next.tid[2];
             next.state = FiberState::Ready;
             next.last_thread = false;
+            next.stack_limit = reinterpret_cast<uintptr_t>(stacks_.bottom(segments_)) + job_->stack_margin;
 #if defined(CJ_FIBER_ASM)
             context_init(next.ctx, stacks_.top(segments_), &Worker::segment_main, this);
 #else
@@ -937,6 +988,23 @@ private:
         static_cast<Worker*>(s->launcher)->job_->print(text, len);
     }
 
+    // cj_cpu_state::stack_overflow: a guarded call of a recursive device function would take its frame below the
+    // running stack's limit. The launch raises KernelRecursionError, as Python raises RecursionError.
+    static void stack_overflow_callback(cj_cpu_state* s, const cj_cpu_where* where, int32_t depth) {
+        auto* w = static_cast<Worker*>(s->launcher);
+        const bool fiber = w->job_->fibers || (w->segments_ && w->current_ != &w->fibers_[0]);
+        const std::string stack =
+            fiber ? "a fiber's stack of " + std::to_string(w->stacks_.stack_size()) +
+                        " bytes: set CUDAJIT_CPU_STACK higher (e.g. CUDAJIT_CPU_STACK=1M) to allow deeper recursion"
+                  : "its OS thread's stack of " + std::to_string(os_stack().bytes) +
+                        " bytes (the launching thread's: `ulimit -s` or threading.stack_size())";
+        w->job_->fail(where_text(*where) + ", tid=" + list_text(s->tid) + " ctaid=" + list_text(s->ctaid) +
+                          ": maximum recursion depth exceeded: the call of recursive device function '" +
+                          python_function_name(where->function) + "' at depth " + std::to_string(depth) +
+                          " would overflow this CUDA thread's stack (" + stack + "); recurse less deeply",
+                      true);
+    }
+
     static void fail_callback(cj_cpu_state* s, const char* what) {
         auto* w = static_cast<Worker*>(s->launcher);
         w->job_->fail("thread " + dim3_text(s->tid) + " of block " + dim3_text(s->ctaid) + ": " + what);
@@ -950,6 +1018,7 @@ private:
     StackArena stacks_;
     Context scheduler_;
     Fiber* current_ = nullptr;
+    uintptr_t os_limit_ = 0;  // this launch's stack limit on this OS thread's stack (0: unguarded)
     size_t segments_ = 0;  // a block run as a loop: its segments (yield_segment), or 0 while it is one plain loop
     size_t n_ = 0, live_ = 0, at_barrier_ = 0, at_warp_ = 0, at_grid_ = 0;  // threads of the block, not exited, parked
     void* smem_ = nullptr;
@@ -984,7 +1053,7 @@ public:
     // The process's pool; a forked child (whose helpers did not survive the fork) makes a new one.
     // Never destroyed: helpers may still sleep in it at exit.
     static Pool& get() {
-        static std::mutex mu;
+        static std::mutex& mu = remade_after_fork(*new std::mutex);
         static std::atomic<Pool*> pool{nullptr};
         static const int counting = pthread_atfork(nullptr, nullptr, [] { g_forks.fetch_add(1); });
         (void)counting;
@@ -1144,13 +1213,56 @@ private:
 
 // ---------------------------------------------------------------------------------------------
 
+// dlopen of a private copy of the library at `path`, or null when no private copy can be made (no writable
+// temporary directory; the caller then loads it in place). A library in the disk cache may be truncated or rewritten
+// by another process while it is mapped, and the next page fault in a truncated mapping raises SIGBUS: the copy
+// lives in a fresh directory of its own (0700) only until it is mapped. A disk-cache entry is copied only when its
+// checksum holds (it may have changed since the compile verified it: CompileError, and the caller compiles again).
+void* open_private_copy(const std::string& path) {
+    std::optional<std::string> data = cache::read_regular_file(path);
+    if (!data)
+        throw CompileError("the compiled kernel library " + path + " was removed or changed while it was loaded "
+                           "(cannot read it): compile again");
+    std::optional<std::string> payload = cache::payload_if_entry(path, *data);
+    if (!payload)
+        throw CompileError("the compiled kernel library " + path + " was removed or changed while it was loaded "
+                           "(another process truncated or rewrote the cache entry; it was removed): compile again");
+    static std::atomic<unsigned> counter{0};
+    for (const char* base : std::initializer_list<const char*>{std::getenv("TMPDIR"), "/tmp", "/dev/shm"}) {
+        if (!base || !*base) continue;
+        std::string dir = std::string(base) + "/cudajit-load-XXXXXX";
+        if (!mkdtemp(dir.data())) continue;
+        std::string copy = dir + "/" + std::to_string(counter++) + ".so";
+        int fd = ::open(copy.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700);
+        bool written = fd >= 0;
+        for (size_t at = 0; written && at < payload->size();) {
+            ssize_t n = ::write(fd, payload->data() + at, payload->size() - at);
+            if (n < 0 && errno == EINTR) continue;
+            written = n > 0;
+            at += written ? size_t(n) : 0;
+        }
+        if (fd >= 0) written = (::close(fd) == 0) && written;
+        void* handle = written ? dlopen(copy.c_str(), RTLD_NOW | RTLD_LOCAL) : nullptr;
+        std::string why = handle || !written ? std::string() : std::string(dlerror());
+        ::unlink(copy.c_str());
+        ::rmdir(dir.c_str());
+        if (handle) return handle;
+        if (!why.empty()) throw CompileError("cannot load the compiled kernel library " + path + ": " + why);
+    }
+    return nullptr;
+}
+
 // One dlopen handle per path, shared by every CpuKernel of that library.
 std::shared_ptr<void> open_library(const std::string& path) {
-    static std::mutex& mu = *new std::mutex;  // never destroyed (interpreter exit)
+    static std::mutex& mu = remade_after_fork(*new std::mutex);  // never destroyed (interpreter exit)
     static auto& open = *new std::map<std::string, std::weak_ptr<void>>;
     std::lock_guard<std::mutex> lock(mu);
     if (auto h = open[path].lock()) return h;
-    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    // Under a sanitizer the report names the library's file, which must stay: it is loaded in place.
+    const char* sanitize = std::getenv("CUDAJIT_CPU_SANITIZE");
+    void* handle = sanitize && *sanitize ? nullptr : open_private_copy(path);
+    if (handle && host::is_own_output(path)) ::unlink(path.c_str());  // built outside the cache: loaded, not kept
+    if (!handle) handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!handle) {
         std::string why = std::string("cannot load the compiled kernel library: ") + dlerror();
         if (const char* s = std::getenv("CUDAJIT_CPU_SANITIZE"); s && *s)
@@ -1209,7 +1321,7 @@ unsigned num_threads() {
 CpuKernel::CpuKernel(const std::string& so_path, const std::string& entry, bool uses_barriers, size_t local_bytes)
     : library_(open_library(so_path)), entry_(entry), name_(python_kernel_name(entry)), uses_barriers_(uses_barriers),
       // the local arrays on top of the usual stack ($CUDAJIT_CPU_STACK), which stays the margin for frames
-      fiber_stack_(stack_bytes() + local_bytes) {
+      fiber_stack_(stack_bytes() + local_bytes), local_bytes_(local_bytes) {
     std::string symbol = entry + "_cpu";
     fn_ = reinterpret_cast<void (*)(cj_cpu_state*)>(dlsym(library_.get(), symbol.c_str()));
     if (!fn_) throw CompileError("kernel library " + so_path + " has no entry point " + symbol + " (CJ_ENTRY missing?)");
@@ -1234,6 +1346,7 @@ void CpuKernel::launch(Dim3 grid, Dim3 block, size_t dynamic_shared_bytes, void*
     job.fibers = uses_barriers_ || cooperative;
     job.cooperative = cooperative;
     job.fiber_stack = fiber_stack_;
+    job.stack_margin = kStackMargin + local_bytes_;
     job.nblocks = uint64_t(grid.x) * grid.y * grid.z;
     if (cooperative && job.nblocks > max_cooperative_blocks(uint64_t(block.x) * block.y * block.z))
         throw LaunchError("kernel " + name_ + ": a cooperative grid of " + std::to_string(job.nblocks) +
@@ -1247,6 +1360,7 @@ void CpuKernel::launch(Dim3 grid, Dim3 block, size_t dynamic_shared_bytes, void*
     }
     job.drain_prints();  // before any error of the launch is raised: what the threads printed first comes first
     if (job.interrupt) std::rethrow_exception(job.interrupt);
+    if (job.recursion) throw KernelRecursionError(job.error);
     if (!job.error.empty()) throw KernelRuntimeError(job.error);
 }
 

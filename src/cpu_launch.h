@@ -47,6 +47,7 @@ private:
     std::string name_;  // for messages: the kernel's Python name where the entry reveals it
     bool uses_barriers_;
     size_t fiber_stack_;
+    size_t local_bytes_;
 };
 
 // "cj_k_saxpy_3" -> "saxpy": a kernel's Python name from its entry point, for messages.

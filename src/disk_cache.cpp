@@ -1,6 +1,7 @@
 #include "disk_cache.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,6 +20,8 @@
 #include <thread>
 #include <utility>
 #include <vector>
+
+#include "fork_safety.h"
 
 namespace fs = std::filesystem;
 
@@ -109,6 +112,8 @@ private:
 
 constexpr char kMagic[8] = {'C', 'J', 'C', 'A', 'C', 'H', 'E', '1'};
 constexpr size_t kTrailer = 24;
+// The largest file read as an entry: kernel libraries, cubins and PTX are kilobytes to a few megabytes.
+constexpr uint64_t kMaxEntryBytes = uint64_t{256} << 20;
 
 void put_u64(std::string& s, uint64_t v) {
     for (int i = 0; i < 8; ++i) s += char(uint8_t(v >> (8 * i)));
@@ -143,7 +148,7 @@ std::pair<std::string, Access> resolve_directory() {
     } else {
         return {{}, Access::None};
     }
-    static std::mutex& mutex = *new std::mutex;  // never destroyed (interpreter exit)
+    static std::mutex& mutex = remade_after_fork(*new std::mutex);  // never destroyed (interpreter exit)
     static auto& verdicts = *new std::map<std::string, Access>;
     std::lock_guard<std::mutex> lock(mutex);
     auto it = verdicts.find(dir);
@@ -212,16 +217,51 @@ bool remove(const CacheFile& f) {
     return fs::remove_all(f.path, ec) > 0 && !ec;
 }
 
-// Removes temporary files older than ten minutes (a writer killed mid-write) and, when the entries
-// exceed the size limit, the least recently used ones (oldest mtime: a hit touches it).
+// The process that writes a temporary file, from its name: "tmp-<key>-<pid>-<n>.<ext>" and "tmp-pch-<key>-<pid>-<n>.gch"
+// (host_compiler.cpp), ".<key>.<ext>.tmp.<pid>.<thread>.<n>" (store); 0 when the name holds none.
+pid_t writer_of(const std::string& name) {
+    std::string digits;
+    if (name.rfind("tmp-", 0) == 0) {
+        const size_t key = name.rfind("tmp-pch-", 0) == 0 ? 8 : 4;
+        const size_t a = name.find('-', key), b = a == std::string::npos ? a : name.find('-', a + 1);
+        if (b != std::string::npos) digits = name.substr(a + 1, b - a - 1);
+    } else if (size_t t = name.find(".tmp."); name[0] == '.' && t != std::string::npos) {
+        digits = name.substr(t + 5, name.find('.', t + 5) - (t + 5));
+    }
+    if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) return 0;
+    return pid_t(std::stol(digits));
+}
+
+// The writer of a temporary file is a process here (EPERM: one of another user's).
+bool writer_alive(const CacheFile& f) {
+    const pid_t pid = f.directory ? 0 : writer_of(fs::path(f.path).filename().string());
+    return pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM);
+}
+
+// A precompiled header being written ("tmp-pch-<key>-<pid>-<n>.gch", host_compiler.cpp) whose writer is no longer a
+// process here: a script that exited or was killed while GCC built it left ~20 MB behind (issue 37). Only these go
+// at once: a writer in another machine or container that shares the directory loses a header, never a compile.
+bool orphaned_header(const CacheFile& f) {
+    const std::string name = fs::path(f.path).filename().string();
+    if (f.directory || name.rfind("tmp-pch-", 0) != 0) return false;
+    const pid_t pid = writer_of(name);
+    return pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH;
+}
+
+// Removes temporary files older than ten minutes (a writer killed mid-write) and precompiled headers whose writer
+// has gone and, when the files exceed the size limit (entries and the temporary files still being written: a
+// header under way is ~20 MB), the least recently used entries (oldest mtime: a hit touches it).
 void trim(const std::string& dir, uint64_t limit) {
     auto files = list_files(dir);
     auto stale = fs::file_time_type::clock::now() - std::chrono::minutes(10);
     uint64_t total = 0;
     std::vector<const CacheFile*> entries;
     for (const CacheFile& f : files) {
-        if (f.kind == Kind::Temp && f.mtime < stale) remove(f);
-        if (f.kind == Kind::Entry) total += f.bytes, entries.push_back(&f);
+        if (f.kind == Kind::Temp) {
+            if (!((f.mtime < stale || orphaned_header(f)) && remove(f))) total += f.bytes;
+            continue;
+        }
+        total += f.bytes, entries.push_back(&f);
     }
     if (total <= limit) return;
     std::sort(entries.begin(), entries.end(), [](auto* a, auto* b) { return a->mtime < b->mtime; });
@@ -248,9 +288,15 @@ std::optional<size_t> verify(std::string_view data) {
     return n;
 }
 
-// Reads and verifies; deletes a corrupt file so that the next store replaces it.
+// Reads and verifies; deletes a corrupt file so that the next store replaces it. A file larger than any entry is
+// corrupt without being read (a 10 GiB one was read whole: std::bad_alloc).
 std::optional<std::string> load_verified(const std::string& path) {
     if (path.empty()) return std::nullopt;
+    struct stat st;
+    if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && uint64_t(st.st_size) > kMaxEntryBytes) {
+        ::unlink(path.c_str());
+        return std::nullopt;
+    }
     auto data = read_regular_file(path);
     if (!data) return std::nullopt;
     auto n = verify(*data);
@@ -302,14 +348,14 @@ std::optional<std::string> read_regular_file(const std::string& path) {
     if (fd < 0) return std::nullopt;
     struct stat st;
     std::optional<std::string> data;
-    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && uint64_t(st.st_size) <= kMaxEntryBytes) {
         data.emplace();
         char buf[1 << 16];
         for (;;) {
             ssize_t n = ::read(fd, buf, sizeof buf);
             if (n > 0) data->append(buf, size_t(n));
             else if (n == 0) break;
-            else if (errno != EINTR) {
+            if ((n < 0 && errno != EINTR) || data->size() > kMaxEntryBytes) {  // an error, or it grew past the bound
                 data.reset();
                 break;
             }
@@ -375,8 +421,11 @@ uint64_t size() {
 size_t clear() {
     std::string dir = directory();
     size_t removed = 0;
+    // Not the files of writers still running (this process's other threads, other processes): a compile in flight
+    // lost its source and failed (issue 37). Theirs go when they finish, or as stale ones later.
     if (!dir.empty())
-        for (const CacheFile& f : list_files(dir)) removed += remove(f);
+        for (const CacheFile& f : list_files(dir))
+            if (f.kind == Kind::Entry || !writer_alive(f)) removed += remove(f);
     return removed;
 }
 
@@ -388,6 +437,22 @@ std::optional<std::string> verified_path(const std::string& key, const std::stri
     std::string path = file_path(key, ext);
     if (!load_verified(path)) return std::nullopt;
     return path;
+}
+
+std::optional<std::string> payload_if_entry(const std::string& path, const std::string& data) {
+    const size_t slash = path.rfind('/');
+    const std::string dir = slash == std::string::npos ? std::string() : path.substr(0, slash);
+    const std::string name = path.substr(slash == std::string::npos ? 0 : slash + 1);
+    const size_t dot = name.find('.');
+    const bool entry = !dir.empty() && dir == directory() && dot != std::string::npos && name.rfind("tmp-", 0) != 0 &&
+                       safe_name(name.substr(0, dot)) && safe_name(name.substr(dot + 1));
+    if (!entry) return data;
+    auto n = verify(data);
+    if (!n) {
+        ::unlink(path.c_str());
+        return std::nullopt;
+    }
+    return data.substr(0, *n);
 }
 
 void store(const std::string& key, const std::string& ext, std::string_view payload) {
@@ -422,7 +487,7 @@ std::string pch_directory(const std::string& key) {
 }
 
 std::string header_hash(const std::string& include_dir) {
-    static std::mutex& mutex = *new std::mutex;  // never destroyed (interpreter exit)
+    static std::mutex& mutex = remade_after_fork(*new std::mutex);  // never destroyed (interpreter exit)
     static auto& computed = *new std::map<std::string, std::string>;
     {
         std::lock_guard<std::mutex> lock(mutex);

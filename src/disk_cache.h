@@ -50,9 +50,14 @@ std::optional<std::string> load(const std::string& key, const std::string& ext);
 // that need a file (the CPU backend dlopens its .so in place).
 std::optional<std::string> verified_path(const std::string& key, const std::string& ext);
 
-// The contents of a regular file, or nothing (missing, unreadable, a directory or other special file, a read
-// error): never throws.
+// The contents of a regular file, or nothing (missing, unreadable, a directory or other special file, larger than
+// any cache entry (256 MiB), a read error): never throws.
 std::optional<std::string> read_regular_file(const std::string& path);
+
+// What a loader of the file at `path`, whose contents are `data`, may use: the payload of a whole cache entry (an
+// entry of this cache directory, "<key>.<ext>"), or `data` itself for any other file; nothing for an entry that is
+// not whole (truncated or rewritten since it was verified: it is deleted, as load() does).
+std::optional<std::string> payload_if_entry(const std::string& path, const std::string& data);
 
 // Writes atomically (temp file in the same directory, then rename), then trims the cache to its
 // size limit. Failures are silent (the cache is an optimisation); a malformed $CUDAJIT_CACHE_MAX is not.

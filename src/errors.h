@@ -35,6 +35,11 @@ struct KernelRuntimeError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// A recursive device function went deeper than its thread's stack holds (CPU backend): KernelRecursionError.
+struct KernelRecursionError : KernelRuntimeError {
+    using KernelRuntimeError::KernelRuntimeError;
+};
+
 // An operation that cannot be recorded into a CUDA graph while a stream is being captured: StreamCaptureError.
 struct CaptureError : std::runtime_error {
     using std::runtime_error::runtime_error;

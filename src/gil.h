@@ -84,6 +84,25 @@ private:
     PyThreadState* tstate_;
 };
 
+// Calls the Python callable fn(args..., **kwnames) from C++ that Python called (a launch compiling its kernel or
+// converting its arguments) and returns its result, or throws py::error_already_set. In CPython <= 3.13 a daemon
+// thread that takes the GIL back while the interpreter finalizes (Python code does, every switch interval) is ended
+// with pthread_exit; its forced unwind would run the destructors of the C++ frames between here and the thread's
+// start (pybind11's argument tuples, our py::objects): Py_DECREFs without the GIL, racing the exiting thread's
+// garbage collection (the interpreter exiting during a compile segfaulted 8 times in 10). Nothing between this
+// frame and CPython's has a destructor, and here the thread parks instead: it is a daemon thread of a process that
+// is exiting, and none of its objects is released.
+inline pybind11::object call_python(PyObject* fn, PyObject* const* args, size_t nargs, PyObject* kwnames = nullptr) {
+    PyObject* result;
+    try {
+        result = PyObject_Vectorcall(fn, args, nargs, kwnames);
+    } catch (abi::__forced_unwind&) {
+        park_forever();
+    }
+    if (!result) throw pybind11::error_already_set();
+    return pybind11::reinterpret_steal<pybind11::object>(result);
+}
+
 // Runs fn with the GIL from a thread that released it (NoGil); during interpreter exit fn is not run.
 template <class F> void with_gil(F&& fn) {
 #if PY_VERSION_HEX >= 0x030D0000

@@ -1,7 +1,9 @@
 // Runs the system C++ compiler on generated kernels and caches the shared libraries it builds.
 #include "host_compiler.h"
 
+#include <dlfcn.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -17,14 +19,17 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
+#include <type_traits>
 
 #include "disk_cache.h"
 #include "errors.h"
+#include "fork_safety.h"
 
 extern char** environ;
 
@@ -45,8 +50,12 @@ struct Compiler {
     std::string missing;               // why none was found (then command is empty)
 };
 
-// Runs argv, returns its exit status (-1 if it could not start) with stdout and stderr in *output.
-int run(const std::vector<std::string>& argv, std::string* output) {
+// Runs argv, returns its exit status (-1 if it could not start) with stdout and stderr in *output; *signal_out (when
+// given) is the signal that ended it, or 0. on_start (when given) is called with the child's pid once it runs; such a
+// child leads a process group of its own, so that kill(-pid) ends it with the compiler proper it runs (cc1plus).
+template <class OnStart = std::nullptr_t>
+int run(const std::vector<std::string>& argv, std::string* output, int* signal_out = nullptr,
+        OnStart on_start = nullptr) {
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) return -1;
     posix_spawn_file_actions_t actions;
@@ -57,14 +66,22 @@ int run(const std::vector<std::string>& argv, std::string* output) {
     std::vector<char*> args;
     for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    if constexpr (!std::is_same_v<OnStart, std::nullptr_t>) {
+        posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+        posix_spawnattr_setpgroup(&attr, 0);
+    }
     pid_t pid;
-    int err = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+    int err = posix_spawnp(&pid, args[0], &actions, &attr, args.data(), environ);
+    posix_spawnattr_destroy(&attr);
     posix_spawn_file_actions_destroy(&actions);
     close(fds[1]);
     if (err != 0) {
         close(fds[0]);
         return -1;
     }
+    if constexpr (!std::is_same_v<OnStart, std::nullptr_t>) on_start(pid);
     char buf[4096];
     ssize_t n;
     while ((n = read(fds[0], buf, sizeof buf)) != 0) {
@@ -75,6 +92,7 @@ int run(const std::vector<std::string>& argv, std::string* output) {
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
+    if (signal_out) *signal_out = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
@@ -132,10 +150,20 @@ std::vector<std::string> sanitizer_flags() {
     return {"-fsanitize=" + list, "-fno-omit-frame-pointer", "-g"};
 }
 
+// Found once per process under a lock remade in a forked child: a function-local static's guard would stay "being
+// initialised" in a child forked while another thread ran the compiler's --version (fork_safety.h).
+std::mutex& compiler_mutex = remade_after_fork(*new std::mutex);
+std::atomic<const Compiler*> found_compiler{nullptr};  // never destroyed (interpreter exit)
+
 const Compiler& compiler() {
-    static const Compiler& c = *new Compiler(find_compiler());  // never destroyed (interpreter exit)
-    if (c.command.empty()) throw SupportError(c.missing);
-    return c;
+    const Compiler* c = found_compiler.load(std::memory_order_acquire);
+    if (!c) {
+        std::lock_guard<std::mutex> lock(compiler_mutex);
+        c = found_compiler.load(std::memory_order_relaxed);
+        if (!c) found_compiler.store(c = new Compiler(find_compiler()), std::memory_order_release);
+    }
+    if (c->command.empty()) throw SupportError(c->missing);
+    return *c;
 }
 
 bool write_file(const std::string& path, const std::string& data) {
@@ -144,18 +172,21 @@ bool write_file(const std::string& path, const std::string& data) {
     return bool(out.flush());
 }
 
-// Where compiles happen: the cache directory, else (caching off or read-only) a private temp directory.
-std::string work_directory() {
-    std::string dir = cache::writable_directory();
-    if (!dir.empty()) return dir;
-    static std::once_flag once;
+// A private temporary directory ($TMPDIR, else /tmp) for compiles the cache directory cannot take; removed at exit
+// when empty.
+std::string private_directory() {
+    static std::mutex& mutex = remade_after_fork(*new std::mutex);  // not call_once: fork_safety.h
     static std::string& tmp = *new std::string;
-    std::call_once(once, [] {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (tmp.empty()) {
         const char* base = std::getenv("TMPDIR");
         std::string templ = std::string(base && *base ? base : "/tmp") + "/cudajit-XXXXXX";
-        if (mkdtemp(templ.data())) tmp = templ;
-    });
-    if (tmp.empty()) throw CompileError("no directory to compile in: the cache directory and TMPDIR are not writable");
+        if (!mkdtemp(templ.data()))
+            throw CompileError("no directory to compile in: the cache directory cannot be written and TMPDIR (" +
+                               templ.substr(0, templ.size() - 15) + ") neither: " + std::strerror(errno));
+        tmp = templ;
+        std::atexit([] { ::rmdir(tmp.c_str()); });
+    }
     return tmp;
 }
 
@@ -200,9 +231,13 @@ bool pch_wanted(const Compiler& cxx) {
     return cxx.identity.find("clang") == std::string::npos;
 }
 
-std::mutex& pch_mutex = *new std::mutex;           // never destroyed (interpreter exit)
+std::mutex& pch_mutex = remade_after_fork(*new std::mutex);  // never destroyed (interpreter exit)
 std::set<std::string>& pch_started = *new std::set<std::string>;  // the PCH directories this process began
 std::atomic<unsigned> pch_uses{0};
+// The PCH builds under way (under pch_mutex): the compiler's pid and the temporary file it writes, so that the
+// process's exit ends them (stop_background_builds). Once stopped, no build starts.
+std::map<pid_t, std::string>& pch_running = *new std::map<pid_t, std::string>;
+bool pch_stopped = false;
 
 // Builds the PCH on a thread of its own and renames it into place when whole: the compile that asked for it goes on
 // without it (beside the build: 0.44 -> 0.55 s for a first small kernel on 2 cores), later ones find it (0.42 ->
@@ -211,7 +246,7 @@ void start_pch_build(const Compiler& cxx, const std::vector<std::string>& flags,
                      const std::string& include_dir, const std::string& root, const std::string& key) {
     {
         std::lock_guard<std::mutex> lock(pch_mutex);
-        if (!pch_started.insert(root).second) return;
+        if (pch_stopped || !pch_started.insert(root).second) return;
     }
     static std::atomic<unsigned> counter{0};
     std::string tmp = cache::writable_directory() + "/tmp-pch-" + key.substr(0, 16) + "-" + std::to_string(getpid()) +
@@ -223,7 +258,16 @@ void start_pch_build(const Compiler& cxx, const std::vector<std::string>& flags,
     argv.insert(argv.end(), {"-I" + include_dir, "-x", "c++-header", include_dir + "/cudajit/runtime.h", "-o", tmp});
     std::thread([argv, tmp, root] {
         std::string log;
-        if (run(argv, &log) == 0) {
+        pid_t pid = 0;
+        int status = run(argv, &log, nullptr, [&](pid_t started) {
+            std::lock_guard<std::mutex> lock(pch_mutex);
+            pid = started;
+            pch_running[pid] = tmp;
+            if (pch_stopped) ::kill(-pid, SIGKILL);  // the process began to exit meanwhile
+        });
+        std::lock_guard<std::mutex> lock(pch_mutex);
+        if (pid) pch_running.erase(pid);
+        if (status == 0 && !pch_stopped) {
             std::error_code ec;
             std::filesystem::create_directories(root + "/cudajit", ec);
             if (::rename(tmp.c_str(), (root + "/cudajit/runtime.h.gch").c_str()) == 0) return;
@@ -259,27 +303,62 @@ std::string precompiled_header(const Compiler& cxx, const std::vector<std::strin
 
 std::string compiler_identity() { return compiler().identity; }
 
+void stop_background_builds() {
+    std::lock_guard<std::mutex> lock(pch_mutex);
+    pch_stopped = true;
+    for (const auto& [pid, tmp] : pch_running) {
+        ::kill(-pid, SIGKILL);  // the group: the driver and the compiler proper it runs
+        std::remove(tmp.c_str());
+    }
+}
+
 unsigned precompiled_header_uses() { return pch_uses.load(); }
 
-std::string compile(const std::string& source, const std::vector<std::string>& options,
-                    const std::string& include_dir) {
-    const Compiler& cxx = compiler();
-    const std::vector<std::string> sanitize = sanitizer_flags();
-    std::vector<std::string> flag_list;
-    for (const auto* list : {&kBaseFlags, &options, &sanitize}) flag_list.insert(flag_list.end(), list->begin(), list->end());
-    std::string flags;
-    for (const std::string& f : flag_list) flags += f + '\n';
-    std::string key = cache::key({"cpu-so-1", source, flags, key_identity(cxx), cxx.machine, cache::header_hash(include_dir)});
-    if (auto path = cache::verified_path(key, "so")) return *path;
+namespace {
 
+// What a failed compile's log says when the directory it wrote in failed it, not the source: a full disk, no inodes,
+// a quota, a read-only or unwritable directory (GCC and ld quote strerror).
+bool directory_failed(const std::string& log) {
+    for (int e : {ENOSPC, EDQUOT, EROFS, EACCES, EPERM, EMFILE})
+        if (log.find(std::strerror(e)) != std::string::npos) return true;
+    return false;
+}
+
+std::string signal_name(int sig) {
+    switch (sig) {
+        case SIGKILL: return "SIGKILL";
+        case SIGTERM: return "SIGTERM";
+        case SIGINT: return "SIGINT";
+        case SIGSEGV: return "SIGSEGV";
+        case SIGABRT: return "SIGABRT";
+        case SIGBUS: return "SIGBUS";
+        case SIGXCPU: return "SIGXCPU";
+        case SIGXFSZ: return "SIGXFSZ";
+        default: return "signal " + std::to_string(sig);
+    }
+}
+
+// One compile of `source` in `dir`: the library's path, or nothing with *error set. *retry: the failure was the
+// directory's (nothing could be written there), so another directory may succeed.
+std::optional<std::string> build_in(const std::string& dir, const Compiler& cxx, const std::string& key,
+                                    const std::string& source, const std::vector<std::string>& options,
+                                    const std::vector<std::string>& sanitize, const std::vector<std::string>& flag_list,
+                                    const std::string& flags, const std::string& include_dir, std::string* error,
+                                    bool* retry) {
     // Unique per process and call: concurrent compiles (threads, processes) never share a file.
     static std::atomic<unsigned> counter{0};
-    std::string base = work_directory() + "/tmp-" + key.substr(0, 16) + "-" + std::to_string(getpid()) + "-" +
+    std::string base = dir + "/tmp-" + key.substr(0, 16) + "-" + std::to_string(getpid()) + "-" +
                        std::to_string(counter++);
     std::string src = base + ".cpp", lib = base + ".so";
-    if (!write_file(src, source)) throw CompileError("cannot write " + src);
-
-    std::string pch = precompiled_header(cxx, flag_list, flags, source, include_dir);
+    if (!write_file(src, source)) {
+        std::remove(src.c_str());
+        *error = "cannot write " + src + ": " + std::strerror(errno);
+        *retry = true;
+        return std::nullopt;
+    }
+    std::string pch = dir == cache::writable_directory() ? precompiled_header(cxx, flag_list, flags, source, include_dir)
+                                                         : std::string();
+    int killed_by = 0;
     auto build = [&](bool with_pch, std::string* log) {
         std::vector<std::string> argv = cxx.command;
         argv.insert(argv.end(), kBaseFlags.begin(), kBaseFlags.end());
@@ -288,7 +367,7 @@ std::string compile(const std::string& source, const std::vector<std::string>& o
         argv.insert(argv.end(), options.begin(), options.end());
         argv.insert(argv.end(), sanitize.begin(), sanitize.end());
         argv.insert(argv.end(), {"-o", lib, src});
-        return run(argv, log);
+        return run(argv, log, &killed_by);
     };
     std::string log;
     int status = build(!pch.empty(), &log);
@@ -301,24 +380,90 @@ std::string compile(const std::string& source, const std::vector<std::string>& o
         // cache's size limit, a damaged entry: "cannot read PCH file", "while reading precompiled header"; GCC words
         // it several ways). A compile that failed with a PCH is tried once more without it: only that compile's
         // errors are the user's, and when it succeeds the PCH was at fault and is dropped (built again later).
-        if (status != 0) {
+        if (status != 0 && !killed_by) {
             log.clear();
             status = build(false, &log);
             if (status == 0) std::filesystem::remove_all(pch, ec);
         }
     }
     std::remove(src.c_str());
-    if (status != 0) {
-        std::remove(lib.c_str());
-        throw CompileError("the host C++ compiler (" + cxx.identity + ") rejected the generated source:\n" + log);
+    if (status == 0) return lib;
+    std::remove(lib.c_str());
+    if (killed_by) {
+        // Not the source's fault: the compiler died (the out-of-memory killer, a timeout, someone's kill).
+        *error = "the host C++ compiler (" + cxx.identity + ") was killed by " + signal_name(killed_by) +
+                 " while compiling the generated source (out of memory? killed from outside?); nothing was cached, "
+                 "the next launch compiles again" + (log.empty() ? std::string() : ":\n" + log);
+        return std::nullopt;
     }
+    *retry = directory_failed(log);
+    *error = "the host C++ compiler (" + cxx.identity + ") rejected the generated source:\n" + log;
+    return std::nullopt;
+}
 
-    if (auto built = cache::read_regular_file(lib)) cache::store(key, "so", *built);
-    if (auto path = cache::verified_path(key, "so")) {
-        std::remove(lib.c_str());
-        return *path;
+// A library that does not load (a compiler wrapper's broken output, a symbol no library defines) is never cached:
+// later runs would load it from the cache and fail even with a working compiler. Under a sanitizer the library needs
+// the sanitizer's runtime loaded first (cpu_launch.cpp says so when it loads it): not checked here.
+void check_loads(const std::string& lib, const Compiler& cxx) {
+    const char* sanitize = std::getenv("CUDAJIT_CPU_SANITIZE");
+    if (sanitize && *sanitize) return;
+    void* handle = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle) {
+        dlclose(handle);
+        return;
     }
-    return lib;  // caching is off or failed: load the library where it was built
+    std::string why = dlerror();
+    std::remove(lib.c_str());
+    throw CompileError("the host C++ compiler (" + cxx.identity + ") built a kernel library that cannot be loaded (" +
+                       why + "); it was not cached: check $CXX and the compiler's installation");
+}
+
+}  // namespace
+
+bool is_own_output(const std::string& path) {
+    const std::string name = path.substr(path.rfind('/') + 1);
+    const std::string pid = "-" + std::to_string(getpid()) + "-";
+    return name.rfind("tmp-", 0) == 0 && name.size() > 3 && name.compare(name.size() - 3, 3, ".so") == 0 &&
+           name.find(pid) != std::string::npos;
+}
+
+std::string compile(const std::string& source, const std::vector<std::string>& options,
+                    const std::string& include_dir) {
+    const Compiler& cxx = compiler();
+    const std::vector<std::string> sanitize = sanitizer_flags();
+    std::vector<std::string> flag_list;
+    for (const auto* list : {&kBaseFlags, &options, &sanitize}) flag_list.insert(flag_list.end(), list->begin(), list->end());
+    std::string flags;
+    for (const std::string& f : flag_list) flags += f + '\n';
+    std::string key = cache::key({"cpu-so-1", source, flags, key_identity(cxx), cxx.machine, cache::header_hash(include_dir)});
+    if (auto path = cache::verified_path(key, "so")) return *path;
+
+    // Compiles happen in the cache directory (the library is then renamed into place) and, when nothing can be
+    // written there (a full disk, no inodes, a read-only or unwritable cache), in a private temporary directory:
+    // a cache that cannot be used costs speed, never a compile (issue 37).
+    std::string error;
+    std::optional<std::string> lib;
+    const std::string cache_dir = cache::writable_directory();
+    for (int attempt = 0; attempt < 2 && !lib; ++attempt) {
+        if (attempt == 0 && cache_dir.empty()) continue;
+        bool retry = false;
+        lib = build_in(attempt == 0 ? cache_dir : private_directory(), cxx, key, source, options, sanitize, flag_list,
+                       flags, include_dir, &error, &retry);
+        if (!lib && !retry) break;
+    }
+    if (!lib) throw CompileError(error);
+    check_loads(*lib, cxx);
+
+    if (auto built = cache::read_regular_file(*lib)) cache::store(key, "so", *built);
+    // The library this compile built is what it loads (cpu_launch loads a copy and removes it): the cache entry may be
+    // gone by then (another process's cudajit.cache.clear()). Under a sanitizer a library is loaded in place, so
+    // that reports name a file that stays: the entry, when there is one.
+    if (!sanitize.empty())
+        if (auto path = cache::verified_path(key, "so")) {
+            std::remove(lib->c_str());
+            return *path;
+        }
+    return *lib;
 }
 
 }  // namespace cj::host

@@ -21,6 +21,15 @@ std::string compiler_identity();
 std::string compile(const std::string& source, const std::vector<std::string>& options,
                     const std::string& include_dir);
 
+// Ends the precompiled-header builds under way and removes their temporary files, and starts no more: the
+// interpreter is exiting (src/module.cpp). A short script that compiled once left GCC building a ~20 MB header
+// behind it, and the file half written (issue 37).
+void stop_background_builds();
+
+// True for a library compile() built and returned outside the cache (the cache could not take it): this process's
+// own file, which the loader removes once it has loaded its copy.
+bool is_own_output(const std::string& path);
+
 // How many compiles of this process GCC ran with a precompiled runtime header it accepted (for tests).
 unsigned precompiled_header_uses();
 

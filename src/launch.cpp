@@ -22,16 +22,18 @@ namespace {
 constexpr size_t kSlot = 16;                 // every parameter starts 16-byte aligned
 constexpr size_t kMaxParamBytes = 32 * 1024;  // CUDA 12.1+ allows 32 KB of kernel parameters
 
-// The head of cj::ErrorRecord (kernels/cudajit/debug.h): where the first thread that raised was.
-struct DebugRecord {
-    int32_t code;  // 1 + the raise site; 0: none
-    int32_t tid[3];
-    int32_t ctaid[3];
-    int32_t ndim;  // index errors: the array's dimensions (shape holds the first four)
-    int64_t value[3];
-    int64_t shape[4];
-};
 static_assert(sizeof(DebugRecord) == 88, "layout shared with kernels/cudajit/debug.h");
+
+// Locks a kernel's error record from a thread that may hold the GIL: it waits without the GIL, so that the launch
+// holding the record can take the GIL meanwhile (a CPU launch's Ctrl-C check and print() do).
+std::unique_lock<std::mutex> own_record(std::mutex& m) {
+    std::unique_lock<std::mutex> lock(m, std::try_to_lock);
+    if (!lock.owns_lock()) {
+        NoGil released;
+        lock.lock();
+    }
+    return lock;
+}
 
 // Scalar types registered from Python (np.float32 → kF4, …) with their dispatch key code.
 std::vector<std::pair<PyTypeObject*, uint64_t>> g_scalar_types;
@@ -365,21 +367,37 @@ Kernel::Kernel(std::string name, std::vector<ParamSlot> params, std::shared_ptr<
     }
 }
 
-// debug=True or boundscheck: wait for the kernel, and when a thread raised, clear the record and let Python raise.
-void Kernel::check_raised(const LaunchConfig& cfg) const {
+// debug=True or boundscheck: wait for the kernel and take what its threads recorded, leaving the record clear for the
+// next launch. The caller owns the record (record_mutex_) from before the launch until this returns.
+DebugRecord Kernel::take_record(const LaunchConfig& cfg) const {
     DebugRecord r;
     if (error_record_cpu_) {
         std::memcpy(&r, error_record_cpu_, sizeof r);
         if (r.code) std::memset(error_record_cpu_, 0, sizeof r);
-    } else {
-        CUstream s = reinterpret_cast<CUstream>(cfg.stream);
-        CJ_CU(cuMemcpyDtoHAsync, &r, error_record_gpu_, sizeof r, s);
-        CJ_CU(cuStreamSynchronize, s);
-        if (r.code) {
-            CJ_CU(cuMemsetD8Async, error_record_gpu_, 0, sizeof r, s);
-            CJ_CU(cuStreamSynchronize, s);
-        }
+        return r;
     }
+    CUstream s = reinterpret_cast<CUstream>(cfg.stream);
+    CJ_CU(cuMemcpyDtoHAsync, &r, error_record_gpu_, sizeof r, s);
+    CJ_CU(cuStreamSynchronize, s);
+    if (r.code) {
+        CJ_CU(cuMemsetD8Async, error_record_gpu_, 0, sizeof r, s);
+        CJ_CU(cuStreamSynchronize, s);
+    }
+    return r;
+}
+
+// A graph replay's check (its launch is the graph's): take the record and raise what it holds.
+void Kernel::check_raised(const LaunchConfig& cfg) const {
+    DebugRecord r;
+    {
+        std::unique_lock<std::mutex> own = own_record(record_mutex_);
+        r = take_record(cfg);
+    }
+    raise_recorded(r);
+}
+
+// Python raises the exception of the recorded site (the error handler), with the GIL and the record released.
+void Kernel::raise_recorded(const DebugRecord& r) const {
     if (!r.code) return;
     py::tuple shape(std::clamp(r.ndim, 0, 4));
     for (size_t k = 0; k < shape.size(); ++k) shape[k] = py::int_(r.shape[k]);
@@ -562,6 +580,10 @@ void Kernel::launch(const LaunchConfig& cfg, PyObject* const* args, size_t nargs
                            "capture cannot record; capture it with cuda.graph, or compile it without debug checks");
     ctx::ensure();
     refresh();
+    // A debug kernel's record is this launch's from its start until it is read: threads launching the same kernel
+    // got each other's exceptions when launches and reads interleaved (issue 37).
+    std::unique_lock<std::mutex> own;
+    if (error_record_gpu_ && !rec) own = own_record(record_mutex_);
     if (cfg.shared_mem > dynamic_limit_set_) {
         CJ_CU(cuFuncSetAttribute, fn_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(cfg.shared_mem));
         dynamic_limit_set_ = cfg.shared_mem;
@@ -587,10 +609,13 @@ void Kernel::launch(const LaunchConfig& cfg, PyObject* const* args, size_t nargs
     else
         CJ_CU(cuLaunchKernel, fn_, cfg.grid[0], cfg.grid[1], cfg.grid[2], cfg.block[0], cfg.block[1], cfg.block[2],
               static_cast<unsigned>(cfg.shared_mem), reinterpret_cast<CUstream>(cfg.stream), ptrs, nullptr);
-    if (rec)
+    if (rec) {
         captured.add_to(rec);  // only a launch the capture took keeps its arguments
-    else if (error_record_gpu_)
-        check_raised(cfg);
+    } else if (error_record_gpu_) {
+        DebugRecord r = take_record(cfg);
+        own.unlock();
+        raise_recorded(r);
+    }
 }
 
 void Kernel::set_coarse(std::string name, std::vector<int> read_only, py::object compile) {
@@ -619,7 +644,7 @@ CUfunction Kernel::coarse_function(const LaunchConfig& cfg, bool recording) cons
     py::object compile = std::move(coarse_compile_);
     coarse_compile_ = py::object();
     try {
-        coarse_module_ = compile().cast<std::shared_ptr<GpuModule>>();
+        coarse_module_ = call_python(compile.ptr(), nullptr, 0).cast<std::shared_ptr<GpuModule>>();
         coarse_fn_ = coarse_module_->function(coarse_name_);
         apply_carveout(coarse_fn_);
     } catch (py::error_already_set& e) {
@@ -658,15 +683,26 @@ bool Kernel::takes_coarse(const LaunchConfig& cfg, PyObject* const* args, size_t
 }
 
 void Kernel::run_cpu(const LaunchConfig& cfg, void** ptrs) const {
+    DebugRecord r{};
     {
         // Our own reference: at interpreter exit CPython may drop the kernel's Python owner (and so this Kernel)
         // while this daemon thread runs it; the library must stay mapped until the launch ends.
         std::shared_ptr<cpu::CpuKernel> running = cpu_;
         NoGil nogil;
-        running->launch({cfg.grid[0], cfg.grid[1], cfg.grid[2]}, {cfg.block[0], cfg.block[1], cfg.block[2]},
-                        cfg.shared_mem, ptrs, cooperative_);
+        // A debug kernel's record is this launch's from its start until it is read (as on the GPU), and is read
+        // also when the launch fails otherwise (Ctrl-C, a deadlock), so that no later launch reports it.
+        std::unique_lock<std::mutex> own;
+        if (error_record_cpu_) own = std::unique_lock<std::mutex>(record_mutex_);
+        try {
+            running->launch({cfg.grid[0], cfg.grid[1], cfg.grid[2]}, {cfg.block[0], cfg.block[1], cfg.block[2]},
+                            cfg.shared_mem, ptrs, cooperative_);
+        } catch (...) {
+            if (error_record_cpu_) take_record(cfg);
+            throw;
+        }
+        if (error_record_cpu_) r = take_record(cfg);
     }
-    if (error_record_cpu_) check_raised(cfg);
+    raise_recorded(r);
 }
 
 CaptureEntry Kernel::capture_entry(graph::Recording* rec, const LaunchConfig& cfg, PyObject* const* args,
@@ -849,9 +885,11 @@ void Dispatcher::launch_args(const LaunchConfig& cfg, PyObject* const* args, siz
                 PyErr_SetString(PyExc_ReferenceError, "the kernel's dispatcher has been freed");
                 throw py::error_already_set();
             }
-            compiled = compile_(owner, call_args);
+            PyObject* argv[] = {owner.ptr(), call_args.ptr()};
+            compiled = call_python(compile_.ptr(), argv, 2);  // interpreter exit mid-compile: parks (gil.h)
         } else {
-            compiled = compile_(call_args);
+            PyObject* argv[] = {call_args.ptr()};
+            compiled = call_python(compile_.ptr(), argv, 1);
         }
         k = compiled.cast<std::shared_ptr<Kernel>>();
         std::string stored(key.view());
@@ -874,8 +912,11 @@ void Dispatcher::convert_and_call(const LaunchConfig& cfg, py::tuple args) {
     // stream capture the copies cannot be recorded: prepare then refuses NumPy arrays, naming the argument.
     bool capturing = graph::is_capturing(cfg.stream, -1);
     if (!capturing && call_with_host_arrays(cfg, args)) return;
-    launch_prepared(cfg, capturing ? prepare_(args, cfg.stream, py::arg("capture") = true)
-                                   : prepare_(args, cfg.stream));
+    static PyObject* const capture_kw = Py_BuildValue("(s)", "capture");  // never released (interpreter exit)
+    py::int_ stream(cfg.stream);
+    PyObject* argv[] = {args.ptr(), stream.ptr(), Py_True};
+    py::object prepared = call_python(prepare_.ptr(), argv, 2, capturing ? capture_kw : nullptr);
+    launch_prepared(cfg, py::tuple(std::move(prepared)));
 }
 
 void Dispatcher::launch_prepared(const LaunchConfig& cfg, py::tuple prepared) {

@@ -7,6 +7,7 @@
 
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -78,6 +79,16 @@ class DispatchKey {
     std::string heap_;
 };
 
+// The head of cj::ErrorRecord (kernels/cudajit/debug.h): where the first thread that raised was.
+struct DebugRecord {
+    int32_t code;  // 1 + the raise site; 0: none
+    int32_t tid[3];
+    int32_t ctaid[3];
+    int32_t ndim;  // index errors: the array's dimensions (shape holds the first four)
+    int64_t value[3];
+    int64_t shape[4];
+};
+
 struct LaunchConfig {
     unsigned grid[3] = {1, 1, 1};
     unsigned block[3] = {1, 1, 1};
@@ -131,6 +142,8 @@ class Kernel : public std::enable_shared_from_this<Kernel> {
     void refresh() const;  // after cuda.close(): the function and globals again, from the reloaded module
     void check_cooperative(const LaunchConfig& cfg) const;
     void check_raised(const LaunchConfig& cfg) const;
+    DebugRecord take_record(const LaunchConfig& cfg) const;
+    void raise_recorded(const DebugRecord& r) const;
     void run_cpu(const LaunchConfig& cfg, void** ptrs) const;
     bool takes_coarse(const LaunchConfig& cfg, PyObject* const* args, size_t nargs) const;
     CUfunction coarse_function(const LaunchConfig& cfg, bool recording) const;
@@ -166,6 +179,7 @@ class Kernel : public std::enable_shared_from_this<Kernel> {
     mutable CUdeviceptr error_record_gpu_ = 0;
     mutable CUdeviceptr grid_barrier_ = 0;   // cooperative kernels: cj_grid_barrier (thread.h), zeroed per launch
     void* error_record_cpu_ = nullptr;
+    mutable std::mutex record_mutex_;  // held by the launch whose record it is, until take_record (issue 37)
 };
 
 // Maps argument types to compiled kernels. A call classifies each argument in C++ (our arrays,

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "driver.h"
 #include "errors.h"
 #include "external_alloc.h"
+#include "fork_safety.h"
 #include "graph_capture.h"
 #include "ipc.h"
 #include "staging.h"
@@ -20,12 +22,28 @@ namespace {
 
 Backend g_backend = Backend::Gpu;
 
+// The CPU backend's allocations (device arrays, pinned and mapped arrays are host memory there), by address:
+// what a foreign description (CAI, DLPack) of memory inside one may span (check_span_is_memory), as the driver
+// knows a GPU allocation's range. Never destroyed (interpreter exit).
+std::mutex& allocations_mutex = remade_after_fork(*new std::mutex);
+std::map<uintptr_t, size_t>& allocations = *new std::map<uintptr_t, size_t>;
+
 void* host_alloc(size_t n) {
     // 64-byte alignment: what NumPy and vector loads like; a zero-size request still gets a pointer.
     size_t rounded = ((n ? n : 1) + 63) / 64 * 64;
     void* p = std::aligned_alloc(64, rounded);
     if (!p) throw OutOfMemory("cannot allocate " + std::to_string(n) + " bytes of host memory");
+    std::lock_guard<std::mutex> lock(allocations_mutex);
+    allocations[reinterpret_cast<uintptr_t>(p)] = n;
     return p;
+}
+
+void host_free(void* p) {
+    {
+        std::lock_guard<std::mutex> lock(allocations_mutex);
+        allocations.erase(reinterpret_cast<uintptr_t>(p));
+    }
+    std::free(p);
 }
 
 // Checks an allocating driver call: running out of memory names the bytes asked for (MemoryError).
@@ -76,7 +94,7 @@ DeviceBuffer::~DeviceBuffer() {
     }
     if (!ptr_) return;
     if (backend_ == Backend::Cpu) {
-        std::free(reinterpret_cast<void*>(ptr_));
+        host_free(reinterpret_cast<void*>(ptr_));
         return;
     }
     if (block_cache::give(device_, ptr_, block_cache::allocation_size(nbytes_), epoch_)) return;
@@ -96,6 +114,17 @@ DeviceBuffer::~DeviceBuffer() {
         a.cuMemFreeAsync(static_cast<CUdeviceptr>(ptr_), CU_STREAM_LEGACY);  // named: 0 may be per-thread
     } catch (...) {
     }
+}
+
+bool cpu_allocation_containing(uintptr_t address, uintptr_t* base, size_t* bytes) {
+    std::lock_guard<std::mutex> lock(allocations_mutex);
+    auto it = allocations.upper_bound(address);
+    if (it == allocations.begin()) return false;
+    --it;
+    if (address >= it->first + it->second) return false;
+    *base = it->first;
+    *bytes = it->second;
+    return true;
 }
 
 uintptr_t host_device_pointer(uintptr_t host_ptr) {
@@ -169,7 +198,7 @@ void HostRegistration::release() {
 HostBuffer::~HostBuffer() {
     if (!host_) return;
     if (backend_ == Backend::Cpu) {
-        std::free(host_);
+        host_free(host_);
         return;
     }
     if (!drv::available(nullptr) || epoch_ != block_cache::epoch()) return;  // a closed context's: as DeviceBuffer

@@ -50,6 +50,10 @@ enum class HostKind : uint8_t { Pinned, Mapped, Managed };
 // is not mapped); the host address itself on the CPU backend.
 uintptr_t host_device_pointer(uintptr_t host_ptr);
 
+// CPU backend: the allocation of this process's device, pinned or mapped arrays that holds `address` (its base
+// and its bytes as asked for), if any.
+bool cpu_allocation_containing(uintptr_t address, uintptr_t* base, size_t* bytes);
+
 // Page-locked host memory (pinned), the same mapped into the device's address space (mapped:
 // kernels read and write it directly), or managed memory. CPU backend: plain aligned memory.
 class HostBuffer {

@@ -4,6 +4,7 @@
 
 #include "bindings.h"
 #include "errors.h"
+#include "host_compiler.h"
 
 namespace py = pybind11;
 
@@ -29,6 +30,8 @@ void translate_core_exception(std::exception_ptr p) {
         raise("CompileError", error_class("CompileError")(e.what()));
     } catch (const cj::LaunchError& e) {
         raise("LaunchError", error_class("LaunchError")(e.what()));
+    } catch (const cj::KernelRecursionError& e) {
+        raise("KernelRecursionError", error_class("KernelRecursionError")(e.what()));
     } catch (const cj::KernelRuntimeError& e) {
         raise("KernelRuntimeError", error_class("KernelRuntimeError")(e.what()));
     } catch (const cj::CaptureError& e) {
@@ -54,6 +57,7 @@ PYBIND11_MODULE(_core, m) {
     // starts) until no thread is inside one; other threads park from then on instead of starting one (gil.h).
     py::module_::import("atexit").attr("register")(py::cpp_function([] {
         cj::begin_exit();
+        cj::host::stop_background_builds();
         cj::drain_native_calls();
     }));
 

@@ -14,6 +14,7 @@
 
 #include "cuda_api.h"
 #include "disk_cache.h"
+#include "fork_safety.h"
 #include "gil.h"
 
 namespace cj::nvrtc {
@@ -33,7 +34,7 @@ struct Loaded {
     Info info;
 };
 
-std::mutex& g_roots_mutex = *new std::mutex;  // never destroyed (interpreter exit)
+std::mutex& g_roots_mutex = remade_after_fork(*new std::mutex);  // never destroyed (interpreter exit)
 std::vector<std::string>& g_roots = *new std::vector<std::string>;  // site-packages dirs, from Python
 
 // The library names tried in each directory, newest CUDA first.
@@ -234,7 +235,7 @@ std::string include_hashes(const std::vector<std::string>& options) {
     return out;
 }
 
-std::mutex g_memory_mutex;
+std::mutex& g_memory_mutex = remade_after_fork(*new std::mutex);  // never destroyed
 std::unordered_map<std::string, Result> g_memory;
 
 // The file open_library tries first (the first candidate that exists), found without loading it.

@@ -99,6 +99,14 @@ struct cj_cpu_state {
     // to a new loop on a fiber of the launcher's (cpu_launch.cpp, "segments"); the loop that handed over sees this
     // set while it runs and stops after its running thread.
     int32_t last_thread;
+    // The stack guard of recursive device functions (thread.h, RecursionGuard): the lowest address a guarded call may
+    // take its frame at (the running CUDA thread's stack, a fiber's or its OS thread's, less a margin for the calls
+    // below it), and how many guarded calls the running thread is inside. The launcher sets the limit whenever
+    // another stack becomes current; the kernel keeps the depth (saved across every switch, thread.h).
+    uintptr_t stack_limit;
+    int32_t depth;
+    // A guarded call would pass stack_limit: the launch raises KernelRecursionError naming the call and the depth.
+    void (*stack_overflow)(struct cj_cpu_state* s, const struct cj_cpu_where* where, int32_t depth);
 };
 #define CJ_CPU_MAX_ENDED_THREADS 1024
 

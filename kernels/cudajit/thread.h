@@ -11,6 +11,9 @@
 #if defined(CJ_GPU)
 
 #define CJ_SHARED __shared__
+// Recursion on the GPU uses the thread's stack, whose size the driver sets (cudaLimitStackSize, 1 KiB by default
+// with recursion); a call past it faults the context (docs/SUPPORTED.md). No guard: a check per call is not free.
+#define CJ_RECURSION_GUARD()
 #define CJ_LOOP_POLL()
 #define CJ_SPIN_COUNTER(c)
 #define CJ_SPIN_POLL(c)
@@ -173,8 +176,14 @@ static const bool print_hook_installed = (cj::cpu_print_hook = &print_hook, true
 static const int32_t no_control = 0;
 static const int32_t* control = &no_control;
 
+// Every call into the launcher that may switch to another CUDA thread (poll, sync) keeps the running thread's
+// recursion depth (cj_cpu_state::depth) across it: the threads that run meanwhile count their own.
 [[gnu::noinline, gnu::cold]] inline void poll_launcher() {
-    if (state->poll(state)) throw Abort{};
+    cj_cpu_state* s = state;
+    const int32_t depth = s->depth;
+    const int32_t r = s->poll(s);
+    s->depth = depth;
+    if (r) throw Abort{};
 }
 
 // CJ_LOOP_POLL(): at the top of every loop body that may run long, so that Ctrl-C or another thread's
@@ -186,10 +195,52 @@ inline void loop_poll() {
 
 inline int32_t sync(int32_t op, uint32_t arg, const cj_cpu_where* where) {
     cj_cpu_state* s = state;
+    const int32_t depth = s->depth;
     int32_t r = s->sync(s, op, arg, where);
+    s->depth = depth;
     if (r < 0) throw Abort{};
     return r;
 }
+
+// The running stack's lowest address in use (the caller's frame is allocated whole by its prologue).
+inline uintptr_t stack_pointer() {
+    uintptr_t sp;
+#if defined(__x86_64__)
+    asm volatile("movq %%rsp, %0" : "=r"(sp));
+#elif defined(__aarch64__)
+    asm volatile("mov %0, sp" : "=r"(sp));
+#else
+    sp = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+#endif
+    return sp;
+}
+
+[[noreturn, gnu::noinline, gnu::cold]] inline void stack_overflow(cj_cpu_state* s, const cj_cpu_where* where) {
+    s->stack_overflow(s, where, s->depth);
+    --s->depth;  // this call's guard never finished constructing: its destructor will not undo the count
+    throw Abort{};
+}
+
+// CJ_RECURSION_GUARD: the first statement of a recursive device function (the compiler's: a function reached again
+// while it was translated; every cycle of calls has one). Counts the call and refuses it when its frame lies below
+// the running stack's limit, so that recursion too deep for the stack (a fiber's $CUDAJIT_CPU_STACK, or its OS
+// thread's) raises KernelRecursionError, as Python's RecursionError, instead of overflowing it (SIGSEGV).
+class RecursionGuard {
+public:
+    explicit RecursionGuard(const cj_cpu_where* where) : s_(state) {
+        ++s_->depth;
+        if (__builtin_expect(stack_pointer() < s_->stack_limit, 0)) stack_overflow(s_, where);
+    }
+    ~RecursionGuard() { --s_->depth; }
+    RecursionGuard(const RecursionGuard&) = delete;
+    RecursionGuard& operator=(const RecursionGuard&) = delete;
+
+private:
+    cj_cpu_state* const s_;  // the OS thread's state, which every fiber of the block shares: fibers never migrate
+};
+#define CJ_RECURSION_GUARD()                                                                                   \
+    static const cj_cpu_where cj_recursion_where = {"recursion", __FILE__, __func__, __LINE__};               \
+    const ::cj::cpu_detail::RecursionGuard cj_recursion_guard(&cj_recursion_where)
 
 // A barrier's or collective's call (CJ_CALLER's parameters) as the launcher reads it.
 #define CJ_WHERE(name) const cj_cpu_where cj_where = {name, cj_file, cj_function, cj_line}
@@ -249,6 +300,7 @@ template <class... P> struct Entry {
         if (__atomic_load_n(&control, __ATOMIC_RELAXED) != s->control)
             __atomic_store_n(&control, s->control, __ATOMIC_RELAXED);
         state = s;
+        s->depth = 0;  // a thread starts outside every recursive call (a fiber's start included)
         if (s->ended > CJ_CPU_MAX_ENDED_THREADS) return;
         int32_t from[3], end[3];
         for (int k = 0; k < 3; ++k) {

@@ -4,8 +4,9 @@ compiler), shared by every process of a user.
 Where: ``$CUDAJIT_CACHE_DIR``, else ``$XDG_CACHE_HOME/cudajit``, else ``~/.cache/cudajit``. A read-only
 directory is still read (nothing new is stored there). Size: each new entry keeps the directory under
 ``$CUDAJIT_CACHE_MAX`` (bytes, or a number with a K, M, G or T suffix in powers of 1024: ``500M``, ``2G``;
-default 1 GiB) by deleting the least recently used entries; temporary files left by killed writers are
-removed after ten minutes. Numba's equivalent is its ``__pycache__`` index, cleared by deleting files.
+default 1 GiB, temporary files still being written included) by deleting the least recently used entries;
+temporary files left by killed writers are removed after ten minutes, a precompiled header whose writer has
+gone at once. A process that exits while GCC builds its precompiled header ends that build. Numba's equivalent is its ``__pycache__`` index, cleared by deleting files.
 With GCC the CPU backend also keeps a precompiled ``cudajit/runtime.h`` there (``pch-<key>`` folders, ~20 MB each,
 an entry like any other for the size limit and ``clear()``; ``CUDAJIT_CPU_PCH=0`` turns them off).
 """

@@ -39,6 +39,11 @@ class KernelRuntimeError(CudaJitError, RuntimeError):
     """A kernel failed while running (CPU backend: barrier deadlock, out-of-range access)."""
 
 
+class KernelRecursionError(KernelRuntimeError, RecursionError):
+    """A recursive device function went deeper than its CUDA thread's stack holds (CPU backend; the message names
+    the function, its file and line, and the depth). A RecursionError, as Python's own for the same program."""
+
+
 class TypingError(CudaJitError, TypeError):
     """A kernel's Python could not be typed under Numba's rules (message names file:line)."""
 

@@ -30,6 +30,7 @@ class Case:
     timeout: float = 20.0
     backends: tuple = ("cpu", "gpu")
     category: str = ""
+    fails_as: str = "silent-wrong"   # what a failed check counts as: "leak" for a case that checks what is left behind
 
     @property
     def source(self):

@@ -42,6 +42,94 @@ CASES = [
     corrupt("entry_replaced_by_directory", "    os.unlink(f); os.mkdir(f)"),
     corrupt("entry_dangling_symlink", "    os.unlink(f); os.symlink('/nonexistent/entry', f)"),
     corrupt("entry_unreadable", "    os.chmod(f, 0)"),
+    # a library this process has loaded, truncated in the cache (issue 37): its mapping raised SIGBUS at the next
+    # launch; the CPU backend now loads a private copy (a GPU module is read, never mapped: ok there too)
+    cache_case("entry_truncated_while_loaded", """
+first = result()
+for f in glob.glob(os.path.join(cache, "*")):
+    if os.path.isfile(f):
+        data = open(f, "rb").read(); open(f, "wb").write(data[:len(data) // 4])
+again = result()
+@cuda.jit
+def after_truncation(a):
+    a[cuda.grid(1)] += 3
+b = np.zeros(32); after_truncation[1, 32](b)
+ok = first and again and (b == 3).all()
+"""),
+    cache_case("entries_truncated_while_others_load", """
+import re, threading
+populate()
+stop = threading.Event()
+def truncate():   # every entry (a compiler's output before it is stored is its own business)
+    while not stop.is_set():
+        for f in [f for f in glob.glob(os.path.join(cache, "*")) if re.fullmatch(r"[0-9a-f]{32}[.](so|cubin)", os.path.basename(f))]:
+            try:
+                data = open(f, "rb").read(); open(f, "wb").write(data[:len(data) // 2])
+            except OSError:
+                pass
+        time.sleep(0.001)
+t = threading.Thread(target=truncate); t.start()
+try:
+    results = [result()]
+    for n in range(3):
+        @cuda.jit
+        def meanwhile(a, n):
+            a[cuda.grid(1)] += n
+        b = np.zeros(32); meanwhile[1, 32](b, n + 1); results.append((b == n + 1).all())
+    results.append(result())
+finally:
+    stop.set(); t.join()
+ok = all(results)
+""", timeout=60),
+    # cudajit.cache.clear() while compiles are under way, from another thread or process: it deleted the sources of
+    # compiles in flight, which then failed (issue 37); now it leaves the files of live writers
+    cache_case("clear_from_another_thread_during_compiles", """
+import threading, cudajit
+stop = threading.Event()
+def clear_often():
+    while not stop.is_set():
+        cudajit.cache.clear()
+t = threading.Thread(target=clear_often); t.start()
+try:
+    results = []
+    for n in range(4):
+        @cuda.jit
+        def meanwhile(a, n):
+            a[cuda.grid(1)] += n
+        b = np.zeros(32); meanwhile[1, 32](b, n + 1); results.append((b == n + 1).all())
+finally:
+    stop.set(); t.join()
+ok = all(results)
+""", timeout=90),
+    cache_case("clear_from_another_process_during_compiles", """
+import cudajit
+clearer = subprocess.Popen([sys.executable, "-c", "import time, cudajit\\nend = time.time() + 60\\n"
+                            "while time.time() < end: cudajit.cache.clear()"], env=child_env)
+try:
+    results = []
+    for n in range(4):
+        @cuda.jit
+        def meanwhile(a, n):
+            a[cuda.grid(1)] += n
+        b = np.zeros(32); meanwhile[1, 32](b, n + 1); results.append((b == n + 1).all())
+finally:
+    clearer.kill(); clearer.wait()
+ok = all(results)
+""", timeout=90),
+    # a compiler whose library cannot be loaded: refused now, and not cached, so that a working compiler works later
+    # (a broken library was stored and every later run failed)
+    cache_case("library_that_does_not_load_is_not_cached", """
+wrapper = os.path.join(os.path.dirname(cache), "broken-cxx.sh")
+open(wrapper, "w").write('#!/bin/sh\\ng++ "$@" || exit $?\\nout=; prev=\\nfor a in "$@"; do [ "$prev" = -o ] && out=$a; prev=$a; done\\n'
+                         'case "$*" in *-shared*) echo "not a library" > "$out";; esac\\n')
+os.chmod(wrapper, 0o755)
+broken = subprocess.run([sys.executable, "-c", WARM], env=dict(child_env, CXX=wrapper), capture_output=True, text=True)
+refused = broken.returncode != 0 and "cannot be loaded" in broken.stderr and "not cached" in broken.stderr
+later = subprocess.run([sys.executable, "-c", WARM], env=child_env, capture_output=True, text=True)
+print(broken.stderr[-1500:], later.stderr[-1500:], file=sys.stderr)
+""", check="refused and later.returncode == 0", backends=("cpu",)),
+    # an entry of 10 GiB (sparse): read whole, std::bad_alloc; now larger than any entry, so a miss
+    corrupt("entry_of_10_gib", "    os.truncate(f, 10 * 2**30)"),
     cache_case("dir_is_a_file", "open(cache, 'w').write('not a directory')\nok = result()"),
     cache_case("dir_under_dev_null", "ok = result()", env={"CUDAJIT_CACHE_DIR": "/dev/null/cudajit"}),
     cache_case("dir_with_spaces_and_unicode", "ok = result()", env={"CUDAJIT_CACHE_DIR": "{workdir}/cache dir é ü"}),

@@ -17,6 +17,20 @@ def consume(name, fields, *words, exc=BAD):
     ]
 
 
+# A NumPy subclass that exports its own buffer through the CUDA Array Interface, with the typestr, strides and the
+# element offset of the data pointer it is given.
+HOST_EXPORTER = """
+class Exporter(np.ndarray):
+    def __new__(cls, base, typestr, strides=None, offset=0):
+        self = base.view(cls)
+        self.cai = {"shape": base.shape, "typestr": typestr, "strides": strides, "version": 3,
+                    "data": (base.ctypes.data + offset * base.itemsize, False)}
+        return self
+    @property
+    def __cuda_array_interface__(self):
+        return self.cai
+"""
+
 CASES = []
 for args in [
     ("missing_shape", "drop=('shape',)", "shape"),
@@ -33,6 +47,11 @@ for args in [
     ("typestr_unknown", "typestr='<q9'", "typestr", "<q9"),
     ("typestr_object", "typestr='|O'", "typestr", "|O"),
     ("typestr_not_string", "typestr=8", "typestr", "8"),
+    ("shape_bool", "shape=(True,)", "shape", "bool"),           # issue 37: was taken as 1
+    ("strides_bool", "shape=(1,), strides=(True,)", "strides", "bool"),
+    ("data_misaligned", "data=(d.__cuda_array_interface__['data'][0] + 1, False), shape=(8,)", "data", "aligned",
+     "<f8"),
+    ("strides_misaligned", "shape=(4,), strides=(12,)", "strides", "12", "aligned|multiple"),
     ("data_not_tuple", "data=12345", "data", "12345"),
     ("data_one_item", "data=(d.__cuda_array_interface__['data'][0],)", "data"),
     ("data_pointer_string", "data=('abc', False)", "data", "abc"),
@@ -68,6 +87,26 @@ CASES += [
     raises("strides_leave_known_buffer", BASE + "K.add_one[1, 32](K.CAI(d, strides=(8 * 2**40,)))",
            ("ValueError",), "strides"),
     raises("typestr_wider_than_data", BASE + "cuda.as_cuda_array(K.CAI(d, typestr='<c32'))", BAD, "typestr", "<c32"),
+    # host memory (issue 37): a description wider than the exporter's own buffer, or whose negative stride reaches
+    # before it, corrupted the heap; where the exporter exposes its buffer (a NumPy subclass here) or the memory is one
+    # of this process's device arrays (the CPU backend's are host memory), its extent is known and checked
+    raises("host_typestr_wider_than_exporter_buffer", HOST_EXPORTER + "cuda.as_cuda_array(Exporter(np.zeros(16, np.float32), '<f8'))",
+           ("ValueError",), "typestr '<f8'", "buffer", "Exporter", backends=("cpu",)),
+    raises("host_typestr_wider_as_kernel_arg", HOST_EXPORTER + "K.add_one[1, 32](Exporter(np.zeros(16, np.float32), '<f8'))",
+           ("ValueError",), "typestr '<f8'", "buffer", backends=("cpu",)),
+    raises("host_negative_stride_before_exporter_buffer",
+           HOST_EXPORTER + "cuda.as_cuda_array(Exporter(np.zeros(16, np.float32), '<f4', strides=(-4,)))",
+           ("ValueError",), "strides (-4,)", "buffer", backends=("cpu",)),
+    returns("host_negative_stride_within_exporter_buffer", snippet(HOST_EXPORTER, """
+        h = rng.standard_normal(16).astype(np.float32)
+        v = cuda.as_cuda_array(Exporter(h, '<f4', strides=(-4,), offset=15)).copy_to_host()
+    """), "np.array_equal(v, h[::-1])", backends=("cpu",)),
+    raises("device_array_typestr_wider", "d = cuda.to_device(np.zeros(16, np.float32))\n"
+           "cuda.as_cuda_array(K.CAI(d, typestr='<f8'))", ("ValueError",), "typestr '<f8'", "past the end",
+           backends=("cpu",)),
+    raises("device_array_negative_stride_before", "d = cuda.to_device(np.zeros(16, np.float32))\n"
+           "cuda.as_cuda_array(K.CAI(d, strides=(-4,)))", ("ValueError",), "strides (-4,)", "before the start",
+           backends=("cpu",)),
     returns("readonly_read_by_kernel", snippet(BASE, """
         src = K.CAI(d, data=(d.__cuda_array_interface__['data'][0], True))
         out = np.zeros(16)

@@ -26,6 +26,15 @@ CASES = [
     # numba-cuda returns an object device array; cudajit a stand-in that refuses any use (arrays.ObjectDeviceArray)
     raises("to_device_object_array", "cuda.to_device(np.array([1, 'a'], dtype=object)).copy_to_host()", ("TypeError",),
            "object"),
+    # numba-cuda returns an object device array (on purpose: programs pass to_device(None) for arrays they never use);
+    # cudajit returns a stand-in with its shape and dtype whose every use raises TypeError saying why (issue 37)
+    returns("to_device_object_stand_in", """
+        s = cuda.to_device(np.array([object()]))
+        try:
+            K.add_one[1, 32](s); used = "launched"
+        except TypeError as e:
+            used = str(e)
+    """, "s.shape == (1,) and s.dtype == object and 'object' in used"),
     raises("to_device_ragged_list", "cuda.to_device([[1, 2], [3]])", ("ValueError", "TypeError"), "inhomogeneous|ragged|shape"),
     raises("to_device_none", "cuda.to_device(None)[()]", ("TypeError", "ValueError"), "None|object"),
     raises("to_device_wrong_target", """

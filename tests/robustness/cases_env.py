@@ -49,6 +49,13 @@ CASES = [
                backends=CPU),
     env_raises("cxx_not_a_compiler", {"CXX": "/bin/false"}, ("CompileError", "CudaSupportError"), "/bin/false", backends=CPU),
     env_raises("cxx_bad_flag", {"CXX": "g++ -fno-such-flag-at-all"}, ("CompileError",), "no-such-flag-at-all", backends=CPU),
+    # a compiler killed by a signal (the out-of-memory killer, a timeout) was reported as rejecting the source, with an
+    # empty log (issue 37)
+    env_raises("cxx_killed_by_signal", {"CXX": "{workdir}/killed-cxx.sh", "CUDAJIT_CACHE_DIR": "{workdir}/cache-killed-cxx"},
+               ("CompileError",), "killed by SIGKILL",
+               code="import os\nwith open(os.environ['CXX'], 'w') as f:\n"
+                    "    f.write('#!/bin/sh\\ncase \"$*\" in *-shared*) kill -9 $$;; esac\\nexec g++ \"$@\"\\n')\n"
+                    "os.chmod(os.environ['CXX'], 0o755)\n" + RUN, backends=CPU),
     env_returns("cxx_empty", {"CXX": ""}, backends=CPU),
     env_raises("no_compiler_on_path", {"PATH": "/nonexistent", "CXX": None}, ("CompileError", "CudaSupportError"),
                "C++ compiler|g++", backends=CPU),

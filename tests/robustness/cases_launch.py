@@ -116,6 +116,24 @@ CASES += [
             out[cuda.grid(1)] = 1
         bounded[1, 128](np.zeros(128))
     """, ("LaunchError", "ValueError"), "128", "64"),
+    # numba-cuda takes any numbers.Integral as a dimension (normalize_kernel_dimensions), and bool is one on purpose
+    # in Python: kernel[True, 4] launches one block of 4 threads there, and here (issue 37 asked to refuse or explain)
+    returns("grid_of_true_is_one_block", "out = np.zeros(8, np.int64)\nK.write_index[True, 4](out)",
+            "np.array_equal(out, [0, 1, 2, 3, 0, 0, 0, 0])"),
+    # more parameters than CUDA's 32 KB of kernel parameters: refused before compiling, naming the limit (issue 37:
+    # 2,000 of them compiled for 36 s first)
+    returns("too_many_parameters_refused_early", """
+        import time
+        names = ", ".join(f"p{i}" for i in range(2100))
+        exec(f"def many(out, {names}):\\n    out[0] = p0 + p2099\\n")
+        kernel = cuda.jit(many)
+        start = time.monotonic()
+        try:
+            kernel[1, 1](np.zeros(1), *([1.0] * 2100)); error = None
+        except Exception as e:
+            error = e
+        seconds = time.monotonic() - start
+    """, "type(error).__name__ == 'LaunchError' and '32768' in str(error) and '2101' in str(error) and seconds < 5"),
 ]
 
 CASES = with_category("launch", CASES)

@@ -41,6 +41,41 @@ def interrupt(name, params, body, warm, launch):
     return returns(name, code, "interrupted and np.array_equal(after, np.ones(40))", timeout=8, backends=CPU)
 
 
+# A recursion whose depth the launch gives, with a local array per frame (no tail call: the frames stay), and one in
+# a kernel with a barrier (its threads are fibers) with 2 KiB of locals per frame.
+DEEP = """
+@cuda.jit(device=True)
+def deep(n, k):
+    l = cuda.local.array(4, dtype=np.int64)
+    for j in range(4):
+        l[j] = n + j
+    if n == 0:
+        return l[k]
+    return deep(n - 1, k) + l[(k + 1) % 4]
+@cuda.jit
+def use_deep(a, n):
+    a[cuda.grid(1)] = deep(n, 1)
+a = np.zeros(64, np.int64)
+"""
+DEEP_FIBER = """
+@cuda.jit(device=True)
+def fiber_deep(x, n):
+    l = cuda.local.array(256, dtype=np.float64)
+    for j in range(256):
+        l[j] = x[j % x.size] + n
+    if n == 0:
+        return l[5]
+    return fiber_deep(x, n - 1) + l[n % 256]
+@cuda.jit
+def use_fiber_deep(out, n):
+    cuda.syncthreads()
+    out[cuda.grid(1)] = fiber_deep(ONES, n)
+ONES = np.ones(4)
+out = np.zeros(32)
+"""
+DEEP_ERROR = ("KernelRecursionError", "RecursionError")
+DEEP_WORDS = ("'deep'", "depth", "{file}, line ", "stack", "maximum recursion depth exceeded")
+
 CASES = [
     # out-of-range indices, bounds checks on by default on the CPU backend
     oob("oob_global_write", "a", "a[cuda.grid(1)] = 1.0", "oob_global_write[2, 32](np.zeros(40))", 40,
@@ -127,6 +162,55 @@ CASES = [
            + kernel_src("use_depth", "a, n", "a[0] = depth(n)") + "a = np.zeros(1, np.int64)\nuse_depth[1, 1](a, 10**7)",
            ("KernelRuntimeError", "RecursionError", "MemoryError"), "stack", "use_depth", backends=CPU,
            check="a[0] == 10**7"),
+    # deeper than the CUDA thread's stack (issue 37): KernelRecursionError, a RecursionError naming the function, its
+    # file and line, and the depth, where the process died of SIGSEGV; the process stays usable
+    raises("recursion_too_deep_thread", DEEP + "use_deep[1, 1](a, 2_000_000)", DEEP_ERROR, *DEEP_WORDS, backends=CPU),
+    raises("recursion_too_deep_helper_threads", DEEP + "use_deep[8, 8](a, 2_000_000)", DEEP_ERROR, *DEEP_WORDS,
+           backends=CPU),
+    raises("recursion_too_deep_fiber", DEEP_FIBER + "use_fiber_deep[1, 32](out, 40)", DEEP_ERROR,
+           "fiber_deep", "depth", "{file}, line ", "CUDAJIT_CPU_STACK", backends=CPU),
+    raises("recursion_too_deep_small_thread_stack", DEEP + """
+import threading
+caught = []
+def run():
+    try:
+        use_deep[1, 1](a, 100_000)
+    except RecursionError as e:
+        caught.append(e)
+threading.stack_size(256 * 1024)
+t = threading.Thread(target=run); t.start(); t.join()
+raise caught[0]
+""", DEEP_ERROR, *DEEP_WORDS, "262144", backends=CPU),
+    returns("recursion_usable_after_too_deep", DEEP + """
+try:
+    use_deep[1, 1](a, 2_000_000)
+except RecursionError:
+    pass
+use_deep[2, 8](a, 1000)
+""", "(a[:16] == sum(n + 2 for n in range(1, 1001)) + 1).all()", backends=CPU),
+    returns("recursion_deep_fiber_with_bigger_stack", DEEP_FIBER + "use_fiber_deep[1, 32](out, 40)",
+            "np.allclose(out, sum(1.0 + n for n in range(1, 41)) + 1.0)", mode="subprocess",
+            env={"CUDAJIT_CPU_STACK": "1M"}, backends=CPU),
+    # the GPU has no guard (docs/INTERNALS.md, "Recursion"): the launch faults, as numba-cuda's, and the error says so
+    raises("recursion_too_deep_gpu", DEEP + "use_deep[1, 1](a, 2_000_000); cuda.synchronize()",
+           ("CudaAPIError", "KernelRuntimeError"), backends=("gpu",), timeout=60),
+    # a NUL in a printed string cut the rest of the line (issue 37): now Python's line, the NUL included (the GPU's
+    # printf may drop the NUL itself, never what follows it)
+    returns("print_nul_in_string", """
+import contextlib, io, os, sys, tempfile
+@cuda.jit
+def print_nul(a):
+    print("a\\0b", 7, "after")
+buf, raw = io.StringIO(), tempfile.TemporaryFile()
+saved = os.dup(1); os.dup2(raw.fileno(), 1)
+try:
+    with contextlib.redirect_stdout(buf):
+        print_nul[1, 1](np.zeros(1)); cuda.synchronize()
+finally:
+    sys.stdout.flush(); os.dup2(saved, 1)
+raw.seek(0)
+out = buf.getvalue() + raw.read().decode(errors="replace")
+""", "'a\\0b 7 after\\n' in out or 'ab 7 after\\n' in out"),
     # 8 MB per thread is beyond CUDA's local memory limit (512 KiB): a typing error on both backends
     raises("big_local_array", kernel_src("big_local", "a", "l = cuda.local.array(1000000, dtype=np.float64)\n"
                                           "for j in range(1000000):\n    l[j] = j\na[0] = l[999999]")

@@ -28,8 +28,9 @@ import warnings
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-CATEGORIES = ("launch", "args", "devarray", "cai", "dlpack", "source", "runtime", "ffi", "cache", "env")
-OUTCOMES = ("ok", "crash", "hang", "silent-wrong", "vague", "unexpected-error")
+CATEGORIES = ("launch", "args", "devarray", "cai", "dlpack", "source", "runtime", "ffi", "cache", "env", "concurrency",
+              "resources")
+OUTCOMES = ("ok", "crash", "hang", "silent-wrong", "leak", "vague", "unexpected-error")
 POLL_S = 0.005
 
 if HERE not in sys.path:
@@ -116,7 +117,7 @@ def _check_result(case, ns, warned, case_file):
     except Exception as e:
         return {"outcome": "unexpected-error", "detail": f"the check raised {_message(e)}"}
     if not good:
-        return {"outcome": "silent-wrong", "detail": f"check failed: {case.check} with {_values_of(case.check, ns)}"}
+        return {"outcome": case.fails_as, "detail": f"check failed: {case.check} with {_values_of(case.check, ns)}"}
     missing = _words_missing(warned, case.warns, case_file) if case.warns else []
     if case.warns and (not warned or missing):
         return {"outcome": "vague", "detail": f"right result, but no warning naming {list(case.warns)}"

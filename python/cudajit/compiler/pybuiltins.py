@@ -176,14 +176,20 @@ def _complex(cx, node, args, kwargs):
 
 
 def _c_string(text):
-    return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("%", "%%")
+    """``text`` inside a C string literal of a printf format: escaped, and other control characters as octal escapes
+    (a raw carriage return or escape byte in the generated source reads badly and some compilers warn)."""
+    out = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("%", "%%")
+    return "".join(f"\\{ord(c):03o}" if ord(c) < 32 or ord(c) == 127 else c for c in out)
 
 
 def _print_item(cx, node, v):
     """(format, [C++ arguments]) for one printed value, as numba-cuda's print_item."""
     v = cx.as_value(node, v)
     if isinstance(v.const, str):
-        return _c_string(v.const), []
+        # A NUL ends a C string (the format): each is printed by a %c of 0, so the rest of the line follows it, as
+        # Python prints it (issue 37: the line was cut there).
+        pieces = v.const.split("\0")
+        return "%c".join(_c_string(p) for p in pieces), ["0"] * (len(pieces) - 1)
     t = v.type
     if t == T.none:
         return "None", []

@@ -868,6 +868,10 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin, ClosureMixi
                 var.declared_by = "param"
         at_def, before = place_declarations(self, self.sites, self.loop_sites, excluded)
         body = []
+        if self.recursive and not self.is_kernel:
+            # Every cycle of calls passes a function reached again while translated: its guard counts the depth and
+            # refuses a call the CPU thread's stack cannot hold (thread.h; nothing on the GPU), at the def's line.
+            body.append((1, "CJ_RECURSION_GUARD();", self.loc.lineno(self.parsed.tree)))
         for text in self.top_lines + prologue:
             body.append((1, text, None))
         for indent, text, line in self.lines:

@@ -296,7 +296,19 @@ class _HostCopies:
         self.outs = []         # (device array, its range, host array, contiguous array the bytes land in)
 
     def add(self, host, copy_in, copy_out):
-        """The device array for ``host``: its layout when contiguous (Numba keeps it), else C order."""
+        """The device array for ``host``: its layout when contiguous (Numba keeps it), else C order. A broadcast array
+        (a stride of 0 along an axis of more than one element: ``np.broadcast_to``) is copied at its true size, the
+        elements it holds, and the kernel sees it through the same zero strides: 4 bytes broadcast to 2**33 elements
+        were expanded to 32 GiB before the launch (issue 37). Written back, it lands in the elements it holds."""
+        if host.size > 1 and any(s == 0 and n > 1 for s, n in zip(host.strides, host.shape)):
+            held = host[tuple(slice(0, 1) if s == 0 and n > 1 else slice(None)
+                              for s, n in zip(host.strides, host.shape))]
+            dev = self.add(held, copy_in, copy_out)
+            strides = tuple(0 if s == 0 and n > 1 else d for s, n, d in zip(host.strides, host.shape, dev.strides))
+            view = DeviceNDArray._view_of(dev._ptr, host.shape, strides, dev.dtype, dev, dev._backend,
+                                          stream=dev.stream, device=dev._device)
+            view._readonly = dev._readonly
+            return view
         flags = host.flags
         c_order = flags.c_contiguous
         f_order = not c_order and flags.f_contiguous

@@ -35,6 +35,42 @@ def _compiler():
 _compile_lock = threading.RLock()
 
 
+def _remake_compile_lock():
+    # os.fork() while another thread compiles: the child has only the forking thread, and a lock another thread held
+    # stays held for ever (the child's first compile waited on it). The child starts with a free one (issue 37).
+    global _compile_lock
+    _compile_lock = threading.RLock()
+
+
+os.register_at_fork(after_in_child=_remake_compile_lock)
+
+
+# CUDA 12.1+ takes 32 KB of kernel parameters (src/launch.cpp: kMaxParamBytes, each parameter in 16-byte slots).
+_MAX_PARAM_BYTES = 32 * 1024
+
+
+def _parameter_bytes(t, T):
+    """What argument type ``t`` takes of the kernel's parameter space, as the C++ launch plan lays it out (an array:
+    its pointer and an extent and a stride per dimension; a tuple: its elements; a number: one 16-byte slot); 0
+    for what the plan may pass otherwise (a lower bound: never a refusal the launch would not make)."""
+    if isinstance(t, T.Array):
+        return -(-(8 + 16 * t.ndim) // 16) * 16
+    if isinstance(t, T.BaseTuple):
+        return sum(_parameter_bytes(e, T) for e in t.types)
+    return 16 if T.is_scalar(t) else 0
+
+
+def _check_parameter_bytes(name, argtypes):
+    """Refuses a launch whose parameters cannot fit CUDA's parameter space before compiling it: a kernel of 2,000
+    parameters spent 36 s compiling before the launch refused it (issue 37)."""
+    T = _compiler().types
+    total = sum(_parameter_bytes(t, T) for t in argtypes)
+    if total > _MAX_PARAM_BYTES:
+        raise LaunchError(f"kernel '{name}': its {len(argtypes)} arguments take {total} bytes of kernel parameters, "
+                          f"more than CUDA's limit of {_MAX_PARAM_BYTES} bytes (32 KB): pass the values in an array "
+                          f"instead")
+
+
 def _target():
     """Where a specialization runs: "cpu", or ("gpu", device) — a GPU module is loaded in one device's context,
     so each device has its own (the C++ dispatcher's key holds the device too)."""
@@ -273,6 +309,7 @@ class CUDADispatcher(_JitFunction):
         key = (_target(), argtypes)
         spec = self._specs.get(key)
         if spec is None:
+            _check_parameter_bytes(self.__name__, argtypes)
             with _compile_lock:
                 spec = self._specs.get(key)
                 if spec is None:

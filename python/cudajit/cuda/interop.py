@@ -45,7 +45,11 @@ def from_cuda_array_interface(desc, owner=None, sync=True):
     if backend_id == 1 and hi and _core.pointer_memory_type(ptr) == _DEVICE_MEMORY:
         raise ValueError(f"{_CAI}: data {ptr:#x} is CUDA device memory, which the CPU backend cannot read: "
                          f"copy it to the host first")
-    _core.check_span_is_memory(ptr, lo, hi, f"{_CAI} (data with its shape and strides)")
+    what = (f"{_CAI} (data {ptr:#x}, typestr {desc['typestr']!r}, shape {shape}, strides "
+            f"{desc.get('strides')})")
+    _core.check_span_is_memory(ptr, lo, hi, what)
+    if backend_id == 1 and hi:
+        _check_within_owner(owner, ptr, lo, hi, what)
     if stream is not None:
         # As numba-cuda: the view's default stream is the producer's, and it is waited for (the producer may still be
         # writing; CAI v3) unless the caller or config.CUDA_ARRAY_INTERFACE_SYNC says not to.
@@ -54,6 +58,38 @@ def from_cuda_array_interface(desc, owner=None, sync=True):
             view.stream.synchronize()
     view._readonly = readonly                    # kernels that write it do not compile (Numba's readonly arrays)
     return view
+
+
+def _check_within_owner(owner, ptr, lo, hi, what):
+    """CPU backend, host memory: where the exporter exposes its own buffer (the buffer protocol: a NumPy array or
+    subclass, a bytearray, ...) and the data pointer lies in it, the elements must lie in it too: a typestr wider than
+    the exporter's items or a negative stride reaching before its start would read and write beyond it (issue 37)."""
+    if isinstance(owner, np.ndarray):
+        arr = owner
+        while isinstance(arr.base, np.ndarray):
+            arr = arr.base                      # the whole array the exporter views
+        start, end = _byte_bounds(arr)
+    else:
+        try:
+            view = memoryview(owner)
+        except TypeError:
+            return                              # no buffer exposed: its extent is unknown
+        with view:
+            start, end = _byte_bounds(np.asarray(view))
+    if not start <= ptr < max(end, start + 1):
+        return                                  # the data is not this buffer's
+    if ptr + lo < start or ptr + hi > end:
+        raise ValueError(f"{what}: the elements span [{ptr + lo:#x}, {ptr + hi:#x}), beyond the buffer "
+                         f"[{start:#x}, {end:#x}) of the exporting {type(owner).__name__} ({end - start} bytes) that "
+                         f"holds the data: describe that buffer's items with their own typestr and strides")
+
+
+def _byte_bounds(arr):
+    try:
+        from numpy.lib.array_utils import byte_bounds     # NumPy >= 2
+    except ImportError:                                     # pragma: no cover - NumPy 1.x
+        byte_bounds = np.byte_bounds
+    return byte_bounds(arr)
 
 
 def _parse_cai(desc):
@@ -88,6 +124,14 @@ def _parse_cai(desc):
         if len(strides) != len(shape):
             raise ValueError(f"{_CAI}['strides'] has {len(strides)} entries, but 'shape' has {len(shape)}")
     ptr, readonly = _data_pointer(desc["data"], math.prod(shape))
+    # A misaligned element faults on the GPU ("misaligned address") and is undefined behaviour in the CPU backend's C++
+    if math.prod(shape) and ptr % dtype.alignment:
+        raise ValueError(f"{_CAI}['data'][0] = {ptr:#x} is not aligned to {dtype.alignment} bytes, as typestr "
+                         f"{desc['typestr']!r} needs")
+    for d, (n, st) in enumerate(zip(shape, strides)):
+        if n > 1 and st % dtype.alignment:
+            raise ValueError(f"{_CAI}['strides'][{d}] = {st} is not a multiple of {dtype.alignment} bytes, as typestr "
+                             f"{desc['typestr']!r} needs (its elements would be misaligned)")
     stream = desc.get("stream")
     if stream is not None:
         if type(stream) is not int:
@@ -105,6 +149,8 @@ def _int_tuple(value, key):
         raise TypeError(f"{_CAI}['{key}'] must be a tuple of ints, not {type(value).__name__}")
     out = []
     for d, n in enumerate(value):
+        if isinstance(n, (bool, np.bool_)):       # an int to operator.index, but never an extent or a stride
+            raise TypeError(f"{_CAI}['{key}'][{d}] = {n!r} must be an int, not bool")
         try:
             out.append(operator.index(n))
         except TypeError:

@@ -1,0 +1,14 @@
+// os.fork() while another thread compiles or loads a kernel: the child has only the forking thread, so a lock
+// another thread held at the fork stays held for ever there, and the child's first compile waited on it (issue 37).
+// A lock registered here is made anew, unlocked, in every child (pthread_atfork). What it guards is left as the
+// fork found it: each such lock guards lookups and inserts of a registry or cache that are whole between any two
+// instructions that matter (a std::map insert is not, but the child only ever reads the key it would insert again).
+#pragma once
+#include <mutex>
+
+namespace cj {
+
+// Registers `m` (a lock that is never destroyed) and returns it: `std::mutex& m = remade_after_fork(*new std::mutex);`.
+std::mutex& remade_after_fork(std::mutex& m);
+
+}  // namespace cj

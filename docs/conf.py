@@ -43,7 +43,6 @@ myst_heading_anchors = 3
 # written for readers of the repository, and the site shows them as plain text.
 myst_url_schemes = ["http", "https", "mailto"]
 
-autodoc_default_options = {"members": False, "undoc-members": False}
 autodoc_member_order = "bysource"
 autodoc_typehints = "none"          # the signatures carry Numba's names; docstrings say the types
 add_module_names = False

@@ -39,7 +39,8 @@ def _bulletise(lines):
 
 
 def process_docstring(app, what, name, obj, options, lines):
-    lines[:] = _bulletise(lines)
+    # "file:line" reads as a URI of the scheme "file" to docutils, which would make it a link
+    lines[:] = [line.replace("file:line", "file\\:line") for line in _bulletise(lines)]
 
 
 def setup(app):

@@ -131,8 +131,14 @@ Compiler find_compiler() {
         return {cmd, first_line(version), first_line(machine), {}};
     }
     Compiler none;
-    none.missing = cxx && *cxx ? std::string("no C++ compiler found: $CXX (") + cxx + ") does not run; fix CXX or unset it"
-                               : "no C++ compiler found: install g++ (apt-get install g++) or set CXX";
+    // Seen by a user whose first CPU-backend launch fails (a wheel installs without any compiler): say what needs
+    // it, where it was looked for and how to get one.
+    none.missing = cxx && *cxx
+        ? std::string("no C++ compiler found: the CPU backend compiles each kernel with one, and $CXX (") + cxx +
+              ") does not run; fix CXX or unset it (then c++, g++ or clang++ on PATH is used)"
+        : "no C++ compiler found: the CPU backend compiles each kernel with one, and there is no $CXX and no c++, "
+          "g++ or clang++ on PATH. Install one (Debian/Ubuntu: apt-get install g++; Fedora/RHEL: dnf install "
+          "gcc-c++; conda: conda install -c conda-forge cxx-compiler) or set CXX. Kernels on a GPU need none.";
     return none;
 }
 

@@ -108,6 +108,24 @@ def test_calling_undecorated_function():
           "a[0] = helper(1)")
 
 
+def str_of_index(a):
+    i = cuda.grid(1)
+    a[0] = len(str(i))
+
+
+def list_of_tuple(a):
+    a[0] = list((1, 2))[0]
+
+
+def test_builtin_classes_are_not_device_functions():
+    # str() was answered with "decorate str with @cuda.jit(device=True)"; Python's classes are no user functions
+    msg = check(str_of_index, (F32,), TypingError, "str() is not supported in CUDA kernels", "a[0] = len(str(i))")
+    assert "decorate" not in msg and "print(" in msg
+    msg = check(list_of_tuple, (F32,), TypingError, "the builtin list() is not supported in CUDA kernels",
+                "a[0] = list((1, 2))[0]", hint=False)
+    assert "decorate" not in msg
+
+
 def try_except(a):
     try:
         a[0] = 1

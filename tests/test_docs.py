@@ -8,6 +8,7 @@ import pytest
 
 from cudajit import cuda
 from cudajit.compiler import intrinsics
+from cudajit.compiler import types as nbtypes
 from cudajit.cuda import kernelapi
 
 MIN_DOC = 25   # characters: more than a name repeated
@@ -22,7 +23,7 @@ def _cuda_names():
     methods of its classes. Submodules (cuda.types, cuda.random) and type objects are data, not documented here."""
     out = []
     for name, obj in _public(cuda).items():
-        if isinstance(obj, types.ModuleType):
+        if isinstance(obj, (types.ModuleType, nbtypes.Type)):     # dir(cuda) lists the type objects too
             continue
         out.append((f"cuda.{name}", obj))
         if isinstance(obj, kernelapi.Intrinsic):

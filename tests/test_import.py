@@ -129,3 +129,36 @@ def test_star_import_gives_numbas_type_names():
     out = _run(code, CUDAJIT_BACKEND="cpu")
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["OK"]
+
+
+def test_dir_lists_what_the_modules_export():
+    # Both modules load most names on first use (__getattr__); dir() -- and so tab completion -- lists them all
+    import cudajit
+    from cudajit import cuda
+    names = dir(cudajit)
+    for want in ("cuda", "float32", "void", "jit", "TypingError", "__version__", "backend", "types"):
+        assert want in names
+    assert [n for n in names if not hasattr(cudajit, n)] == []
+    names = dir(cuda)
+    for want in ("jit", "to_device", "grid", "shared", "atomic", "syncthreads", "reduce", "float32", "cudadrv",
+                 "types", "random", "graph"):
+        assert want in names, want
+    assert [n for n in names if not hasattr(cuda, n)] == []
+
+
+def test_version_comes_from_the_metadata():
+    import re
+    import cudajit
+    from cudajit import _version
+    with open(os.path.join(os.path.dirname(__file__), os.pardir, "pyproject.toml"), encoding="utf-8") as f:
+        declared = re.search(r'^version\s*=\s*"([^"]+)"', f.read(), re.M).group(1)
+    assert cudajit.__version__ == declared
+    # Installed (no pyproject.toml beside the package), the distribution's metadata answers
+    out = _run("import cudajit._version as v; v._SOURCE_PYPROJECT = '/nonexistent'; print(v.version())")
+    assert out.returncode == 0, out.stderr
+    from importlib import metadata
+    try:
+        want = metadata.version("cudajit")
+    except metadata.PackageNotFoundError:
+        want = "0+unknown"
+    assert out.stdout.strip() == want

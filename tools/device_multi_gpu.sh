@@ -8,7 +8,7 @@ set -u
 RES=/tmp/res3 SITE=/tmp/site3
 source tools/device_lib.sh
 stamp tests
-( PYTHONPATH=/tmp/site3 timeout 200 python3 -m pytest -q --gpu -p no:cacheprovider --tb=short -rsfE tests/test_multi_gpu.py tests/test_dask.py > $RES/tests.log 2>&1; echo "rc=$?" >> $RES/tests.log )
+( PYTHONPATH=/tmp/site3 timeout 200 python3 -m pytest -q --gpu --slow -p no:cacheprovider --tb=short -rsfE tests/test_multi_gpu.py tests/test_dask.py > $RES/tests.log 2>&1; echo "rc=$?" >> $RES/tests.log )
 stamp bench
 ( cd /tmp && timeout 120 python3 $R/benchmarks/bench_multi_gpu.py > $RES/bench.log 2>&1; echo "rc=$?" >> $RES/bench.log )
 stamp done

@@ -11,5 +11,5 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 t0=$(date +%s)
 python3 -m pip install -q --no-build-isolation --no-deps . 2>&1 | tail -5 || exit 1
 echo "install: $(( $(date +%s) - t0 )) s"
-python3 -m pytest -q --gpu -p no:cacheprovider ${TESTS:-tests} 2>&1 | tee "$out/pytest.log" | tail -${TAIL:-40}
+python3 -m pytest -q --gpu --slow -p no:cacheprovider ${TESTS:-tests} 2>&1 | tee "$out/pytest.log" | tail -${TAIL:-40}
 for b in ${BENCH:-}; do python3 "$b" 2>&1 | tee "$out/$(basename "$b" .py).log" | tail -40; done

@@ -22,7 +22,7 @@ if [ -f probe/before.tar ]; then
     echo "before-install rc=$?" >> $RES/before-install.log ) &
 fi
 stamp suite
-( timeout -k 10 $(lim 300) python3 -m pytest -v --gpu -p no:cacheprovider -n 8 -o faulthandler_timeout=120 --tb=short -rfE tests \
+( timeout -k 10 $(lim 300) python3 -m pytest -v --gpu --slow -p no:cacheprovider -n 8 -o faulthandler_timeout=120 --tb=short -rfE tests \
     > $RES/suite.log 2>&1; echo "rc=$?" >> $RES/suite.log )
 wait
 stamp bench_table
@@ -33,7 +33,7 @@ stamp bench_reduce
 ( timeout $(lim 45) python3 benchmarks/bench_reduce.py > $RES/reduce.log 2>&1; echo "rc=$?" >> $RES/reduce.log )
 stamp racecheck
 ( CUDAJIT_CACHE_DIR=/tmp/cj-san timeout $(lim 150) compute-sanitizer --tool racecheck --error-exitcode 99 --print-limit 20 \
-    python3 -m pytest -q --gpu --backends gpu -p no:cacheprovider tests/test_reduce_order.py \
+    python3 -m pytest -q -n 0 --gpu --backends gpu -p no:cacheprovider tests/test_reduce_order.py \
       -k "long_rows and (float32 or float64) or equals_numba and add" > $RES/racecheck.log 2>&1
   echo "rc=$?" >> $RES/racecheck.log )
 fi

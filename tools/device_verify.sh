@@ -23,13 +23,13 @@ wait $ph
 # The suite alone: it runs the robustness suite on both backends, whose 20 s timeouts do not survive sharing the
 # cores with the sanitizers and the report (8 + 4 cases timed out that way on 2026-11-23).
 stamp suite
-( timeout 400 python3 -m pytest -q --gpu -p no:cacheprovider -n 8 --tb=short -rfE tests > $RES/suite.log 2>&1; echo "rc=$?" >> $RES/suite.log )
+( timeout 400 python3 -m pytest -q --gpu --slow -p no:cacheprovider -n 8 --tb=short -rfE tests > $RES/suite.log 2>&1; echo "rc=$?" >> $RES/suite.log )
 stamp "robustness report + sanitizers"
 ( CUDAJIT_BACKEND=gpu timeout 300 python3 tests/robustness/runner.py --report --jobs 4 > $RES/robust_gpu.log 2>&1; echo "rc=$?" >> $RES/robust_gpu.log; cp tests/robustness/results-gpu.md $RES/ 2>/dev/null ) &
 pr=$!
 SAN="tests/test_seeds.py tests/test_kernels_arrays.py tests/test_kernels_atomics.py tests/test_kernels_warp.py tests/test_boundscheck.py tests/test_reduce_order.py tests/test_cooperative.py tests/test_kernels_control.py"
-( CUDAJIT_CACHE_DIR=/tmp/cj-san1 timeout 300 compute-sanitizer --tool memcheck --target-processes all --error-exitcode 99 --print-limit 20 python3 -m pytest -q -x --gpu --backends gpu -p no:cacheprovider $SAN > $RES/memcheck.log 2>&1; echo "rc=$?" >> $RES/memcheck.log ) &
-( CUDAJIT_CACHE_DIR=/tmp/cj-san2 timeout 300 compute-sanitizer --tool racecheck --target-processes all --error-exitcode 99 --print-limit 20 python3 -m pytest -q -x --gpu --backends gpu -p no:cacheprovider tests/test_seeds.py tests/test_kernels_warp.py tests/test_reduce_order.py tests/test_boundscheck.py > $RES/racecheck.log 2>&1; echo "rc=$?" >> $RES/racecheck.log ) &
+( CUDAJIT_CACHE_DIR=/tmp/cj-san1 timeout 300 compute-sanitizer --tool memcheck --target-processes all --error-exitcode 99 --print-limit 20 python3 -m pytest -q -x -n 0 --gpu --backends gpu -p no:cacheprovider $SAN > $RES/memcheck.log 2>&1; echo "rc=$?" >> $RES/memcheck.log ) &
+( CUDAJIT_CACHE_DIR=/tmp/cj-san2 timeout 300 compute-sanitizer --tool racecheck --target-processes all --error-exitcode 99 --print-limit 20 python3 -m pytest -q -x -n 0 --gpu --backends gpu -p no:cacheprovider tests/test_seeds.py tests/test_kernels_warp.py tests/test_reduce_order.py tests/test_boundscheck.py > $RES/racecheck.log 2>&1; echo "rc=$?" >> $RES/racecheck.log ) &
 wait
 stamp benchmarks
 ( cd /tmp && timeout 120 python3 $R/benchmarks/bench_boundscheck.py --skip-cpu > $RES/bench_boundscheck.log 2>&1 )

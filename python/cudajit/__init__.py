@@ -6,8 +6,6 @@ Importing touches no GPU; the backend (``gpu`` or ``cpu``) is chosen at first us
 from . import errors
 from ._backend import name as backend
 
-__version__ = "0.1.0"
-
 
 # What ``from numba import *`` gives that cudajit has: numba.core.types' names (``bool`` aside: it would shadow
 # Python's), Numba's decorators, and its error classes. Computed on first use (__getattr__), which keeps
@@ -36,7 +34,19 @@ def _has(module, name):
         return False
 
 
+# Loaded on first use by __getattr__; listed by dir() (tab completion) with the eagerly imported names.
+_LAZY = ["__version__", "cuda", "cache", "config", "types", "carray", "farray"]
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY) | set(_star_names()))
+
+
 def __getattr__(name):
+    if name == "__version__":
+        from ._version import version
+        globals()["__version__"] = v = version()
+        return v
     if name == "__all__":                             # from cudajit import *
         return _star_names()
     if name in _STAR_OTHERS and hasattr(errors, name):

@@ -30,22 +30,21 @@ def _backends():
     return _backend.available()
 
 
-@pytest.fixture(scope="module", params=_backends())
-def results(request):
-    """Every case of every category on one backend, run once for all the tests of this module. The fork server is a
-    fresh interpreter (runner.py), whatever this pytest process has already imported, compiled or initialised."""
+def _run_category(backend, category):
+    """Every case of one category on one backend (one test each, so xdist spreads them and each reports as it ends).
+    The fork server is a fresh interpreter (runner.py), whatever this pytest process has already imported, compiled
+    or initialised."""
     jobs = os.environ.get("CUDAJIT_ROBUST_JOBS", str(min(8, max(2, os.cpu_count() or 2))))
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "rows.json")
-        env = dict(os.environ, CUDAJIT_BACKEND=request.param,
-                   PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-        proc = subprocess.run([sys.executable, os.path.join(HERE, "runner.py"), "--jobs", jobs, "--json", out],
-                              env=env, capture_output=True, text=True, timeout=1500)
+        env = dict(os.environ, CUDAJIT_BACKEND=backend, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+        proc = subprocess.run([sys.executable, os.path.join(HERE, "runner.py"), "--jobs", jobs, "--json", out,
+                               "--category", category], env=env, capture_output=True, text=True, timeout=1500)
         if not os.path.exists(out):
             pytest.fail(f"the robustness runner ended without results (exit {proc.returncode}):\n"
                         f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
         with open(out) as f:
-            return request.param, json.load(f)
+            return json.load(f)
 
 
 def test_suite_is_large_enough():
@@ -54,9 +53,11 @@ def test_suite_is_large_enough():
     assert {c.category for c in cases} == set(runner.CATEGORIES)
 
 
+@pytest.mark.parametrize("backend_name", _backends())
 @pytest.mark.parametrize("category", runner.CATEGORIES)
-def test_category(results, category):
-    backend, rows = results
+def test_category(backend_name, category):
+    backend = backend_name
+    rows = _run_category(backend, category)
     known = _known_not_ok()
     mine = [r for r in rows if r["category"] == category and r["outcome"] != "skipped"]
     bad = [r for r in mine if r["outcome"] != "ok" and f"{category}/{r['name']}" not in known]

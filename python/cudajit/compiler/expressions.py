@@ -214,6 +214,14 @@ class ExpressionMixin(IndexingMixin):
             return Symbol(obj.__name__, obj)
         if type(obj).__module__.startswith("cffi") and type(obj).__name__ == "FFI":
             return Symbol("cffi", obj)                # a cffi.FFI(): its from_buffer is an entry (pointers.py)
+        if isinstance(obj, type) and obj.__module__ == "builtins" and not issubclass(obj, BaseException):
+            # str, list, dict, bytes, ...: Python's own classes, not functions a user could decorate. A TypingError,
+            # as numba-cuda raises for them
+            if obj is str:
+                self.error(node, "str() is not supported in CUDA kernels: kernels have no strings (as in numba-cuda, "
+                           "neither str() of a number nor string operations compile)",
+                           "print() takes numbers and string constants directly: print('i =', i)")
+            self.error(node, f"the builtin {obj.__name__}() is not supported in CUDA kernels")
         if callable(obj):
             self.error(node, f"'{name}' is a Python function, not a device function",
                        "decorate it with @cuda.jit(device=True) to call it from a kernel")

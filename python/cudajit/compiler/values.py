@@ -52,6 +52,7 @@ class Symbol:
 
 def cpp_int_literal(v, t=None):
     """An integer literal C++ reads as the intended value (suffix where it exceeds int)."""
+    v = int(v)        # an IntEnum member formats as 'Name.MEMBER' before Python 3.11
     if t is not None and not t.signed:
         return f"{v}ull" if v > 0xFFFFFFFF else f"{v}u"
     if -2**31 <= v < 2**31:

@@ -104,6 +104,14 @@ def open_ipc_array(handle, shape, dtype, strides=None, offset=0):
     return _open(handle, shape, dtype, strides, offset)
 
 
+def __dir__():
+    """What ``numba.cuda`` users find here (tab completion): the names above, and those loaded on first use."""
+    from .. import _STAR_TYPES
+    from ..compiler import types as _types
+    lazy = ["cudadrv", "driver", "literal_unroll", "types"] + [n for n in _STAR_TYPES if hasattr(_types, n)]
+    return sorted(set(globals()) | set(lazy))
+
+
 def __getattr__(name):
     if name == "cudadrv":       # numba-cuda's driver-level import paths, on first use (they import nvJitLink's probe)
         return _importlib.import_module(".cudadrv", __name__)

@@ -209,7 +209,7 @@ class CUDADispatcher(_JitFunction):
         """Numba's ``cache=True`` after the fact: nothing to do, compiled code is always cached on disk."""
 
     def __call__(self, *args, **kwargs):
-        raise LaunchError(f"kernel '{self.__name__}': launch configuration was not specified (numba-cuda's words): "
+        raise LaunchError(f"kernel '{self.__name__}': launch configuration was not specified: "
                           f"launch it as {self.__name__}[blockspergrid, threadsperblock](...)")
 
     def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):

@@ -21,7 +21,7 @@ if [[ -z "$py" ]]; then
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-python3 -m pip install -q --disable-pip-version-check --target "$work/uv" uv
+python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore --target "$work/uv" uv
 uv=("$(echo "$work"/uv/bin/uv)")
 "${uv[@]}" venv -q -p "$py" "$work/venv"
 "${uv[@]}" pip install -q -p "$work/venv/bin/python" --resolution lowest-direct ".[test]"

@@ -71,7 +71,7 @@ def truncate():   # every entry (a compiler's output before it is stored is its 
 t = threading.Thread(target=truncate); t.start()
 try:
     results = [result()]
-    for n in range(3):
+    for n in range(2):
         @cuda.jit
         def meanwhile(a, n):
             a[cuda.grid(1)] += n
@@ -92,7 +92,7 @@ def clear_often():
 t = threading.Thread(target=clear_often); t.start()
 try:
     results = []
-    for n in range(4):
+    for n in range(3):
         @cuda.jit
         def meanwhile(a, n):
             a[cuda.grid(1)] += n
@@ -107,7 +107,7 @@ clearer = subprocess.Popen([sys.executable, "-c", "import time, cudajit\\nend = 
                             "while time.time() < end: cudajit.cache.clear()"], env=child_env)
 try:
     results = []
-    for n in range(4):
+    for n in range(3):
         @cuda.jit
         def meanwhile(a, n):
             a[cuda.grid(1)] += n

@@ -27,24 +27,27 @@ def broken(r):
     return r.returncode != 0 or any(w in r.stderr for w in ("Fatal Python error", "terminate called", "Segmentation"))
 """
 
-# Daemon threads compile (a first launch, an eager signature) while the main thread ends the interpreter after
-# `delay` seconds: before the fix a daemon thread taken down by CPython's pthread_exit during the compile ran
-# destructors of cudajit's C++ frames without the GIL (a segfault in 8 of 10 exits).
+# Daemon threads compile (their first launch) while the main thread ends the interpreter: before the fix a daemon
+# thread that CPython's pthread_exit took down inside the compile ran destructors of cudajit's C++ frames without the
+# GIL, racing the exiting thread's garbage collection (a segfault in 8 of 10 exits in the probe). A module global that
+# collects garbage for half a second as it is finalized keeps the race open: 6 crashes in 8 exits before the fix.
 EXIT_DURING_COMPILE = '''
-import sys, threading, time, numpy as np
+import gc, sys, threading, time, numpy as np
 from cudajit import cuda
 def launch(i):
     @cuda.jit
     def k(a):
         a[cuda.grid(1)] += 1 + i
     k[1, 32](np.zeros(32))
-def eager(i):
-    @cuda.jit("void(float64[::1])")
-    def e(a):
-        a[0] = i
 for i in range(2):
     threading.Thread(target=launch, args=(i,), daemon=True).start()
-    threading.Thread(target=eager, args=(i,), daemon=True).start()
+class SlowToFinalize:
+    def __del__(self):
+        end = time.monotonic() + 0.5
+        while time.monotonic() < end:
+            junk = [[j] for j in range(1000)]
+            gc.collect()
+slow = SlowToFinalize()
 time.sleep(float(sys.argv[1]))
 '''
 
@@ -137,11 +140,11 @@ CASES = [
 r = run_script({FORK_DURING_COMPILE!r}, "marker", env={{"CXX": wrapper, "MARKER": marker}}, timeout=100)
 """, "r.returncode == 0", backends=("cpu",), timeout=150),
     returns("fork_while_thread_compiles_at_times", SETUP + f"""
-runs = [run_script({FORK_DURING_COMPILE!r}, delay, timeout=100) for delay in (0, 0.05, 0.3)]
+runs = [run_script({FORK_DURING_COMPILE!r}, delay, timeout=100) for delay in (0, 0.3)]
 codes = [r.returncode for r in runs]
-""", "codes == [0, 0, 0]", backends=("cpu",), timeout=200),
+""", "codes == [0, 0]", backends=("cpu",), timeout=200),
     returns("exit_while_daemon_threads_compile", SETUP + f"""
-runs = [run_script({EXIT_DURING_COMPILE!r}, delay) for delay in (0, 0, 0, 0, 0.01, 0.05, 0.2)]
+runs = [run_script({EXIT_DURING_COMPILE!r}, delay) for delay in (0, 0, 0, 0, 0.05)]
 bad = [(r.returncode, r.stderr[-300:]) for r in runs if broken(r)]
 """, "not bad", timeout=150),
 ]

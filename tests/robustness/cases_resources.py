@@ -67,10 +67,13 @@ IN_SMALL_CACHE = """
 def in_small_cache(script, options, fill):
     cache = tempfile.mkdtemp(dir=here)
     prelude = f"import os\\ncache = {cache!r}\\n" + fill + "\\n"
-    return subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c",
-                           'mount -t tmpfs -o "$1" cudajit-test "$2" && shift 2 && exec "$@"', "sh", options, cache,
-                           sys.executable, "-c", prelude + script], env=dict(child_env, CUDAJIT_CACHE_DIR=cache),
-                          capture_output=True, text=True, timeout=90)
+    r = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c",
+                        'mount -t tmpfs -o "$1" cudajit-test "$2" || exit 99; shift 2; exec "$@"', "sh", options, cache,
+                        sys.executable, "-c", prelude + script], env=dict(child_env, CUDAJIT_CACHE_DIR=cache),
+                       capture_output=True, text=True, timeout=90)
+    if r.returncode == 99 or "unshare failed" in r.stderr:
+        raise RuntimeError(f"this case needs root (a mount namespace and a tmpfs mount): {r.stderr[-300:]}")
+    return r
 """
 FILL_BYTES = """
 try:

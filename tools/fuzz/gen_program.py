@@ -470,6 +470,7 @@ class ProgramGen:
                                                                           ("range", "int64")),
                            body=[loop], orelse=[])
         loop._keep = True
+        decl._with_next = True         # the reducer drops the declaration with its fill loop
         scope.bind(n, Arr(dt, shape, "local"))
         self.features.add("local-array")
         return [decl, loop]

@@ -108,6 +108,16 @@ def _run(worker, directory, items, inputs_path, outcomes):
         for pos, (k, _) in enumerate(items):
             outcomes[k] = Outcome(results={n: a[pos:pos + 1] for n, a in arrays.items()})
         return
+    if reply.get("each"):
+        rest = []
+        for pos, item in enumerate(items):
+            if str(pos) in reply["each"] or pos in reply["each"]:
+                outcomes[item[0]] = Outcome(failure="error: " + reply["each"].get(str(pos), reply["each"].get(pos)))
+            else:
+                rest.append(item)
+        if len(rest) < len(items):
+            _run(worker, directory, rest, inputs_path, outcomes)
+            return
     if reply["error"] in ("crash", "hang") or not (reply.get("files") or reply.get("lines")):
         if len(items) == 1:
             k = items[0][0]

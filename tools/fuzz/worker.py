@@ -45,6 +45,37 @@ def _run(req):
     return {"ok": True, "results": path}
 
 
+def _triage(req):
+    """After a front-end error (not the C++ compiler's): translate each program's own one-line kernel, without
+    compiling it, and name every program that fails there with its message. {index: message}."""
+    from cudajit.compiler import compile_kernel, typeof
+    d, tag, count = req["dir"], req["tag"], req["count"]
+    batch_text = open(os.path.join(d, f"{tag}_batch.py")).read().splitlines()
+    header = [ln for ln in batch_text if not ln.startswith("from " + tag)][:2]
+    params = next(ln for ln in batch_text if ln.startswith("def fuzz_batch(")).strip()
+    data = np.load(req["inputs"])
+    outs, res = layout.make_outputs(1)
+    args = [data[n] for n, _, _ in layout.INPUT_ARRAYS] + \
+        [np.int64(data["sn"]), np.int32(data["sk"]), np.float32(data["sx"]), float(data["sy"]), np.uint64(data["su"]),
+         bool(data["sb"])] + [res[n] for n, _ in layout.RESULTS] + [outs[n] for n, _ in layout.OUTPUTS]
+    argtypes = tuple(typeof(a) for a in args)
+    failed = {}
+    for k in range(count):
+        call = next(ln for ln in batch_text if f"= p{k}(t, " in ln).replace(f"[{k}, t]", "[0, t]") \
+            .replace(f"[{k}]", "[0]")
+        src = "\n".join(header + [f"from {tag}_p{k} import prog as p{k}", "", "", "@cuda.jit",
+                                   params.replace("fuzz_batch", "one"), "    t = cuda.grid(1)", call]) + "\n"
+        path = os.path.join(d, f"{tag}_k{k}.py")
+        with open(path, "w") as f:
+            f.write(src)
+        try:
+            mod = importlib.import_module(f"{tag}_k{k}")
+            compile_kernel(mod.one.py_func, argtypes)
+        except BaseException as e:            # noqa: B902 - each failure is the program's
+            failed[k] = f"{type(e).__name__}: {e}"[:5000]
+    return failed
+
+
 def _blame(tb_text, msg, tag):
     """Program files and batch lines an error names (cudajit's errors cite the user's file:line)."""
     files = set(int(k) for k in re.findall(rf"{re.escape(tag)}_p(\d+)\.py", tb_text + msg))
@@ -68,6 +99,11 @@ def main():
             files, lines = _blame(tb, msg, req["tag"])
             reply = {"ok": False, "error": type(e).__name__, "message": msg[:20000], "files": files,
                      "lines": lines, "traceback": tb[-6000:]}
+            if flavour == "cudajit" and type(e).__name__ != "CompileError" and req["count"] > 1:
+                try:
+                    reply["each"] = _triage(req)
+                except BaseException as t:     # noqa: B902 - triage is an optimisation
+                    reply["triage_error"] = f"{type(t).__name__}: {t}"
         print(json.dumps(reply), flush=True)
 
 

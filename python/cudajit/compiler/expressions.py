@@ -577,10 +577,11 @@ class ExpressionMixin(IndexingMixin):
             return fp8lib.explicit_cast(self, node, v, t)
         if not T.is_scalar(v.type):
             self.error(node, f"cannot convert {type_name(v)} to {t}")
+        if t == T.boolean and v.type != T.boolean:
+            # Numba casts any value to boolean by its truth: bool(z) and boolean(z) of a complex z too
+            return Value(T.boolean, f"cj::py_bool({v.code})")
         if isinstance(v.type, T.Complex) and not isinstance(t, T.Complex):
             self.error(node, f"cannot convert {v.type} to {t}")
-        if t == T.boolean and v.type != T.boolean:
-            return Value(T.boolean, f"cj::py_bool({v.code})")
         return cast(v, t)
 
     def const_shape(self, node, v, kind):

@@ -3,7 +3,7 @@ and compared with Python's result (or, where Numba's types decide it, the value 
 divergence; tools/fuzz/README.md lists them."""
 import numpy as np
 
-from cudajit import boolean, complex64, cuda
+from cudajit import boolean, complex64, cuda, int8, int16, int64, uint16, uint32
 
 
 # ---- bool() and boolean() of a complex number (Numba: its truth; cudajit refused it: TypingError) ----------------
@@ -50,3 +50,35 @@ def test_def_inside_a_while_else_loop(backend):
     out = np.zeros(8, np.int64)
     run_def_in_while_else[1, 8](out)
     np.testing.assert_array_equal(out, [def_in_while_else.py_func(t) for t in range(8)])
+
+
+# ---- integer literals keep their Numba type in C++ (a C++ int broke template calls: 'pymax(int16_t, int)',
+# 'floordiv(int, int64_t)'; a tuple's element types were deduced from C++ expressions) ----------------------------
+@cuda.jit(device=True)
+def literal_int_types(t, ih, iw):
+    a = ~(int16(-32768) | uint16(0)) // int8(-128)                 # int64: 32767 // -128
+    b = max(int16(32767), int16(5) if t > 2 else int16(-7))        # int16 branches of a conditional
+    c = min(uint16(7) if t > 3 else uint16(65535), uint16(9))
+    tp = (abs(ih[t]) | uint32(4294967295), iw[t] * 0.5)             # (int64, float64)
+    return a + b + c + tp[0] + int64(tp[1])
+
+
+@cuda.jit
+def run_literal_int_types(ih, iw, out):
+    t = cuda.grid(1)
+    out[t] = literal_int_types(t, ih, iw)
+
+
+def test_integer_literals_keep_their_numba_types(backend, rng):
+    ih = rng.integers(-32768, 32767, 8).astype(np.int16)
+    iw = rng.integers(0, 2**32 - 1, 8).astype(np.uint32)
+    ih[0] = -32768                      # abs(int16) stays int16 in Numba: abs(-32768) is -32768
+    out = np.zeros(8, np.int64)
+    run_literal_int_types[1, 8](ih, iw, out)
+
+    def abs16(x):
+        return x if x == -32768 else abs(x)
+    # the same arithmetic on Python ints (no value here overflows int64)
+    want = [(~(-32768 | 0) // -128) + max(32767, 5 if t > 2 else -7) + min(7 if t > 3 else 65535, 9)
+            + (abs16(int(ih[t])) | 4294967295) + int(int(iw[t]) * 0.5) for t in range(8)]
+    np.testing.assert_array_equal(out, want)

@@ -246,9 +246,9 @@ class ProgramGen:
         else:
             vt = self.rng.choice([t for t in gt.SCALARS if not nt.is_complex(t)])
         slot = const(self.rng.randrange(layout.SLOTS), "int64")
-        target = typed(ast.Subscript(value=name(out, arr), slice=typed(ast.Tuple(elts=[slot, name("t", "int64")],
-                                                                                 ctx=ast.Load()), None),
-                                     ctx=ast.Store()), dt)
+        index = typed(ast.Tuple(elts=[slot, name("t", "int64")], ctx=ast.Load()), None)
+        index._keep = True             # the thread's own slot: the reducer must not make threads share one
+        target = typed(ast.Subscript(value=name(out, arr), slice=index, ctx=ast.Store()), dt)
         return ast.Assign(targets=[target], value=ex.expr(vt))
 
     def s_tuple(self, scope, depth, in_loop):
@@ -566,10 +566,11 @@ class ProgramGen:
             if sig and sig[0] == t:
                 return ast.Assign(targets=[name(v, t, ast.Store())], value=binop("+", name(v, t), value, t))
         if scope.visible("of") is not None:
-            target = typed(ast.Subscript(value=name("of", scope.visible("of")),
-                                         slice=typed(ast.Tuple(elts=[const(self.rng.randrange(layout.SLOTS), "int64"),
-                                                                     name("t", "int64")], ctx=ast.Load()), None),
-                                         ctx=ast.Store()), "float64")
+            index = typed(ast.Tuple(elts=[const(self.rng.randrange(layout.SLOTS), "int64"), name("t", "int64")],
+                                    ctx=ast.Load()), None)
+            index._keep = True
+            target = typed(ast.Subscript(value=name("of", scope.visible("of")), slice=index, ctx=ast.Store()),
+                           "float64")
             return ast.Assign(targets=[target], value=value)
         return ast.Expr(value=value)
 

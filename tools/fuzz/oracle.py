@@ -2,6 +2,7 @@
 (values.V), this package's ``cuda``, ``math`` and builtins. What it returns is what every correct implementation
 must compute, with an error bound per float; a program whose result is undefined or implementation-defined
 raises Reject (it is then no test and another is generated)."""
+import ast
 import threading
 import traceback
 import warnings
@@ -13,7 +14,7 @@ import nbtypes as nt
 import oracle_builtins as ob
 import oracle_cuda as oc
 from numeric import Undefined
-from values import V, Uncertain, cast, lift
+from values import V, Uncertain, cast, lift, literal
 
 
 warnings.filterwarnings("ignore", category=RuntimeWarning)
@@ -27,9 +28,40 @@ class Reject(Exception):
         self.kind, self.why = kind, why
 
 
+class _TypedLiterals(ast.NodeTransformer):
+    """Every number literal of the program becomes ``_L(value)``, a value of the type Numba gives it, so that
+    an expression of literals alone (``~False``, ``2 ** -1``) computes as Numba does, not as Python does.
+    ``-5`` is one literal, as CPython folds it and Numba sees it."""
+
+    def visit_UnaryOp(self, node):
+        if isinstance(node.op, (ast.USub, ast.UAdd)) and isinstance(node.operand, ast.Constant) \
+                and type(node.operand.value) in (int, float, complex):
+            v = node.operand.value
+            return self._wrap(ast.copy_location(ast.Constant(value=-v if isinstance(node.op, ast.USub) else v),
+                                                node))
+        return self.generic_visit(node)
+
+    def visit_Constant(self, node):
+        if type(node.value) in (bool, int, float, complex):
+            return self._wrap(node)
+        return node
+
+    @staticmethod
+    def _wrap(node):
+        return ast.copy_location(ast.Call(func=ast.Name(id="_L", ctx=ast.Load()), args=[node], keywords=[]), node)
+
+
+def oracle_code(body, filename):
+    """The program as the oracle runs it: its functions, with typed literals."""
+    tree = _TypedLiterals().visit(ast.parse(body))
+    ast.fix_missing_locations(tree)
+    return compile(tree, filename, "exec")
+
+
 def namespace():
     env = ob.make_builtins()
     env["math"], env["cmath"], env["cuda"] = ob.make_math(), ob.make_cmath(), oc.make_cuda()
+    env["_L"] = literal
     return env
 
 
@@ -81,7 +113,7 @@ def run(program, arrays, scalars, fma=False):
     Config.fma = fma
     ns = namespace()
     try:
-        exec(compile(program.body, f"<fuzz program {program.seed}>", "exec"), ns)
+        exec(oracle_code(program.body, f"<fuzz program {program.seed}>"), ns)
         prog = ns["prog"]
         ins = [oc.OArr(arrays[n].copy(), dt) for n, dt, _ in layout.INPUT_ARRAYS]
         scal = [V(t, bool(scalars[n]) if t == "bool" else (int(scalars[n]) if nt.is_int(t) else float(scalars[n])))

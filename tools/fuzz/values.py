@@ -55,7 +55,7 @@ class V:
         return complex(self.v)
 
     def __pow__(self, o):
-        return binop("**", self, o, literal_exponent=not isinstance(o, V))
+        return binop("**", self, o, literal_exponent=not isinstance(o, V) or isinstance(o, Lit))
 
     def __rpow__(self, o):
         return binop("**", o, self)
@@ -90,6 +90,16 @@ class V:
 
     def __invert__(self):
         return unop("~", self)
+
+
+class Lit(V):
+    """A literal of the program (the oracle's code makes every number literal one): Numba's literal types."""
+    __slots__ = ()
+
+
+def literal(x):
+    v = lift(x)
+    return Lit(v.t, v.v)
 
 
 def complex_part(x, which):
@@ -171,13 +181,15 @@ def unop(op, a):
     if op == "+u":
         return cast(x, ret)
     if op == "-u":
-        if nt.is_int(ret) or ret == "bool":
-            return V(ret, nm.wrap(-nm.convert(x.v, pa, ret), ret))
+        if pa == "bool":                     # Numba widens a boolean first: -True is -1
+            return V(ret, -int(x.v))
+        if nt.is_int(ret):                   # an integer is negated in its own type, then widened
+            return V(ret, nm.convert(nm.wrap(-x.v, pa), pa, ret))
         return V(ret, -x.v, x.e)
     if op == "~":
         if ret == "bool":
             return V("bool", not x.v)
-        return V(ret, nm.wrap(~nm.convert(x.v, pa, ret), ret))
+        return V(ret, nm.convert(nm.wrap(~x.v, pa), pa, ret))      # inverted in its own type, then widened
     raise ValueError(op)
 
 
@@ -303,13 +315,10 @@ def _check_divmod(x, y):
 
 
 def _c_pow(u, w, t):
-    try:
-        r = math.pow(u, w)
-    except ValueError:
-        r = math.nan
-    except OverflowError:
-        r = math.inf if u > 0 or float(w).is_integer() and w % 2 == 0 else -math.inf
-    return nm.round_float(r, t)
+    """C99's pow (as llvm.pow and CUDA's pow compute it): inf at the pole 0 ** negative, nan for a negative base
+    and a non-integer exponent."""
+    import numpy as np
+    return nm.round_float(float(np.power(np.float64(u), np.float64(w))), t)
 
 
 def _complex_binop(op, x, y, t):

@@ -498,7 +498,9 @@ class ExpressionMixin(IndexingMixin):
         t = unify(a.type, b.type)
         if t is None:
             self.error(node, f"cannot unify {a.type} and {b.type} in a conditional expression")
-        return Value(t, f"{cond.at(COND + 1)} ? {cast(a, t).at(COND)} : {cast(b, t).at(COND)}", COND,
+        # integer branches get their exact C++ type: `c ? int16_t(x) : 32767` would be a C++ int
+        conv = typed if T.is_int(t) else cast
+        return Value(t, f"{cond.at(COND + 1)} ? {conv(a, t).at(COND)} : {conv(b, t).at(COND)}", COND,
                      nonneg=a.nonneg and b.nonneg)
 
     def expr_Tuple(self, node):

@@ -346,7 +346,7 @@ def unary(cx, node, op, a):
         x = typed(a, fa)
         inner = f"cj::wrap_neg({x.code})" if op == "-" else f"{fa.cpp}(~{x.at(UNARY)})"
         return cast(Value(fa, inner), ret)
-    x = cast(a, ret)
+    x = typed(a, ret) if T.is_int(ret) else cast(a, ret)    # ~ of a literal: int64_t(...), not a C++ int
     if op == "+":
         return x
     code = x.at(UNARY)

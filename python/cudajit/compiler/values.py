@@ -195,7 +195,9 @@ def tuple_value(t, parts):
     if isinstance(t, T.UniTuple):
         code = f"{t.cpp}{{{{{', '.join(p.code for p in parts)}}}}}"
     else:
-        code = f"cj::make_tuple({', '.join(p.code for p in parts)})"
+        # the element types written out: deduced, `abs(int16) | uint32` would give a C++ unsigned int, not int64
+        types = ", ".join(e.cpp for e in t.types)
+        code = f"cj::make_tuple<{types}>({', '.join(p.code for p in parts)})" if parts else "cj::make_tuple()"
     const = tuple(p.const for p in parts) if all(p.is_const for p in parts) else Value.NOCONST
     return Value(t, code, const=const, elements=list(parts))
 

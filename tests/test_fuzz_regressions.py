@@ -3,7 +3,7 @@ and compared with Python's result (or, where Numba's types decide it, the value 
 divergence; tools/fuzz/README.md lists them."""
 import numpy as np
 
-from cudajit import boolean, complex64, cuda, int8, int16, int64, uint16, uint32
+from cudajit import boolean, complex64, cuda, int8, int16, int64, uint16, uint32, uint64
 
 
 # ---- bool() and boolean() of a complex number (Numba: its truth; cudajit refused it: TypingError) ----------------
@@ -82,3 +82,29 @@ def test_integer_literals_keep_their_numba_types(backend, rng):
     want = [(~(-32768 | 0) // -128) + max(32767, 5 if t > 2 else -7) + min(7 if t > 3 else 65535, 9)
             + (abs16(int(ih[t])) | 4294967295) + int(int(iw[t]) * 0.5) for t in range(8)]
     np.testing.assert_array_equal(out, want)
+
+
+# ---- a 64-bit integer literal is an int64_t on both targets (4294967295ll was a long long on the host, which
+# cj::pymin(T, T) did not unify with int64_t: 'no matching function for call to pymin(long long, int64_t)') ------
+@cuda.jit(device=True)
+def wide_literals(t):
+    s = 0
+    for i in range(max(min(-int8(127), 11), -4), max(min(uint32(4294967295) & (t > 3), 6), -4), -1):
+        s += i
+    return s + min(4294967296 * t, int64(-9223372036854775807 - 1) + t)
+
+
+@cuda.jit
+def run_wide_literals(out, out2):
+    t = cuda.grid(1)
+    out[t] = wide_literals(t)
+    out2[t] = max(uint64(18446744073709551615) - uint64(t), uint64(5))
+
+
+def test_wide_integer_literals_are_int64(backend):
+    out, out2 = np.zeros(8, np.int64), np.zeros(8, np.uint64)
+    run_wide_literals[1, 8](out, out2)
+    want = [sum(range(max(min(-127, 11), -4), max(min(4294967295 & (t > 3), 6), -4), -1))
+            + min(4294967296 * t, -2**63 + t) for t in range(8)]
+    np.testing.assert_array_equal(out, want)
+    np.testing.assert_array_equal(out2, np.array([max(2**64 - 1 - t, 5) for t in range(8)], np.uint64))

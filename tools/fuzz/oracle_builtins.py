@@ -2,6 +2,7 @@
 templates in substance) and computes the C library's result (NaN and inf where Python's ``math`` would raise),
 marking what correct implementations may compute differently as approximate (values.V.e)."""
 import cmath as _cmath
+import math
 import math as _math
 import types as _types
 
@@ -9,7 +10,7 @@ import numpy as np
 
 import nbtypes as nt
 import numeric as nm
-from values import V, Uncertain, _approx_core, cast, lift
+from values import V, Uncertain, _approx_core, binop, cast, lift
 from numeric import Undefined
 
 
@@ -59,6 +60,8 @@ def _minmax(args, greater):
         args = tuple(args[0])
     vs = [lift(a) for a in args]
     t = _numpy_unify(*[v.t for v in vs])
+    if len(vs) == 2 and all(v.t in ("float32", "float64") for v in vs):
+        return _fminmax(vs, t, greater)
     acc = cast(vs[0], t)
     for v in vs[1:]:
         v = cast(v, t)
@@ -66,6 +69,23 @@ def _minmax(args, greater):
         if pred:
             acc = v
     return acc
+
+
+def _fminmax(vs, t, greater):
+    """numba-cuda's max/min of two floats: CUDA's fmax/fmin (a NaN operand is ignored); which zero of -0.0 and
+    0.0 it gives is not specified."""
+    a, b = cast(vs[0], t), cast(vs[1], t)
+    if a.v != a.v:
+        return b
+    if b.v != b.v:
+        return a
+    if a.v == b.v == 0 and math.copysign(1, a.v) != math.copysign(1, b.v):
+        raise Uncertain("fmax/fmin of -0.0 and 0.0")
+    if a.e or b.e:
+        if abs(a.v - b.v) <= a.e + b.e:
+            return V(t, max(a.v, b.v) if greater else min(a.v, b.v), max(a.e, b.e))
+    pick = (a.v >= b.v) if greater else (a.v <= b.v)
+    return a if pick else b
 
 
 def max_(*args):
@@ -200,7 +220,7 @@ _MATH = {
     "log10": (_UNARY_CASES, _np1(np.log10), 4), "log1p": (_UNARY_CASES, _np1(np.log1p), 4),
     "erf": (_UNARY_CASES, _c(_math.erf), 4), "erfc": (_UNARY_CASES, _c(_math.erfc), 8),
     "gamma": (_UNARY_CASES, _gamma, 16), "lgamma": (_UNARY_CASES, _lgamma, 16),
-    "degrees": (_UNARY_CASES, _np1(np.degrees), 2), "radians": (_UNARY_CASES, _np1(np.radians), 2),
+    "degrees": (_UNARY_CASES, None, 0), "radians": (_UNARY_CASES, None, 0),
     "sqrt": (_UNARY_CASES, _np1(np.sqrt), 0), "fabs": (_UNARY_CASES, _np1(np.fabs), 0),
     "floor": (_UNARY_CASES, _np1(np.floor), 0), "ceil": (_UNARY_CASES, _np1(np.ceil), 0),
     "trunc": (_UNARY_CASES, _np1(np.trunc), 0),
@@ -221,6 +241,10 @@ def _math_fn(name):
             raise TypeError(f"math.{name}{tuple(v.t for v in vs)}")
         t, params = sig
         xs = [cast(v, p) for v, p in zip(vs, params)]
+        if name in ("degrees", "radians"):
+            # numba-cuda: one multiplication by the constant 180/pi (pi/180) in the argument's type
+            k = nm.round_float(180 / _math.pi if name == "degrees" else _math.pi / 180, t)
+            return binop("*", V(t, k), xs[0])
         g = lambda *a: nm.round_float(f(*[float(u) for u in a]), t)
         if name in _DISCONTINUOUS:
             x = xs[0]

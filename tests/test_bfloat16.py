@@ -700,7 +700,7 @@ def test_gpu_units_compile_with_nvrtc():
     A = T.Array(T.bfloat16, 1, "C")
     ks = compile_kernel(bf16_saxpy.py_func, (T.bfloat16, A, A, A), CompileOptions().for_backend("gpu"))
     name, read_only, unit = ks.coarse
-    assert read_only == [1, 2] and "cj::ld_nc<cj_nc>(x(i))" in unit
+    assert read_only == [1, 2] and "cj::ld_nc<cj_nc>(x_(i_))" in unit
     options = build.nvrtc_options(CompileOptions().for_backend("gpu"))
     try:
         ptx = build.nvrtc(unit, "k.cu", options, 90, False)

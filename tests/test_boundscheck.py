@@ -301,7 +301,7 @@ def test_only_grid_indexed_parameter_axes_are_proved_per_block():
         src = compile_kernel(fn.py_func, types, cpu).source
         assert "cj_fits" not in src and ".checked<" in src, src
     src = compile_kernel(grid_rebound.py_func, (t, t, t), cpu).source
-    assert "= a.checked<0>(0, i);" in src and "(CJ_FIT(2, 0, 0))" in src, src   # out only
+    assert "= a_.checked<0>(0, i_);" in src and "(CJ_FIT(2, 0, 0))" in src, src   # out only
     gpu = CompileOptions(boundscheck=True).for_backend("gpu")   # the same source: config.h decides
     assert compile_kernel(grid_add.py_func, (typeof(np.zeros(4, np.float32)),) * 3, gpu).source == \
         compile_kernel(grid_add.py_func, (typeof(np.zeros(4, np.float32)),) * 3, CompileOptions(

@@ -55,7 +55,7 @@ def test_saxpy_gets_the_coarsened_entry_with_nc_loads():
     ks = gpu_source(saxpy, (F4, A1, A1, A1))
     name, read_only, unit = ks.coarse
     assert name == ks.entry + "_x4" and read_only == [1, 2]        # x and y; out is written
-    assert "cj::ld_nc<cj_nc>(x(i))" in unit and "cj::ld_nc<cj_nc>(out" not in unit
+    assert "cj::ld_nc<cj_nc>(x_(i_))" in unit and "cj::ld_nc<cj_nc>(out" not in unit
     assert "_x4" not in ks.source                                  # the first compile's unit: the plain entry only
     ptx = ptx_of(ks)
     assert entry_text(ptx, ks.entry).count("ld.global.nc") == 0

@@ -87,17 +87,17 @@ def test_kernel_abi_and_structure():
     ks = compile_kernel(matmul, (M, M, M))
     src = ks.source
     assert src.count("#include <cudajit/runtime.h>") == 1
-    assert "CJ_GLOBAL void cj_k_matmul_0(cj::Array<float, 2, cj::C> A, cj::Array<float, 2, cj::C> B, " \
-           "cj::Array<float, 2, cj::C> C) {" in src
+    assert "CJ_GLOBAL void cj_k_matmul_0(cj::Array<float, 2, cj::C> A_, cj::Array<float, 2, cj::C> B_, " \
+           "cj::Array<float, 2, cj::C> C_) {" in src
     assert "CJ_ENTRY(cj_k_matmul_0, cj::Array<float, 2, cj::C>, cj::Array<float, 2, cj::C>, " \
            "cj::Array<float, 2, cj::C>)" in src
     assert ks.entry == "cj_k_matmul_0"
     assert [p.kind for p in ks.params] == ["array"] * 3 and ks.params[0].code == "f4" and ks.params[0].layout == "C"
     assert ks.uses_barriers and not ks.uses_dynamic_shared
     assert "for (" in src and "if (" in src
-    assert "CJ_SHARED float sA_storage[16 * 16];" in src
-    assert "float tmp = 0.0f;" in src                  # names kept, declared where first bound
-    assert "tmp += sA(tx, j) * B(j, y);" in src        # simple index math, no casts where C++ agrees
+    assert "CJ_SHARED float cj_sA_storage[16 * 16];" in src
+    assert "float tmp_ = 0.0f;" in src                 # names kept (spelled x_), declared where first bound
+    assert "tmp_ += sA_(tx_, j_) * B_(j_, y_);" in src        # simple index math, no casts where C++ agrees
     assert f'#line' in src and os.path.basename(__file__) in src
     assert str(ks.signature) == "(array(float32, 2d, C), array(float32, 2d, C), array(float32, 2d, C)) -> none"
 
@@ -108,7 +108,7 @@ def test_line_directives_point_at_python_lines():
     lines, first = inspect.getsourcelines(matmul)
     want = first + next(k for k, l in enumerate(lines) if "C[x, y] = tmp" in l)
     out = ks.source.splitlines()
-    idx = next(k for k, l in enumerate(out) if "C(x, y) = tmp;" in l)
+    idx = next(k for k, l in enumerate(out) if "C_(x_, y_) = tmp_;" in l)
     # the nearest #line above, plus the lines between, gives the Python line
     j = max(k for k in range(idx) if out[k].startswith("#line"))
     assert int(out[j].split()[1]) + (idx - j - 1) == want
@@ -116,7 +116,7 @@ def test_line_directives_point_at_python_lines():
 
 def test_cpp_keywords_renamed():
     src = compile_kernel(keywords_as_names, (types.int64[::1],)).source
-    assert "int64_t int_ = 3;" in src and "new_" in src
+    assert "int64_t int_ = 3;" in src and "new_ = " in src
 
 
 def test_typed_listing():
@@ -188,7 +188,7 @@ def test_declared_device_signature_converts_arguments_and_result():
         out[0] = half(a[0])
 
     src = compile_kernel(k, (types.float64[::1],) * 2).source
-    assert "cj_dev_half_0(float(a(0)))" in src
+    assert "cj_dev_half_0(float(a_(0)))" in src
     assert "double(float(cj_dev_half_0(" in src
 
 
@@ -197,4 +197,4 @@ def test_float32_compared_with_exact_constant_stays_float32():
         if a[0] > 0:
             a[0] = 1
     src = compile_kernel(k, (types.float32[::1],)).source
-    assert "if (a(0) > 0.0f)" in src
+    assert "if (a_(0) > 0.0f)" in src

@@ -142,8 +142,20 @@ def uses_before(a):
     y = 2
 
 
-def test_use_before_assignment():
-    check(uses_before, (F32,), TypingError, "local variable 'y' is used before it is assigned", "a[1] = y")
+def test_use_before_assignment_reads_zero_and_warns_when_asked(monkeypatch):
+    """Numba compiles a read no assignment reaches (its SSA's undef, lowered as zero) and warns only under
+    NUMBA_ALWAYS_WARN_UNINIT_VAR; tests/test_unassigned_reads.py runs such kernels."""
+    from cudajit import config
+    from cudajit.errors import NumbaWarning
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        src = compile_kernel(uses_before, (F32,)).source
+    assert "a_(1) = float(int64_t{});" in src, src           # y's zero, converted to the element type
+    monkeypatch.setattr(config, "ALWAYS_WARN_UNINIT_VAR", 1)
+    with pytest.warns(NumbaWarning, match=rf"{HERE}:{_line_of(uses_before, 'a[1] = y')}: Detected uninitialized "
+                                          r"variable y"):
+        compile_kernel(uses_before, (F32,))
 
 
 def unsupported_intrinsic(a):

@@ -282,9 +282,9 @@ def test_order_is_kept_only_where_it_shows(backend):
     plain[1, 1](*args, 5)
     src = next(iter(debug.inspect_source().values()))
     # case 5: the call first, then the division; case 6: the division first; case 7: the element, then the call
-    assert re.search(r"\(cj_seq\d+ = cj_dev_note_0\([^;]*, cj_seq\d+ \+ y\.checked[^;]*check_divisor", src), src
-    assert re.search(r"\(cj_seq\d+ = y\.checked[^;]*check_divisor[^;]*, cj_seq\d+ \+ cj_dev_note_0\(", src), src
-    assert re.search(r"auto& (cj_ref\d+) = r\.checked[^;]*;\n(.*\n)?\s*const double (cj_old\d+) = \1;\n(.*\n)?"
+    assert re.search(r"\(cj_seq\d+ = cj_dev_note_0\([^;]*, cj_seq\d+ \+ y_\.checked[^;]*check_divisor", src), src
+    assert re.search(r"\(cj_seq\d+ = y_\.checked[^;]*check_divisor[^;]*, cj_seq\d+ \+ cj_dev_note_0\(", src), src
+    assert re.search(r"auto& (cj_ref\d+) = r_\.checked[^;]*;\n(.*\n)?\s*const double (cj_old\d+) = \1;\n(.*\n)?"
                      r"\s*\1 = \3 \+ \(cj_seq", src), src
     # nothing where only reads that may raise meet (case 0: y[i] / x[i]), nor in the assert (case 8)
     assert not re.search(r"case_ == 0\) \{\n[^\n]*cj_seq", src), src

@@ -51,11 +51,11 @@ def kern(a, n):
         a[i] = twice(s)
 """
 # C++ text of a generated line -> (file, line) of the Python it translates.
-WANT = {"CJ_DEVICE double cj_dev_scale": ("linedev.py", 5), "double y = ": ("linedev.py", 6),
-        "return y + 1.0": ("linedev.py", 7), "CJ_GLOBAL void cj_k_kern": ("linekern.py", 8),
-        "int64_t i = cj::grid_x();": ("linekern.py", 9), "if (i < n) {": ("linekern.py", 10),
-        "double s = 0.0;": ("linekern.py", 11), "for (int64_t j": ("linekern.py", 12),
-        "s += cj_dev_scale": ("linekern.py", 13), "a(i) = cj_ext_twice": ("linekern.py", 14)}
+WANT = {"CJ_DEVICE double cj_dev_scale": ("linedev.py", 5), "double y_ = ": ("linedev.py", 6),
+        "return y_ + 1.0": ("linedev.py", 7), "CJ_GLOBAL void cj_k_kern": ("linekern.py", 8),
+        "int64_t i_ = cj::grid_x();": ("linekern.py", 9), "if (i_ < n_) {": ("linekern.py", 10),
+        "double s_ = 0.0;": ("linekern.py", 11), "for (int64_t j_": ("linekern.py", 12),
+        "s_ += cj_dev_scale": ("linekern.py", 13), "a_(i_) = cj_ext_twice": ("linekern.py", 14)}
 
 
 @pytest.fixture

@@ -143,12 +143,13 @@ CJ_INLINE int64_t adjust_slice(const Slice& s, int64_t n, int64_t* start) {
         lo = !s.has_start ? 0 : s.start < 0 ? (s.start + n < 0 ? 0 : s.start + n) : (s.start > n ? n : s.start);
         hi = !s.has_stop ? n : s.stop < 0 ? (s.stop + n < 0 ? 0 : s.stop + n) : (s.stop > n ? n : s.stop);
         *start = lo;
-        return hi > lo ? (hi - lo + step - 1) / step : 0;
+        return hi > lo ? (hi - lo - 1) / step + 1 : 0;       // (never hi - lo + step - 1: a huge step overflows)
     }
     lo = !s.has_start ? n - 1 : s.start < 0 ? (s.start + n < 0 ? -1 : s.start + n) : (s.start >= n ? n - 1 : s.start);
     hi = !s.has_stop ? -1 : s.stop < 0 ? (s.stop + n < 0 ? -1 : s.stop + n) : (s.stop >= n ? n - 1 : s.stop);
     *start = lo;
-    return lo > hi ? (lo - hi - step - 1) / (-step) : 0;
+    // -step as unsigned: a step of INT64_MIN has no positive int64
+    return lo > hi ? int64_t(uint64_t(lo - hi - 1) / (uint64_t(0) - uint64_t(step))) + 1 : 0;
 }
 
 // No more index specs: the remaining dimensions are kept whole.
@@ -186,6 +187,45 @@ template <class R, class T, int ND, class L, class... S> CJ_INLINE R view(const 
     return r;
 }
 
+#if defined(CJ_ERROR_RECORD)
+namespace detail {
+// One index spec of a checked view, for axis k: a slice always fits (clamped, as Python's); an integer is checked
+// as an element's index is (bit k of Wrap: it may be negative and wraps first). A failure is index_error's, and the
+// thread ends as at a checked element (GPU: exit; CPU: index_error threw), except in cooperative GPU kernels.
+template <unsigned Wrap, class T, int ND, class L>
+CJ_INLINE bool spec_fits(int32_t site, const Array<T, ND, L>&, int, Slice) { return true; }
+template <unsigned Wrap, class T, int ND, class L>
+CJ_INLINE bool spec_fits(int32_t site, const Array<T, ND, L>& a, int k, int64_t raw) {
+    const int64_t i = ((Wrap >> k) & 1u) && raw < 0 ? raw + a.shape[k] : raw;
+    if (__builtin_expect(static_cast<uint64_t>(i) >= static_cast<uint64_t>(a.shape[k]), 0)) {
+        index_error(site, raw, k, a.shape[k], ND, a.dim(0), a.dim(1), a.dim(2), a.dim(3));
+        (void)to_nowhere<char>();
+        return false;
+    }
+    return true;
+}
+}  // namespace detail
+
+// a[i], a[i, 2:], a[:, j] (an integer for some axes, a view of the rest) with bounds checks: each integer index is
+// checked against its axis as an element's are (a row past the end was never a valid view: its writes corrupted
+// whatever followed the array). Where the thread runs on (cooperative GPU kernels), the view is empty.
+template <class R, unsigned Wrap, class T, int ND, class L, class... S>
+CJ_INLINE R view_checked(int32_t site, const Array<T, ND, L>& a, S... specs) {
+    int k = 0;
+    bool ok = true;
+    ((ok = detail::spec_fits<Wrap>(site, a, k++, specs) && ok), ...);
+    R r = view<R>(a, specs...);
+    if (!ok) r.shape[0] = 0;
+    return r;
+}
+
+// a[i:j:s] with bounds checks: a step of zero raises ValueError (Python's "slice step cannot be zero").
+CJ_INLINE int64_t check_step(int32_t site, int64_t step) {
+    if (__builtin_expect(step == 0, 0)) debug_raise(site);
+    return step;
+}
+#endif
+
 // ---- tuples ----
 // A homogeneous tuple (Numba's UniTuple): indexable by a run-time integer.
 template <class T, int N> struct UniTuple {
@@ -219,6 +259,7 @@ template <class T, int N> struct UniTuple {
 template <int N> CJ_INLINE UniTuple<int64_t, N> unravel_index(int64_t k, const UniTuple<int64_t, N>& shape) {
     UniTuple<int64_t, N> ix{};
     for (int d = N - 1; d > 0; --d) {
+        if (shape.v[d] == 0) continue;            // an empty axis: no element (a checked a.flat[k] raises on it)
         ix.v[d] = k % shape.v[d];
         k /= shape.v[d];
     }

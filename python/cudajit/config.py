@@ -17,6 +17,9 @@ CUDA_PER_THREAD_DEFAULT_STREAM: whether the default stream (handle 0: launches a
   CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM=1 (what numba-cuda now asks for). Read when the driver loads: setting
   it afterwards changes nothing (the driver's per-thread entry points are chosen then; ``_core.driver_info()``
   says which were).
+ALWAYS_WARN_UNINIT_VAR: Numba's NUMBA_ALWAYS_WARN_UNINIT_VAR (0 by default): when set, compiling a kernel or device
+  function that reads a local variable no assignment reaches warns "Detected uninitialized variable x" (NumbaWarning,
+  with the file and line); the read gives zero either way, as in Numba.
 ENABLE_CUDASIM: Numba's NUMBA_ENABLE_CUDASIM as an int (1 when it asks for the simulator, else 0; a value that is not
   an integer counts as 0, as Numba's reader makes it). Here it also picks the CPU backend (``_backend``); programs
   read it to adapt to the simulator (numba's own cuda/random.py compiles its helpers in object mode then).
@@ -46,6 +49,7 @@ CUDA_ARRAY_INTERFACE_SYNC = int(os.environ.get("NUMBA_CUDA_ARRAY_INTERFACE_SYNC"
 CUDA_PER_THREAD_DEFAULT_STREAM = int(any(
     _flag(os.environ.get(v, "")) for v in ("NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM",
                                            "CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM")))
+ALWAYS_WARN_UNINIT_VAR = int(_flag(os.environ.get("NUMBA_ALWAYS_WARN_UNINIT_VAR", "0")))
 ENABLE_CUDASIM = int(_flag(os.environ.get("NUMBA_ENABLE_CUDASIM", "0")))
 CUDA_DEFAULT_PTX_CC = _cc(os.environ.get("NUMBA_CUDA_DEFAULT_PTX_CC", "7.5"), "NUMBA_CUDA_DEFAULT_PTX_CC")
 

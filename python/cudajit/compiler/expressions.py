@@ -20,6 +20,7 @@ from .frontend import NOT_FOLDED, TOO_LARGE, canonical_name, python_folded
 from .indexing import IndexingMixin
 from .methods import call_value_method, reinterpret
 from .operators import PY_OPS, binary, compare, unary
+from .storage import compiler_name
 from .typeconv import resolve, unify
 from .typeof import int_enum_type, typeof
 from .values import (Value, Symbol, cast, const_value, is_shape_constant, none_value, tuple_value, type_name, typed,
@@ -447,18 +448,19 @@ class ExpressionMixin(IndexingMixin):
         """``and``/``or`` short-circuit; on non-booleans the result is one of the operands (Numba unifies their
         types), as in Python: ``a or b`` is ``a`` if ``a`` is true, else ``b``."""
         is_and = isinstance(node.op, ast.And)
-        values = []
+        values, skipped = [], None
         for n in node.values:
             v = self.as_value(n, self.visit_expr(n))
-            if not values and v.type == T.boolean and v.is_const:
-                # A leading constant (``b is not None and b > 0`` with b None) decides at compile time; what it
-                # skips is never typed, as Numba prunes the branch.
-                if v.const != is_and:
+            if not values and (v.type == T.boolean and v.is_const or v.type == T.none and v.const is None):
+                # A leading constant (``b is not None and b > 0`` with b None; a None, which is false) decides at
+                # compile time; what it skips is never typed, as Numba prunes the branch.
+                if bool(v.const) != is_and:
                     return v
+                skipped = v
                 continue
             values.append(v)
         if len(values) <= 1:
-            return values[0] if values else const_value(is_and)
+            return values[0] if values else skipped       # all skipped: Python's value is the last operand
         if any(v.type == T.undefined for v in values):
             return Value(T.undefined, "?")
         if all(v.type == T.boolean for v in values):
@@ -621,12 +623,13 @@ class ExpressionMixin(IndexingMixin):
         known = self.storage_decls.get(id(node))
         if known is None:
             hint = getattr(self, "_storage_hint", None) or "arr"
-            name = f"{hint}_storage" if kind == "shared" else f"{hint}_local"
+            what = "storage" if kind == "shared" else "local"
+            name = compiler_name(hint, what)                  # cj_sA_storage, cj_buf_local
             used = {n for n, _ in self.storage_decls.values()}
             k = 1
             while name in used:
                 k += 1
-                name = f"{hint}_storage{k}" if kind == "shared" else f"{hint}_local{k}"
+                name = compiler_name(hint, f"{what}{k}")
             count = " * ".join(str(n) for n in shape)
             qual = "CJ_SHARED " if kind == "shared" else ""
             align = f"alignas({alignment}) " if alignment else ""

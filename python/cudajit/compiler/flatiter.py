@@ -21,7 +21,10 @@ def flat_indices(cx, node, array, k):
         return None
     if not (T.is_int(k.type) or k.type == T.boolean) or isinstance(array.type, T.Array) and array.type.ndim == 0:
         cx.error(node, f"a.flat takes one integer index into an array of at least one dimension, not {k.type}")
-    return [Value(T.int64, f"cj::unravel_index({k.code}, {array.at(PRIMARY)}).v[{d}]", nonneg=True)
+    code = k.code
+    if T.is_int(k.type) and k.type.signed and not k.nonneg and not (k.is_const and k.const >= 0):
+        code = f"cj::wrap({code}, {array.at(PRIMARY)}.size())"      # a.flat[-1] is the last element, as NumPy's
+    return [Value(T.int64, f"cj::unravel_index({code}, {array.at(PRIMARY)}).v[{d}]", nonneg=True)
             for d in range(array.type.ndim)]
 
 

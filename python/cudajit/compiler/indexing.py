@@ -165,16 +165,31 @@ class IndexingMixin:
         elif layout == "F" and (len(idx) < t.ndim or not _keeps_contiguity(kinds[::-1])):
             layout = "A"
         rt = T.Array(t.dtype, ndim, layout, t.readonly)
+        checked = self.program.options.boundscheck
         specs = []
         for i in idx:
             if isinstance(i, Value):
                 specs.append(cast(i, T.int64).code)
             else:
                 lo, hi, st = i[1]
+                if st is not None and st.is_const and st.const == 0:
+                    self.error(node, "slice step cannot be zero")
+                step = cast(st, T.int64).code if st else "1"
+                if checked and st is not None and not st.is_const:
+                    # a zero step raises ValueError, as Python's and Numba's slices do (unchecked, it counts as 1)
+                    site = self.program.error_site(ValueError, ("slice step cannot be zero",), self.loc, node)
+                    self.may_raise = True
+                    self.note_effect(raises=True)
+                    step = f"cj::check_step({site}, {step})"
                 specs.append("cj::slice({}, {}, {}, {}, {})".format(
                     cast(lo, T.int64).code if lo else "0", "true" if lo else "false",
-                    cast(hi, T.int64).code if hi else "0", "true" if hi else "false",
-                    cast(st, T.int64).code if st else "1"))
+                    cast(hi, T.int64).code if hi else "0", "true" if hi else "false", step))
+        if checked and any(isinstance(i, Value) for i in idx):
+            # a[i] of an n-d array, a[i, 1:]: each integer index checked as an element's (array.h, view_checked)
+            site = self.program.error_site(IndexError, None, self.loc, node)
+            self.note_effect(raises=True)
+            wrap = sum(1 << d for d, i in enumerate(idx) if isinstance(i, Value) and _may_be_negative(i))
+            return Value(rt, f"cj::view_checked<{rt.cpp}, {wrap}>({site}, {base.code}, {', '.join(specs)})")
         return Value(rt, f"cj::view<{rt.cpp}>({base.code}, {', '.join(specs)})")
 
     def tuple_subscript(self, node, base, idx):

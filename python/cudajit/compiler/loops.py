@@ -7,7 +7,7 @@ import ast
 import copy
 
 from . import types as T
-from .storage import cpp_identifier
+from .storage import StorageVar, cpp_identifier, numbered
 from .typeconv import resolve
 from .values import REL, SHIFT, Value, Symbol, cast, type_name
 
@@ -284,6 +284,22 @@ class LoopMixin:
                              for s in node.body for n in ast.walk(s))
                 if web == [key] and not stored and self.def_types.get(key) == self.storage[key].type:
                     self.direct_loops.add(key)
+                    self._own_variable(key)
+
+    def _own_variable(self, key):
+        """A direct loop declares its variable in the for statement, whose initialiser (range()'s start) Python
+        evaluates before the target is bound. Webs of one name and type share a C++ variable (storage.py), so
+        ``xc = h; for xc in range(xc, 10)`` would read ``for (int64_t xc = xc; ...)``, the new variable from
+        itself: such a loop variable gets a C++ name of its own (``xc_1``) and shadows nothing."""
+        var = self.storage[key]
+        if not any(v is var for k, v in self.storage.items() if k != key):
+            return
+        used = {v.cname for v in self.storage.values()} | set(self.reserved_names)
+        n, cname = 0, var.cname
+        while cname in used:
+            n += 1
+            cname = numbered(var.cname, n)
+        self.storage[key] = StorageVar(cname, var.type)
 
 
 def _short_loop(start, stop, step):

@@ -321,6 +321,8 @@ def unary(cx, node, op, a):
     if a.type == T.undefined:
         return Value(T.undefined, "?")
     if op == "not":
+        if a.type == T.none and a.const is None:      # ``not G`` on a None known when compiling
+            return const_value(True)
         if a.type == T.boolean:
             return Value(T.boolean, f"!{a.at(UNARY)}", UNARY)
         if T.is_scalar(a.type):

@@ -3,7 +3,7 @@
 Typing follows Numba's SSA: every assignment is a definition with its own type, and definitions meet (are
 unified) only where control flow joins - a use that several definitions reach. Definitions that meet form a
 "web" and share one C++ variable of the unified type; a later, unrelated redefinition with another type gets its
-own C++ variable (``x_1``). A variable is declared at its first assignment when that assignment comes first in the
+own C++ variable (``x_1_``; cpp_identifier says how user names are spelled). A variable is declared at its first assignment when that assignment comes first in the
 innermost block enclosing all its uses; otherwise it is declared just before the statement of that block that
 first touches it (Python's function scoping, e.g. assigned in both branches of an ``if`` and used after it, or
 carried from one loop iteration to the next).
@@ -11,27 +11,30 @@ carried from one loop iteration to the next).
 from . import types as T
 from .typeconv import unify_all
 
-CPP_RESERVED = set("""
-alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t char32_t class compl
-concept const consteval constexpr constinit const_cast continue co_await co_return co_yield decltype default delete
-do double dynamic_cast else enum explicit export extern false float for friend goto if inline int long mutable
-namespace new noexcept not not_eq nullptr operator or or_eq private protected public register reinterpret_cast
-requires return short signed sizeof static static_assert static_cast struct switch template this thread_local throw
-true try typedef typeid typename union unsigned using virtual void volatile wchar_t while xor xor_eq
-int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t size_t ptrdiff_t intptr_t uintptr_t
-threadIdx blockIdx blockDim gridDim warpSize printf main cj std NULL assert signbit isnan isinf isfinite
-""".split())
-
-
 def cpp_identifier(name):
-    """A Python identifier as a C++ one: kept as is, with a suffix only where C++ reserves it. Non-ASCII letters
-    (stumpy's μ_Q, σ_Q, ρ), which g++ takes but NVRTC does not, are spelled by their code points (U03BC_Q)."""
-    name = ascii_identifier(name)
-    if "__" in name or (name.startswith("_") and name[1:2].isupper()):
-        name = "v" + name.replace("__", "_u_")
-    if name in CPP_RESERVED or name.startswith("cj_"):
-        return name + "_"
-    return name
+    """The C++ name of a user's identifier (variable, parameter, keyword argument): every one gets the suffix ``_``
+    (``x`` -> ``x_``, ``INT_MAX`` -> ``INT_MAX_``), and never begins with ``_`` nor holds ``__`` (an underscore that
+    would is spelled ``u``: ``_x`` -> ``u_x_``; non-ASCII letters, which NVRTC refuses, by their code points:
+    ``μ_Q`` -> ``U03BC_Q_``). That space (a letter or digit, then one ``_``, at the end) is the user's alone:
+    no C or C++ keyword ends in ``_``; the standards reserve for headers names beginning with ``_`` or holding
+    ``__``, prefixes (``is``, ``str``, ``E``, ``SIG``, ...) and suffixes (POSIX's ``_t``, ``_MAX``, ``_MIN``), none
+    of which such a name can end with; and the runtime headers name nothing so (the compiler's own names begin
+    with ``cj_`` or ``CJ_``). So no macro a header defines (``NAN``, ``errno``, ``assert``, ``M_PI``, ``CJ_CPU``)
+    and no name the generated code uses can meet a user's name, whatever the headers list:
+    tests/test_identifiers.py checks the real macro sets of both targets and compiles the names. Messages name
+    the Python names (the compiler keeps both)."""
+    parts = ascii_identifier(name).split("_")
+    return "_".join(p or "u" for p in parts) + "_"
+
+
+def numbered(cname, n):
+    """The n-th other C++ variable of one user name: ``x_`` -> ``x_1_`` (in the user's space too)."""
+    return f"{cname[:-1]}_{n}_"
+
+
+def compiler_name(hint, what):
+    """A name of the compiler's own for something of a user's name (``cj_sA_storage``: a shared array's storage)."""
+    return f"cj_{cpp_identifier(hint)}{what}"
 
 
 def ascii_identifier(name):
@@ -55,11 +58,23 @@ def assign_storage(tr):
     by_name = {}
     for root, keys in webs.items():
         by_name.setdefault(tr.def_names[keys[0]], []).append(keys)
+    # Parameters are spelled first (tr.param_cnames), each its own even where it has no variable (unused, or a
+    # tuple's elements): two names spelled alike (``_x`` and ``u_x`` are both ``u_x_``) are numbered instead of
+    # redeclaring one, as locals are below.
     used = set(tr.reserved_names)
+    tr.param_cnames = {}
+    for p in tr.parsed.params:
+        cname, n = cpp_identifier(p), 0
+        while cname in used:
+            n += 1
+            cname = numbered(cpp_identifier(p), n)
+        used.add(cname)
+        tr.param_cnames[p] = cname
     tr.storage = {}
     tr.web_of = {}
     for name in sorted(by_name, key=lambda n: min(tr.def_order[k] for ks in by_name[n] for k in ks)):
         base = cpp_identifier(name)
+        own = tr.param_cnames.get(name)           # the first variable of a parameter's name takes its spelling
         by_type = {}
         for keys in by_name[name]:
             t = unify_all([tr.def_types.get(k, T.undefined) for k in keys])
@@ -75,11 +90,11 @@ def assign_storage(tr):
             # into a tuple. Only definitions that meet at a use must unify (above).
             var = by_type.get(t)
             if var is None:
-                cname = base
+                cname = own if own and not by_type else base
                 n = 0
-                while cname in used:
+                while cname in used and not (own and cname == own and not by_type):
                     n += 1
-                    cname = f"{base}_{n}"
+                    cname = numbered(base, n)
                 used.add(cname)
                 var = by_type[t] = StorageVar(cname, t)
             root = tr.find(keys[0])

@@ -6,7 +6,10 @@ writes the code. Expressions are in expressions.py.
 """
 import ast
 import re
+import warnings
 
+from .. import config
+from ..errors import NumbaWarning
 from . import coarsen, records, types as T
 from .closures import ClosureMixin, closure_value
 from .errors import CONSTRUCT_HINTS, describe_construct, typing_error, unsupported
@@ -15,7 +18,7 @@ from .innerdefs import InnerDef
 from .expressions import ExpressionMixin
 from .loops import LoopMixin
 from .operators import PY_OPS
-from .storage import Site, assign_storage, place_declarations, cpp_identifier
+from .storage import Site, assign_storage, place_declarations
 from .typeconv import unify
 from .values import Symbol, Value, cast, const_value, is_shape_constant, none_value, tuple_value, typed
 
@@ -153,10 +156,12 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin, ClosureMixi
             # returns an Optional, as in Numba. (A tuple or array cudajit does not wrap keeps the C++ end.)
             self._unify_return(self.parsed.tree, T.none)
             self.emit(self._return_none())
-        if final and self.undefined_uses:
-            node, name = min(self.undefined_uses.values(), key=lambda u: (u[0].lineno, u[0].col_offset))
-            self.error(node, f"local variable '{name}' is used before it is assigned",
-                       "assign it on every path before this line")
+        if final and self.undefined_uses and config.ALWAYS_WARN_UNINIT_VAR:
+            for name in sorted({name for _, name in self.undefined_uses.values()}):
+                node = min((n for n, m in self.undefined_uses.values() if m == name),
+                           key=lambda n: (n.lineno, n.col_offset))
+                warnings.warn(NumbaWarning(f"{self.loc.filename}:{self.loc.lineno(node)}: Detected uninitialized "
+                                            f"variable {name}"))
 
     def omitted_value(self, node, t):
         """The value of a parameter left out of a launch (``types.Omitted``): its default as the kernel sees a
@@ -233,9 +238,9 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin, ClosureMixi
         defs = self.env.get(name) if self.env is not None else None
         if not defs:
             # Inside a loop a later iteration of the analysis may bring a definition around the back edge; the
-            # error stands only if the last visit of this use still finds none (checked at the end of the pass).
+            # use reads no variable only if the last visit still finds none (warned at the end of the pass).
             self.undefined_uses[id(node)] = (node, name)
-            return Value(T.undefined, name)
+            return self._unassigned_read(name) if self.env is not None else Value(T.undefined, name)
         self.undefined_uses.pop(id(node), None)
         if len(defs) > 1:
             self._union(defs)
@@ -269,6 +274,22 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin, ClosureMixi
         if var.type != t:
             return cast(Value(var.type, var.cname, nonneg=nonneg, const=const), t)
         return Value(var.type, var.cname, nonneg=nonneg, const=const, grid=grid, param=param)
+
+    def _unassigned_read(self, name):
+        """A read of local ``name`` that no assignment reaches (Python raises UnboundLocalError there if it runs).
+        Numba compiles it: its SSA gives such a read an ``undef`` definition, typed as whatever it meets and
+        lowered as zero (numba-cuda's test_ssa.py::test_undefined_var). Here it is the zero of the type the
+        name's assignments unify to (int64 when none has one). A read that some assignments reach and others do
+        not reads the variable, which is declared zero-initialised before the paths meet (storage.py)."""
+        t = T.undefined
+        for key, other in self.def_names.items():
+            if other == name:
+                t = unify(t, self.def_types.get(key, T.undefined)) or t
+        if t == T.none:
+            return none_value()
+        if t == T.undefined or T.is_compile_time(t):
+            t = T.int64
+        return Value(t, f"{t.cpp}{{}}", nonneg=True)
 
     def store_var(self, target, name, value, simple):
         """Assign ``value`` to variable ``name`` (``target``: the Name node that defines it). Returns the C++
@@ -702,6 +723,8 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin, ClosureMixi
             return Value(T.boolean, "true")
         if v.type == T.boolean:
             return v
+        if v.type == T.none and v.const is None:      # ``if G:`` on a None known when compiling: false, pruned
+            return const_value(False)
         if T.is_scalar(v.type):
             return Value(T.boolean, f"cj::py_bool({v.code})")
         self.error(node, f"cannot use a value of type {v.type} as a condition")
@@ -824,7 +847,7 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin, ClosureMixi
             packed = t.dtype if isinstance(t, T.EnumMember) and isinstance(t.dtype, T.BaseTuple) else t
             if self.is_kernel and isinstance(packed, T.BaseTuple):
                 # The launcher passes a tuple's elements as separate parameters; the kernel rebuilds the tuple.
-                base = var.cname if var is not None else cpp_identifier(name)
+                base = "cj_" + (var.cname if var is not None else self.param_cnames[name])   # cj_t_0, cj_t_1, ...
                 leaves = []
                 ctor = _tuple_from_leaves(packed, base, leaves)
                 params_cpp += [f"{lt.cpp} {lname}" for lt, lname in leaves]
@@ -833,13 +856,13 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin, ClosureMixi
                     var.declared_by = "param"
                 continue
             if var is None:                       # an unused parameter
-                params_cpp.append(f"{t.cpp} {cpp_identifier(name)}")
+                params_cpp.append(f"{t.cpp} {self.param_cnames[name]}")
                 continue
             if var.type == t and not var.declared_by:
                 var.declared_by = "param"
                 params_cpp.append(f"{t.cpp} {var.cname}")
             else:
-                arg = f"{var.cname}_arg"
+                arg = f"cj_{var.cname}arg"                # the argument's own type: cj_x_arg
                 params_cpp.append(f"{t.cpp} {arg}")
                 prologue.append(f"{var.type.cpp} {var.cname} = {cast(Value(t, arg), var.type).code};")
                 var.declared_by = "param"
@@ -889,7 +912,7 @@ def _tuple_from_leaves(t, base, leaves):
         if isinstance(e, T.BaseTuple):
             parts.append(_tuple_from_leaves(e, base, leaves))
         else:
-            name = f"{base}_{len(leaves)}"
+            name = f"{base}{len(leaves)}"
             leaves.append((e, name))
             parts.append(name)
     if isinstance(t, T.UniTuple):

@@ -3,7 +3,7 @@ and compared with Python's result (or, where Numba's types decide it, the value 
 divergence; tools/fuzz/README.md lists them."""
 import numpy as np
 
-from cudajit import boolean, complex64, cuda, int8, int16, int64, uint16, uint32, uint64
+from cudajit import boolean, complex64, cuda, int8, int16, int64, uint8, uint16, uint32, uint64
 
 
 # ---- bool() and boolean() of a complex number (Numba: its truth; cudajit refused it: TypingError) ----------------
@@ -108,3 +108,25 @@ def test_wide_integer_literals_are_int64(backend):
             + min(4294967296 * t, -2**63 + t) for t in range(8)]
     np.testing.assert_array_equal(out, want)
     np.testing.assert_array_equal(out2, np.array([max(2**64 - 1 - t, 5) for t in range(8)], np.uint64))
+
+
+# ---- -x of an integer constant is negated in x's type, then widened, as Numba does for any x (the folded constant
+# was negated as a Python int: -uint16(1) gave -1, Numba 65535) -------------------------------------------------
+@cuda.jit
+def negated_constants(a, out):
+    t = cuda.grid(1)
+    out[t, 0] = -uint16(int8(1))
+    out[t, 1] = -uint8(200)
+    out[t, 2] = -int8(-128)
+    out[t, 3] = -uint64(3)
+    out[t, 4] = -uint16(a[t])            # the same rule for a value known only at run time
+    out[t, 5] = -int8(a[t] - 129)
+
+
+def test_negated_integer_constants_wrap_in_their_type(backend):
+    a = np.array([1, 200, 0, 3], np.int64)
+    out = np.zeros((4, 6), np.int64)
+    negated_constants[1, 4](a, out)
+    for t in range(4):
+        want = [65535, 56, -128, 2**64 - 3 - 2**64, (-int(a[t])) % 2**16, ((-(int(a[t]) - 129) + 128) % 256) - 128]
+        np.testing.assert_array_equal(out[t], want)

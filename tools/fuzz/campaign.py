@@ -4,6 +4,7 @@ import collections
 import dataclasses
 import os
 import tempfile
+import time
 
 import numpy as np
 
@@ -12,6 +13,7 @@ import gen_program
 import layout
 import oracle
 import runner
+import static_check
 
 
 @dataclasses.dataclass
@@ -80,12 +82,20 @@ def run_batch(run_seed, b, count, opts, workers, workdir, fma=False, stats=None)
     when workers has 'numba', against numba-cuda."""
     stats = stats if stats is not None else collections.Counter()
     arrays, scalars = batch_inputs(run_seed, b)
+    t0 = time.time()
     progs = [generate_valid(run_seed, b, i, opts, arrays, scalars, fma, stats) for i in range(count)]
     directory = tempfile.mkdtemp(prefix=f"b{b}_", dir=workdir)
     inputs = runner.save_inputs(directory, arrays, scalars)
     bodies = [(p.body, p.ret) for _, p, _ in progs]
+    t1 = time.time()
     ours = runner.run_programs(workers["cudajit"], directory, bodies, inputs)
+    t2 = time.time()
     theirs = runner.run_programs(workers["numba"], directory, bodies, inputs) if "numba" in workers else {}
+    t3 = time.time()
+    stats["seconds generating"] += round(t1 - t0)
+    stats["seconds in cudajit"] += round(t2 - t1)
+    if "numba" in workers:
+        stats["seconds in numba-cuda"] += round(t3 - t2)
     found = []
     for k, (seed, prog, exp) in enumerate(progs):
         verdict = judge(ours.get(k), exp)
@@ -119,6 +129,8 @@ def make_judge(workers, against, workdir, arrays, scalars, ret, seed, fma=False)
             if tree is None:
                 continue
             prog = gen_program.Program(seed, tree, ret, set())
+            if not static_check.ok(tree):
+                continue
             try:
                 exp = oracle.run(prog, arrays, scalars, fma=fma)
             except (oracle.Reject, SyntaxError, ValueError):

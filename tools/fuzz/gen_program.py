@@ -107,7 +107,7 @@ class ProgramGen:
         return len(self.helpers) < self.opts.max_helpers and scope.parent is None
 
     def new_helper(self, ret, caller=None, optional=False):
-        taken = set(self.helpers) | self.used_locals | {"prog"}
+        taken = set(self.helpers) | self.global_names | self.used_locals | {"prog"}
         n = None
         if self.rng.random() < self.opts.dangerous:
             cands = [d for d in dangerous_names() if d not in taken]

@@ -34,12 +34,24 @@ class _TypedLiterals(ast.NodeTransformer):
     ``-5`` is one literal, as CPython folds it and Numba sees it."""
 
     def visit_UnaryOp(self, node):
+        if isinstance(node.op, ast.Not):        # `not x` is a Numba boolean (Python's `not` gives a Python bool)
+            self.generic_visit(node)
+            return ast.copy_location(ast.Call(func=ast.Name(id="_B", ctx=ast.Load()), args=[node], keywords=[]),
+                                     node)
         if isinstance(node.op, (ast.USub, ast.UAdd)) and isinstance(node.operand, ast.Constant) \
                 and type(node.operand.value) in (int, float, complex):
             v = node.operand.value
             return self._wrap(ast.copy_location(ast.Constant(value=-v if isinstance(node.op, ast.USub) else v),
                                                 node))
         return self.generic_visit(node)
+
+    def visit_Compare(self, node):
+        """`a is None` and `a is not None` as Numba booleans (Python's `is` gives a Python bool)."""
+        self.generic_visit(node)
+        if len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)):
+            return ast.copy_location(ast.Call(func=ast.Name(id="_B", ctx=ast.Load()), args=[node], keywords=[]),
+                                     node)
+        return node
 
     def visit_Constant(self, node):
         if type(node.value) in (bool, int, float, complex):
@@ -62,6 +74,7 @@ def namespace():
     env = ob.make_builtins()
     env["math"], env["cmath"], env["cuda"] = ob.make_math(), ob.make_cmath(), oc.make_cuda()
     env["_L"] = literal
+    env["_B"] = lambda b: V("bool", bool(b))
     return env
 
 

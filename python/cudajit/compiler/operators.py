@@ -338,7 +338,13 @@ def unary(cx, node, op, a):
     ret, (fa,) = found
     if a.is_const and isinstance(a.const, (int, float)) and not isinstance(a.const, bool) and op == "-" \
             and T.is_number(ret) and not isinstance(ret, T.Complex):
-        v = const_value(-a.const)
+        r = -a.const
+        if T.is_int(fa):              # Numba negates in the operand's type, then widens: -uint16(1) is 65535
+            bits = fa.bitwidth
+            r &= (1 << bits) - 1
+            if fa.signed and r >> (bits - 1):
+                r -= 1 << bits
+        v = const_value(r)
         return cast(v, ret) if v.type != ret else v
     if op == "~" and ret == T.boolean:
         return Value(T.boolean, f"!{a.at(UNARY)}", UNARY)

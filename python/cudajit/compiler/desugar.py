@@ -216,8 +216,8 @@ def _own_breaks(stmts, parent, field):
                 inner = getattr(s, sub, None)
                 if isinstance(inner, list):
                     yield from _own_breaks(inner, s, sub)
-        elif s.orelse:                              # an inner loop's else belongs to the outer loop's body
-            yield from _own_breaks(s.orelse, s, "orelse")
+        elif isinstance(s, (ast.For, ast.While)) and s.orelse:
+            yield from _own_breaks(s.orelse, s, "orelse")   # an inner loop's else belongs to the outer loop's body
 
 
 _MATCH = getattr(ast, "Match", None)              # Python 3.10+

@@ -508,7 +508,9 @@ class ExpressionMixin(IndexingMixin):
         t = unify(a.type, b.type)
         if t is None:
             self.error(node, f"cannot unify {a.type} and {b.type} in a conditional expression")
-        return Value(t, f"{cond.at(COND + 1)} ? {cast(a, t).at(COND)} : {cast(b, t).at(COND)}", COND,
+        # integer branches get their exact C++ type: `c ? int16_t(x) : 32767` would be a C++ int
+        conv = typed if T.is_int(t) else cast
+        return Value(t, f"{cond.at(COND + 1)} ? {conv(a, t).at(COND)} : {conv(b, t).at(COND)}", COND,
                      nonneg=a.nonneg and b.nonneg)
 
     def expr_Tuple(self, node):
@@ -587,10 +589,11 @@ class ExpressionMixin(IndexingMixin):
             return fp8lib.explicit_cast(self, node, v, t)
         if not T.is_scalar(v.type):
             self.error(node, f"cannot convert {type_name(v)} to {t}")
+        if t == T.boolean and v.type != T.boolean:
+            # Numba casts any value to boolean by its truth: bool(z) and boolean(z) of a complex z too
+            return Value(T.boolean, f"cj::py_bool({v.code})")
         if isinstance(v.type, T.Complex) and not isinstance(t, T.Complex):
             self.error(node, f"cannot convert {v.type} to {t}")
-        if t == T.boolean and v.type != T.boolean:
-            return Value(T.boolean, f"cj::py_bool({v.code})")
         return cast(v, t)
 
     def const_shape(self, node, v, kind):

@@ -338,7 +338,13 @@ def unary(cx, node, op, a):
     ret, (fa,) = found
     if a.is_const and isinstance(a.const, (int, float)) and not isinstance(a.const, bool) and op == "-" \
             and T.is_number(ret) and not isinstance(ret, T.Complex):
-        v = const_value(-a.const)
+        r = -a.const
+        if T.is_int(fa):              # Numba negates in the operand's type, then widens: -uint16(1) is 65535
+            bits = fa.bitwidth
+            r &= (1 << bits) - 1
+            if fa.signed and r >> (bits - 1):
+                r -= 1 << bits
+        v = const_value(r)
         return cast(v, ret) if v.type != ret else v
     if op == "~" and ret == T.boolean:
         return Value(T.boolean, f"!{a.at(UNARY)}", UNARY)
@@ -348,7 +354,7 @@ def unary(cx, node, op, a):
         x = typed(a, fa)
         inner = f"cj::wrap_neg({x.code})" if op == "-" else f"{fa.cpp}(~{x.at(UNARY)})"
         return cast(Value(fa, inner), ret)
-    x = cast(a, ret)
+    x = typed(a, ret) if T.is_int(ret) else cast(a, ret)    # ~ of a literal: int64_t(...), not a C++ int
     if op == "+":
         return x
     code = x.at(UNARY)

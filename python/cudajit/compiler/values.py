@@ -51,15 +51,17 @@ class Symbol:
 
 
 def cpp_int_literal(v, t=None):
-    """An integer literal C++ reads as the intended value (suffix where it exceeds int)."""
+    """An integer literal C++ reads as the intended value. Beyond 32 bits it is written as int64_t(...) or
+    uint64_t(...): a suffix cannot name those types on both targets (int64_t is long on the host's LP64 and long
+    long under NVRTC), and a literal of another type than int64_t breaks runtime templates (cj::pymin(T, T))."""
     v = int(v)        # an IntEnum member formats as 'Name.MEMBER' before Python 3.11
     if t is not None and not t.signed:
-        return f"{v}ull" if v > 0xFFFFFFFF else f"{v}u"
+        return f"uint64_t({v}ull)" if v > 0xFFFFFFFF else f"{v}u"
     if -2**31 <= v < 2**31:
         return str(v)
     if v == -2**63:
-        return "(-9223372036854775807ll - 1)"
-    return f"{v}ll" if -2**63 <= v < 2**63 else f"{v}ull"
+        return "int64_t(-9223372036854775807ll - 1)"
+    return f"int64_t({v}ll)" if -2**63 <= v < 2**63 else f"uint64_t({v}ull)"
 
 
 def cpp_float_literal(v, t):
@@ -196,7 +198,9 @@ def tuple_value(t, parts):
     if isinstance(t, T.UniTuple):
         code = f"{t.cpp}{{{{{', '.join(p.code for p in parts)}}}}}"
     else:
-        code = f"cj::make_tuple({', '.join(p.code for p in parts)})"
+        # the element types written out: deduced, `abs(int16) | uint32` would give a C++ unsigned int, not int64
+        types = ", ".join(e.cpp for e in t.types)
+        code = f"cj::make_tuple<{types}>({', '.join(p.code for p in parts)})" if parts else "cj::make_tuple()"
     const = tuple(p.const for p in parts) if all(p.is_const for p in parts) else Value.NOCONST
     return Value(t, code, const=const, elements=list(parts))
 

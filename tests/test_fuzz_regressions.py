@@ -1,0 +1,132 @@
+"""Minimal programs of the divergences the differential tester (tools/fuzz) found, each run on every backend
+and compared with Python's result (or, where Numba's types decide it, the value Numba computes). One test per
+divergence; tools/fuzz/README.md lists them."""
+import numpy as np
+
+from cudajit import boolean, complex64, cuda, int8, int16, int64, uint8, uint16, uint32, uint64
+
+
+# ---- bool() and boolean() of a complex number (Numba: its truth; cudajit refused it: TypingError) ----------------
+@cuda.jit
+def complex_truth(z, out):
+    i = cuda.grid(1)
+    if i < z.size:
+        out[i, 0] = bool(z[i])
+        out[i, 1] = boolean(z[i])
+        out[i, 2] = bool(complex64(z[i]))
+
+
+def test_bool_of_complex_is_its_truth(backend):
+    z = np.array([0j, 1j, -0.0 + 0j, complex(np.nan, 0), 1 + 0j, -2j, 0.5 - 0.5j, complex(0, -0.0)])
+    out = np.zeros((z.size, 3), np.bool_)
+    complex_truth[1, 16](z, out)
+    want = np.array([bool(x) for x in z])
+    np.testing.assert_array_equal(out, np.stack([want] * 3, axis=1))
+
+
+# ---- a def inside a while loop that has an else (the desugaring of while-else read .orelse of the def) -----------
+@cuda.jit(device=True)
+def def_in_while_else(t):
+    w = 0
+    while w < t:
+        w += 1
+
+        def g():
+            return 2.0
+        if w == 3:
+            break
+    else:
+        w += 5
+    return w
+
+
+@cuda.jit
+def run_def_in_while_else(out):
+    t = cuda.grid(1)
+    out[t] = def_in_while_else(t)
+
+
+def test_def_inside_a_while_else_loop(backend):
+    out = np.zeros(8, np.int64)
+    run_def_in_while_else[1, 8](out)
+    np.testing.assert_array_equal(out, [def_in_while_else.py_func(t) for t in range(8)])
+
+
+# ---- integer literals keep their Numba type in C++ (a C++ int broke template calls: 'pymax(int16_t, int)',
+# 'floordiv(int, int64_t)'; a tuple's element types were deduced from C++ expressions) ----------------------------
+@cuda.jit(device=True)
+def literal_int_types(t, ih, iw):
+    a = ~(int16(-32768) | uint16(0)) // int8(-128)                 # int64: 32767 // -128
+    b = max(int16(32767), int16(5) if t > 2 else int16(-7))        # int16 branches of a conditional
+    c = min(uint16(7) if t > 3 else uint16(65535), uint16(9))
+    tp = (abs(ih[t]) | uint32(4294967295), iw[t] * 0.5)             # (int64, float64)
+    return a + b + c + tp[0] + int64(tp[1])
+
+
+@cuda.jit
+def run_literal_int_types(ih, iw, out):
+    t = cuda.grid(1)
+    out[t] = literal_int_types(t, ih, iw)
+
+
+def test_integer_literals_keep_their_numba_types(backend, rng):
+    ih = rng.integers(-32768, 32767, 8).astype(np.int16)
+    iw = rng.integers(0, 2**32 - 1, 8).astype(np.uint32)
+    ih[0] = -32768                      # abs(int16) stays int16 in Numba: abs(-32768) is -32768
+    out = np.zeros(8, np.int64)
+    run_literal_int_types[1, 8](ih, iw, out)
+
+    def abs16(x):
+        return x if x == -32768 else abs(x)
+    # the same arithmetic on Python ints (no value here overflows int64)
+    want = [(~(-32768 | 0) // -128) + max(32767, 5 if t > 2 else -7) + min(7 if t > 3 else 65535, 9)
+            + (abs16(int(ih[t])) | 4294967295) + int(int(iw[t]) * 0.5) for t in range(8)]
+    np.testing.assert_array_equal(out, want)
+
+
+# ---- a 64-bit integer literal is an int64_t on both targets (4294967295ll was a long long on the host, which
+# cj::pymin(T, T) did not unify with int64_t: 'no matching function for call to pymin(long long, int64_t)') ------
+@cuda.jit(device=True)
+def wide_literals(t):
+    s = 0
+    for i in range(max(min(-int8(127), 11), -4), max(min(uint32(4294967295) & (t > 3), 6), -4), -1):
+        s += i
+    return s + min(4294967296 * t, int64(-9223372036854775807 - 1) + t)
+
+
+@cuda.jit
+def run_wide_literals(out, out2):
+    t = cuda.grid(1)
+    out[t] = wide_literals(t)
+    out2[t] = max(uint64(18446744073709551615) - uint64(t), uint64(5))
+
+
+def test_wide_integer_literals_are_int64(backend):
+    out, out2 = np.zeros(8, np.int64), np.zeros(8, np.uint64)
+    run_wide_literals[1, 8](out, out2)
+    want = [sum(range(max(min(-127, 11), -4), max(min(4294967295 & (t > 3), 6), -4), -1))
+            + min(4294967296 * t, -2**63 + t) for t in range(8)]
+    np.testing.assert_array_equal(out, want)
+    np.testing.assert_array_equal(out2, np.array([max(2**64 - 1 - t, 5) for t in range(8)], np.uint64))
+
+
+# ---- -x of an integer constant is negated in x's type, then widened, as Numba does for any x (the folded constant
+# was negated as a Python int: -uint16(1) gave -1, Numba 65535) -------------------------------------------------
+@cuda.jit
+def negated_constants(a, out):
+    t = cuda.grid(1)
+    out[t, 0] = -uint16(int8(1))
+    out[t, 1] = -uint8(200)
+    out[t, 2] = -int8(-128)
+    out[t, 3] = -uint64(3)
+    out[t, 4] = -uint16(a[t])            # the same rule for a value known only at run time
+    out[t, 5] = -int8(a[t] - 129)
+
+
+def test_negated_integer_constants_wrap_in_their_type(backend):
+    a = np.array([1, 200, 0, 3], np.int64)
+    out = np.zeros((4, 6), np.int64)
+    negated_constants[1, 4](a, out)
+    for t in range(4):
+        want = [65535, 56, -128, 2**64 - 3 - 2**64, (-int(a[t])) % 2**16, ((-(int(a[t]) - 129) + 128) % 256) - 128]
+        np.testing.assert_array_equal(out[t], want)

@@ -1,0 +1,182 @@
+"""The differential tester of issue 36. Generates random valid, race-free programs (kernels' bodies and the
+device functions, closures and lambdas they call), runs each as plain Python with Numba's typing (the oracle), on
+cudajit's CPU or GPU backend and, with --numba, through numba-cuda; reduces every difference to a minimal program
+and saves it. Reproducible from --seed.
+
+  python3 tools/fuzz/run.py --backend cpu|gpu --count N --seed S [--numba] [--jobs J]
+
+The last line printed is exactly 'N programs, M divergences' (M: programs that diverged)."""
+import argparse
+import collections
+import multiprocessing
+import os
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import campaign  # noqa: E402
+import gen_program  # noqa: E402
+import report  # noqa: E402
+import runner  # noqa: E402
+
+_workers = None
+_args = None
+_reduced = None
+
+
+def _init(args, reduced):
+    global _args, _reduced
+    _args, _reduced = args, reduced
+
+
+def _get_workers():
+    global _workers
+    if _workers is None:
+        env = {"CUDAJIT_CACHE_DIR": _args.cache_dir} if _args.cache_dir else {}
+        _workers = {"cudajit": runner.Worker("cudajit", _args.backend, python=_args.python, env=env,
+                                             timeout=_args.timeout)}
+        if _args.numba:
+            nenv = {}
+            if os.environ.get("NUMBA_ENABLE_CUDASIM"):
+                nenv["NUMBA_ENABLE_CUDASIM"] = os.environ["NUMBA_ENABLE_CUDASIM"]
+            _workers["numba"] = runner.Worker("numba", python=_args.numba_python, env=nenv, timeout=_args.timeout)
+    return _workers
+
+
+def options(args):
+    o = gen_program.Options()
+    if args.exclude_known:
+        o.known_bugs = False
+        o.dangerous = 0.0
+    return o
+
+
+def _task(task):
+    b, count = task
+    args = _args
+    workers = _get_workers()
+    stats = collections.Counter()
+    divs, stats, (arrays, scalars) = campaign.run_batch(args.seed, b, count, options(args), workers,
+                                                       args.workdir, fma=args.backend == "gpu", stats=stats)
+    out = []
+    for d in divs:
+        key = (d.against, d.kind, _sig_key(d))
+        small, label = d.program, ""
+        if not args.no_reduce and _reduced.get(key, 0) < args.reduce_per_kind:
+            _reduced[key] = _reduced.get(key, 0) + 1
+            try:
+                small = campaign.reduce_divergence(d, workers, args.workdir, arrays, scalars,
+                                                   fma=args.backend == "gpu")
+            except Exception as e:                 # noqa: B902 - an unreduced divergence is still reported
+                print(f"reduction of {d.seed} failed: {e}", file=sys.stderr)
+        label = report.classify(d, small)
+        path = report.save(args.out, d, small, args.backend, label, options(args))
+        out.append((d.seed, d.against, d.kind, d.detail, label, path, small.body, small is not d.program))
+    return b, count, out, stats
+
+
+def _sig_key(d):
+    import reduce
+    return reduce.error_key(d.detail) if d.kind == "error" else d.kind
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--backend", choices=["cpu", "gpu"], default="cpu")
+    ap.add_argument("--count", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--numba", action="store_true", help="also compare with numba-cuda (its own process)")
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--batch", type=int, default=100, help="programs per compilation")
+    ap.add_argument("--out", default="fuzz-out", help="where reproducers of divergences are saved")
+    ap.add_argument("--no-reduce", action="store_true")
+    ap.add_argument("--reduce-per-kind", type=int, default=2, help="reductions per kind of divergence")
+    ap.add_argument("--exclude-known", action="store_true",
+                    help="leave out constructs of known open bugs (bugs36: dangerous names, loop targets in their "
+                         "own range, variables bound on one path)")
+    ap.add_argument("--python", default=sys.executable, help="interpreter that runs cudajit")
+    ap.add_argument("--numba-python", default=sys.executable, help="interpreter that runs numba-cuda")
+    ap.add_argument("--timeout", type=int, default=600, help="seconds a batch may take in a worker")
+    ap.add_argument("--cache-dir", default=None, help="CUDAJIT_CACHE_DIR for the workers")
+    ap.add_argument("--replay", default=None, help="run a saved reproducer again")
+    ap.add_argument("--reduce", action="store_true", help="with --replay: reduce the program")
+    ap.add_argument("--quiet", action="store_true")
+    args = ap.parse_args(argv)
+    args.workdir = tempfile.mkdtemp(prefix="cudajit-fuzz-")
+    if args.replay:
+        return replay(args)
+    tasks = [(b, min(args.batch, args.count - b * args.batch)) for b in range((args.count + args.batch - 1)
+                                                                            // args.batch)]
+    t0 = time.time()
+    manager = multiprocessing.Manager()
+    reduced = manager.dict()
+    total = collections.Counter()
+    diverged = set()
+    done = 0
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(args.jobs, initializer=_init, initargs=(args, reduced)) as pool:
+        for b, count, out, stats in pool.imap_unordered(_task, tasks):
+            done += count
+            for k, v in stats.items():
+                if isinstance(v, int):
+                    total[k] += v
+                elif not args.quiet and k == "generator errors":
+                    for seed, why in v:
+                        print(f"generator error at {seed}: {why.splitlines()[0]}", file=sys.stderr)
+            for seed, against, kind, detail, label, path, body, reduced_ in out:
+                diverged.add(seed)
+                print(f"\n=== divergence {seed} against {against}: {kind}" + (f" [{label}]" if label else ""))
+                print(detail[:1500])
+                print(f"--- {'minimal' if reduced_ else 'unreduced'} program ({path}):")
+                print(report.compact(body) if reduced_ else "(see file)")
+            if not args.quiet:
+                rate = done / (time.time() - t0)
+                print(f"[{done}/{args.count} programs, {len(diverged)} divergent, {rate:.1f} programs/s]",
+                      file=sys.stderr, flush=True)
+    print(f"\nstatistics: {dict(total)}; {time.time() - t0:.0f} s")
+    print(f"{args.count} programs, {len(diverged)} divergences")
+    return 1 if diverged else 0
+
+
+def replay(args):
+    """Runs a saved reproducer again: its program on the inputs of its seed, against the oracle (and numba-cuda)."""
+    import ast
+    import oracle
+    seed, ret, body = report.parse_reproducer(args.replay)
+    _init(args, {})
+    arrays, scalars = campaign.batch_inputs(seed[0], seed[1])
+    prog = gen_program.Program(seed, ast.parse(body), ret, set())
+    regen = gen_program.generate(campaign.program_seed(seed), options(args))
+    if regen.body == body:
+        prog = regen              # its nodes carry their types: the reducer can replace expressions too
+    elif args.reduce:
+        print("(the file is not what its seed generates with these options: statements only are reduced)")
+    try:
+        exp = oracle.run(prog, arrays, scalars, fma=args.backend == "gpu")
+    except oracle.Reject as e:
+        print(f"the oracle rejects the program: {e}")
+        return 2
+    workers = _get_workers()
+    inputs = runner.save_inputs(args.workdir, arrays, scalars)
+    outs = runner.run_programs(workers["cudajit"], args.workdir, [(prog.body, prog.ret)], inputs)
+    v = campaign.judge(outs.get(0), exp)
+    print(f"against python: {v[0] + ': ' + v[1] if v else 'same results'}")
+    if v and args.reduce:
+        div = campaign.Divergence(seed, "python", v[0], v[1], prog, set())
+        small = campaign.reduce_divergence(div, workers, args.workdir, arrays, scalars,
+                                           fma=args.backend == "gpu", log=print)
+        path = report.save(args.out, div, small, args.backend, "")
+        print(f"--- minimal program ({path}):\n" + report.compact(small.body))
+    if args.numba:
+        nb = runner.run_programs(workers["numba"], args.workdir, [(prog.body, prog.ret)], inputs)
+        p = campaign.judge_pair(outs.get(0), nb.get(0), exp)
+        print(f"against numba-cuda: {p[0] + ': ' + p[1] if p else 'same results or numba-cuda failed'}")
+    for w in workers.values():
+        w.stop()
+    return 1 if v else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,6 +1,7 @@
 """Many programs in one compilation: each program is a module of its own (its names are its own, as a user's
 would be), and one kernel calls every program's ``prog`` and stores its result. The same files serve cudajit and
 numba-cuda: only the header line that imports ``cuda`` and the type names differs."""
+import ast
 import dataclasses
 import os
 
@@ -43,6 +44,14 @@ def kernel_params():
         [n for n, _ in layout.RESULTS] + [n for n, _ in layout.OUTPUTS]
 
 
+def prog_params(body):
+    """The parameter names of a program's prog (a subset of layout.param_names(), in that order)."""
+    for node in ast.parse(body).body:
+        if isinstance(node, ast.FunctionDef) and node.name == "prog":
+            return [a.arg for a in node.args.args]
+    raise ValueError("no prog in the program")
+
+
 def write(directory, tag, bodies, rets, flavour):
     """Writes the program modules and the batch kernel module for ``flavour`` ('cudajit' or 'numba')."""
     os.makedirs(directory, exist_ok=True)
@@ -55,11 +64,11 @@ def write(directory, tag, bodies, rets, flavour):
         lines.append(f"from {tag}_p{k} import prog as p{k}")
     lines += ["", "", "@cuda.jit", f"def fuzz_batch({', '.join(kernel_params())}):", "    t = cuda.grid(1)"]
     call_lines = {}
-    outs = ", ".join(f"{n}[{{k}}]" for n, _ in layout.OUTPUTS)
-    ins = ", ".join([n for n, _, _ in layout.INPUT_ARRAYS] + [n for n, _ in layout.INPUT_SCALARS])
-    for k, ret in enumerate(rets):
+    outputs = {n for n, _ in layout.OUTPUTS}
+    for k, (body, ret) in enumerate(zip(bodies, rets)):
         res = layout.result_array(ret)
-        lines.append(f"    {res}[{k}, t] = p{k}(t, {ins}, {outs.format(k=k)})")
+        args = [f"{p}[{k}]" if p in outputs else p for p in prog_params(body)]
+        lines.append(f"    {res}[{k}, t] = p{k}({', '.join(args)})")
         call_lines[len(lines) + header.count("\n") - 1] = k
     with open(os.path.join(directory, f"{tag}_batch.py"), "w") as f:
         f.write("\n".join(lines) + "\n")

@@ -24,6 +24,11 @@ class Options:
     known_bugs: bool = True      # constructs of open bugs (bugs36): loop targets in their own range ...
     threads: int = layout.THREADS
 
+    @classmethod
+    def small(cls):
+        """Programs of about 25 lines, for runs through numba-cuda, whose compiler takes some 10 ms a line."""
+        return cls(expr_depth=2, stmts=4, block_depth=2, max_helpers=2)
+
 
 @dataclasses.dataclass
 class Program:
@@ -40,7 +45,7 @@ class Program:
                 if isinstance(node, (ast.FunctionDef, ast.Assign, ast.For, ast.arg)) and \
                         not hasattr(node, "lineno"):
                     node.lineno = 1        # ast.unparse reads it for type comments
-            self._text = ast.unparse(self.tree) + "\n"
+            self._text = ast.unparse(_prune_params(self.tree)) + "\n"
         return self._text
 
 
@@ -637,6 +642,24 @@ class ProgramGen:
         scope.has_sync = True
         self.features.add("shared-sync")
         return [decl, fill, sync]
+
+
+def _prune_params(tree):
+    """The module with prog's unused parameters left out (the batch passes prog only what it names): fewer
+    parameters to type and to lower, for numba-cuda above all, and a shorter program to read."""
+    out = ast.Module(body=list(tree.body), type_ignores=[])
+    for i, fn in enumerate(out.body):
+        if isinstance(fn, ast.FunctionDef) and fn.name == "prog":
+            used = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)}
+            args = [a for a in fn.args.args if a.arg == "t" or a.arg in used]
+            if len(args) != len(fn.args.args):
+                new = ast.FunctionDef(name=fn.name, args=ast.arguments(posonlyargs=[], args=args, vararg=None,
+                                                                       kwonlyargs=[], kw_defaults=[], kwarg=None,
+                                                                       defaults=[]),
+                                      body=fn.body, decorator_list=fn.decorator_list, returns=None, type_params=[])
+                new.lineno = 1
+                out.body[i] = new
+    return out
 
 
 def _ends(body):

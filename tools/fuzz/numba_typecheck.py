@@ -23,14 +23,15 @@ import gen_program  # noqa: E402
 import layout  # noqa: E402
 
 
-def signature():
+def signature(params):
+    """numba-cuda types of prog's parameters (each a name of layout's frame)."""
     from numba import types
     t = lambda n: getattr(types, "boolean" if n == "bool" else n)
-    args = [types.int64]
-    args += [types.Array(t(dt), len(shape), "C") for _, dt, shape in layout.INPUT_ARRAYS]
-    args += [t(n) for _, n in layout.INPUT_SCALARS]
-    args += [types.Array(t(dt), 2, "C") for _, dt in layout.OUTPUTS]
-    return tuple(args)
+    kinds = {"t": types.int64}
+    kinds.update({n: types.Array(t(dt), len(shape), "C") for n, dt, shape in layout.INPUT_ARRAYS})
+    kinds.update({n: t(dt) for n, dt in layout.INPUT_SCALARS})
+    kinds.update({n: types.Array(t(dt), 2, "C") for n, dt in layout.OUTPUTS})
+    return tuple(kinds[p] for p in params)
 
 
 def _no_device_cc():
@@ -49,7 +50,7 @@ def check(prog, directory, k):
     spec = importlib.util.spec_from_file_location(f"tc{k}", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    _, resty = cuda.compile_ptx(mod.prog.py_func, signature(), device=True, cc=(9, 0))
+    _, resty = cuda.compile_ptx(mod.prog.py_func, signature(batch.prog_params(prog.body)), device=True, cc=(9, 0))
     return "bool" if str(resty) == "bool" else str(resty)
 
 
@@ -57,9 +58,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--count", type=int, default=20)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--small", action="store_true", help="the small programs of --numba runs")
     args = ap.parse_args()
     _no_device_cc()
-    opts = gen_program.Options()
+    opts = gen_program.Options.small() if args.small else gen_program.Options()
     arrays, scalars = campaign.batch_inputs(args.seed, 0)
     stats = collections.Counter()
     directory = tempfile.mkdtemp(prefix="typecheck")

@@ -134,8 +134,12 @@ def run(program, arrays, scalars, fma=False):
         outs = [oc.OArr(np.zeros((layout.SLOTS, layout.THREADS), oc._np_dtype(dt)), dt)
                 for _, dt in layout.OUTPUTS]
         threaded = "syncthreads" in program.body
-        rets = _run_threads(prog, lambda g: [V("int64", g)] + ins + scal + outs, layout.BLOCKS,
-                            layout.THREADS_PER_BLOCK, threaded)
+        wanted = prog.__code__.co_varnames[:prog.__code__.co_argcount]
+        by_name = dict(zip([n for n, _, _ in layout.INPUT_ARRAYS], ins))
+        by_name.update(zip([n for n, _ in layout.INPUT_SCALARS], scal))
+        by_name.update(zip([n for n, _ in layout.OUTPUTS], outs))
+        rets = _run_threads(prog, lambda g: [V("int64", g) if n == "t" else by_name[n] for n in wanted],
+                            layout.BLOCKS, layout.THREADS_PER_BLOCK, threaded)
     except Undefined as e:
         raise Reject("undefined", str(e))
     except Uncertain as e:

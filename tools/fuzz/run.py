@@ -46,7 +46,8 @@ def _get_workers():
 
 
 def options(args):
-    o = gen_program.Options()
+    size = args.size or ("small" if args.numba else "normal")
+    o = gen_program.Options.small() if size == "small" else gen_program.Options()
     if args.exclude_known:
         o.known_bugs = False
         o.dangerous = 0.0
@@ -89,7 +90,10 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--numba", action="store_true", help="also compare with numba-cuda (its own process)")
     ap.add_argument("--jobs", type=int, default=1)
-    ap.add_argument("--batch", type=int, default=100, help="programs per compilation")
+    ap.add_argument("--batch", type=int, default=None,
+                    help="programs per compilation (default 100; 200 with --numba)")
+    ap.add_argument("--size", choices=["small", "normal"], default=None,
+                    help="program size (default: normal; small with --numba, whose compiles are slow)")
     ap.add_argument("--out", default="fuzz-out", help="where reproducers of divergences are saved")
     ap.add_argument("--no-reduce", action="store_true")
     ap.add_argument("--reduce-per-kind", type=int, default=2, help="reductions per kind of divergence")
@@ -105,6 +109,8 @@ def main(argv=None):
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)
     args.workdir = tempfile.mkdtemp(prefix="cudajit-fuzz-")
+    if args.batch is None:
+        args.batch = 200 if args.numba else 100
     if args.replay:
         return replay(args)
     tasks = [(b, min(args.batch, args.count - b * args.batch)) for b in range((args.count + args.batch - 1)

@@ -89,7 +89,16 @@ template <class T> CJ_INLINE T brev(T x) {
 namespace cj {
 // abs() of a signed integer keeps its type (Numba); abs(INT_MIN) wraps as in two's complement.
 // (negated through the unsigned type: 0 - INT_MIN in the signed type is undefined, and NVRTC exploits that)
-template <class T> CJ_INLINE T iabs(T x) { return x < T(0) ? wrap_neg(x) : x; }
+// A narrow int's abs is taken in int and narrowed (Numba: abs(int16(-32768)) is -32768): NVRTC made the narrow
+// form PTX abs.s16, which the H200 answered with +32768 for -32768 (the fuzzer's test_integer_literals_keep_...).
+template <class T> CJ_INLINE T iabs(T x) {
+    if constexpr (sizeof(T) < sizeof(int)) {
+        const int w = static_cast<int>(x);
+        return static_cast<T>(w < 0 ? -w : w);
+    } else {
+        return x < T(0) ? wrap_neg(x) : x;
+    }
+}
 // math.frexp / math.modf / cmath.polar return tuples in Python.
 template <class T> CJ_INLINE Tuple<T, int32_t> frexp_tuple(T x) {
     int32_t e;

@@ -2,6 +2,7 @@
 or the compile error that names it, or that the process crashed or hung on it. Errors and crashes that name no
 program are found by halving the batch."""
 import itertools
+import glob
 import json
 import os
 import selectors
@@ -33,10 +34,11 @@ class Worker:
         env = dict(os.environ)
         env.update(self.extra_env)
         if self.flavour == "cudajit":
-            env["PYTHONPATH"] = os.path.join(REPO, "python") + os.pathsep + env.get("PYTHONPATH", "")
+            if glob.glob(os.path.join(REPO, "python", "cudajit", "_core*.so")):    # a source tree built in place
+                env["PYTHONPATH"] = os.path.join(REPO, "python") + os.pathsep + env.get("PYTHONPATH", "")
             env["CUDAJIT_BACKEND"] = self.backend
         self.proc = subprocess.Popen([self.python, os.path.join(HERE, "worker.py"), self.flavour],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None if os.environ.get("FUZZ_WORKER_STDERR") else subprocess.DEVNULL,
                                      env=env, text=True, bufsize=1)
         ready = self._read(120)
         if not ready or not ready.get("ready"):

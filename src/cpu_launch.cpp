@@ -1227,12 +1227,11 @@ void* open_private_copy(const std::string& path) {
     if (!payload)
         throw CompileError("the compiled kernel library " + path + " was removed or changed while it was loaded "
                            "(another process truncated or rewrote the cache entry; it was removed): compile again");
-    static std::atomic<unsigned> counter{0};
     for (const char* base : std::initializer_list<const char*>{std::getenv("TMPDIR"), "/tmp", "/dev/shm"}) {
         if (!base || !*base) continue;
         std::string dir = std::string(base) + "/cudajit-load-XXXXXX";
         if (!mkdtemp(dir.data())) continue;
-        std::string copy = dir + "/" + std::to_string(counter++) + ".so";
+        std::string copy = dir + path.substr(path.rfind('/'));  // its own name, for debuggers' and maps' sake
         int fd = ::open(copy.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700);
         bool written = fd >= 0;
         for (size_t at = 0; written && at < payload->size();) {

@@ -461,9 +461,10 @@ std::string compile(const std::string& source, const std::vector<std::string>& o
     check_loads(*lib, cxx);
 
     if (auto built = cache::read_regular_file(*lib)) cache::store(key, "so", *built);
-    // The library this compile built is what it loads (cpu_launch loads a copy and removes it): the cache entry may be
-    // gone by then (another process's cudajit.cache.clear()). Under a sanitizer a library is loaded in place, so
-    // that reports name a file that stays: the entry, when there is one.
+    // What this compile built is what it loads (cpu_launch loads a copy of it and removes it), not the entry just
+    // stored: another thread's or process's cudajit.cache.clear() may remove that first, and did, again and again,
+    // in a loop of clears. Under a sanitizer the library is loaded in place, so that its reports name a file that
+    // stays: the entry, when there is one.
     if (!sanitize.empty())
         if (auto path = cache::verified_path(key, "so")) {
             std::remove(lib->c_str());

@@ -79,6 +79,9 @@ def test_vector_add(rng, n):
 
 
 def test_compile_is_cached():
+    # A compile returns the library it built (its loader removes it), a later call the cache entry (issue 37: an
+    # entry another process's cudajit.cache.clear() removed before this one loaded it failed the launch).
+    _core.CpuKernel(_core.compile_host(HEADER + VECADD, [], INCLUDE), "cj_k_add_0", False)
     first = _core.compile_host(HEADER + VECADD, [], INCLUDE)
     t = time.perf_counter()
     again = _core.compile_host(HEADER + VECADD, [], INCLUDE)

@@ -20,11 +20,11 @@ def _make_kernel():
 
 
 def _loaded_kernel_libraries():
-    """Kernel libraries mapped into this process: the disk cache names them by their 32-digit key, and the CPU
-    backend maps a private copy of each (cudajit-load-XXXXXX/N.so, unlinked once mapped: see cpu_launch.cpp)."""
-    pattern = re.compile(r"/\S*/(?:[0-9a-f]{32}|cudajit-load-[^/\s]+/\d+)\.so(?: \(deleted\))?$")
+    """Kernel libraries mapped into this process: private copies of cache entries (named by their 32-digit key) or of
+    a compile's own output, removed once mapped (src/cpu_launch.cpp, open_private_copy)."""
+    name = re.compile(r"/\S*/(?:[0-9a-f]{32}|tmp-[0-9a-f]{16}-\d+-\d+)\.so(?: \(deleted\))?$")
     with open("/proc/self/maps") as maps:
-        return {m.group(0) for m in map(pattern.search, maps.read().splitlines()) if m}
+        return {m.group(0) for m in map(name.search, maps.read().splitlines()) if m}
 
 
 def _launch(kern, rng):

@@ -114,16 +114,16 @@ def _build(ks, options):
     ffi.refuse_on_cpu(ks.link_objects)
     if os.environ.get("CUDAJIT_CHECK_NVRTC") == "1":
         check_nvrtc(ks.source, options)
-    path = _core.compile_host(ks.source, host_options(options), _paths.include_dir())
-    try:
-        cpu = _core.CpuKernel(path, ks.entry, bool(ks.uses_barriers), ks.local_bytes)
-    except CompileError as e:
-        if "was removed or changed while it was loaded" not in str(e):
-            raise
-        # Another process removed (cudajit.cache.clear()), truncated or rewrote the cache entry since the compile
-        # verified it: this compiles again (src/cpu_launch.cpp, open_private_copy).
+    for attempt in range(4):
         path = _core.compile_host(ks.source, host_options(options), _paths.include_dir())
-        cpu = _core.CpuKernel(path, ks.entry, bool(ks.uses_barriers), ks.local_bytes)
+        try:
+            cpu = _core.CpuKernel(path, ks.entry, bool(ks.uses_barriers), ks.local_bytes)
+            break
+        except CompileError as e:
+            # Another thread or process removed (cudajit.cache.clear()), truncated or rewrote the cache entry since
+            # the compile verified it: compile again (src/cpu_launch.cpp, open_private_copy), a few times at most.
+            if "was removed or changed while it was loaded" not in str(e) or attempt == 3:
+                raise
     return _cooperative(_core.Kernel(ks.entry, _params(ks), None, cpu, handler, _max_threads(options)), ks, options)
 
 

@@ -3,7 +3,7 @@ and compared with Python's result (or, where Numba's types decide it, the value 
 divergence; tools/fuzz/README.md lists them."""
 import numpy as np
 
-from cudajit import boolean, complex64, cuda, int8, int16, int64, uint8, uint16, uint32, uint64
+from cudajit import boolean, complex64, cuda, int8, int16, int32, int64, uint8, uint16, uint32, uint64
 
 
 # ---- bool() and boolean() of a complex number (Numba: its truth; cudajit refused it: TypingError) ----------------
@@ -130,3 +130,27 @@ def test_negated_integer_constants_wrap_in_their_type(backend):
     for t in range(4):
         want = [65535, 56, -128, 2**64 - 3 - 2**64, (-int(a[t])) % 2**16, ((-(int(a[t]) - 129) + 128) % 256) - 128]
         np.testing.assert_array_equal(out[t], want)
+
+
+# ---- folded integer constants compute as Numba does: operands converted to the operation's types, the result
+# wrapped in its type (uint32(4294967295) * uint32(4294967295) was left to C++ as a 32-bit unsigned product, which
+# also failed to compile in 'min(..., uint64(6))'; uint64(2**64 - 1) // int64(2) folded as Python ints) ---------
+@cuda.jit
+def folded_constants(out, uout):
+    t = cuda.grid(1)
+    s = uint64(0)
+    for i in range(max(min(uint32(4294967295) * uint32(4294967295), uint64(6)), uint64(0)), uint64(11)):
+        s += i
+    uout[t, 0] = s
+    uout[t, 1] = uint32(4294967295) * uint32(4294967295)
+    out[t, 0] = uint64(18446744073709551615) // int64(2)      # int64: -1 // 2
+    out[t, 1] = uint64(18446744073709551615) % int64(7)       # int64: -1 % 7
+    out[t, 2] = int64(9223372036854775807) + int64(1)         # wraps
+    out[t, 3] = int32(-8) >> uint8(1)
+
+
+def test_folded_integer_constants_wrap_as_numba(backend):
+    out, uout = np.zeros((2, 4), np.int64), np.zeros((2, 2), np.uint64)
+    folded_constants[1, 2](out, uout)
+    np.testing.assert_array_equal(uout, [[sum(range(6, 11)), (4294967295 ** 2) % 2**64]] * 2)
+    np.testing.assert_array_equal(out, [[-1 // 2, -1 % 7, -2**63, -8 >> 1]] * 2)

@@ -5,28 +5,6 @@ import os
 import re
 
 import batch
-import layout
-
-KNOWN = [  # (feature or pattern, label): divergences of bugs another engineer is fixing (issue 36, bugs36)
-    ("dangerous-name", "known: bugs36 (d) identifiers colliding with C/C++/runtime names"),
-    ("bugs36a-target-in-range", "known: bugs36 (a) loop target used in its own range"),
-    ("bugs36c-one-path", "known: bugs36 (c) variable bound on one path"),
-]
-
-
-def classify(div, program):
-    """A known-bug label when the reduced program still has a construct of a known open bug, else ''."""
-    text = program.body
-    names = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
-    from gen_program import dangerous_names
-    labels = []
-    if names & set(dangerous_names()):
-        labels.append(KNOWN[0][1])
-    for feat, label in KNOWN[1:]:
-        if feat in program.features:
-            labels.append(label)
-    return "; ".join(labels)
-
 
 def compact(body):
     """The program with prog's parameters cut to those it uses (for reading; not runnable by the batch)."""
@@ -69,4 +47,3 @@ def parse_reproducer(path):
     return seed, ret, body
 
 
-__all__ = ["classify", "compact", "reproducer", "save", "parse_reproducer", "layout"]

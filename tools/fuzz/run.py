@@ -48,8 +48,7 @@ def _get_workers():
 def options(args):
     size = args.size or ("small" if args.numba else "normal")
     o = gen_program.Options.small() if size == "small" else gen_program.Options()
-    if args.exclude_known:
-        o.known_bugs = False
+    if args.no_dangerous:
         o.dangerous = 0.0
     return o
 
@@ -72,7 +71,7 @@ def _task(task):
                                                    fma=args.backend == "gpu")
             except Exception as e:                 # noqa: B902 - an unreduced divergence is still reported
                 print(f"reduction of {d.seed} failed: {e}", file=sys.stderr)
-        label = report.classify(d, small)
+        label = ""
         path = report.save(args.out, d, small, args.backend, label, options(args))
         out.append((d.seed, d.against, d.kind, d.detail, label, path, small.body, small is not d.program))
     return b, count, out, stats
@@ -97,9 +96,8 @@ def main(argv=None):
     ap.add_argument("--out", default="fuzz-out", help="where reproducers of divergences are saved")
     ap.add_argument("--no-reduce", action="store_true")
     ap.add_argument("--reduce-per-kind", type=int, default=2, help="reductions per kind of divergence")
-    ap.add_argument("--exclude-known", action="store_true",
-                    help="leave out constructs of known open bugs (bugs36: dangerous names, loop targets in their "
-                         "own range, variables bound on one path)")
+    ap.add_argument("--no-dangerous", action="store_true",
+                    help="no identifiers from the dangerous set (C macros, C++ keywords, runtime names)")
     ap.add_argument("--python", default=sys.executable, help="interpreter that runs cudajit")
     ap.add_argument("--numba-python", default=sys.executable, help="interpreter that runs numba-cuda")
     ap.add_argument("--timeout", type=int, default=600, help="seconds a batch may take in a worker")

@@ -77,11 +77,19 @@ def _triage(req):
 
 
 def _blame(tb_text, msg, tag):
-    """Program files and batch lines an error names (cudajit's errors cite the user's file:line)."""
-    files = set(int(k) for k in re.findall(rf"{re.escape(tag)}_p(\d+)\.py", tb_text + msg))
-    lines = set(int(k) for k in re.findall(rf"{re.escape(tag)}_batch\.py\", line (\d+)", tb_text + msg))
-    lines |= set(int(k) for k in re.findall(rf"{re.escape(tag)}_batch\.py:(\d+)", tb_text + msg))
-    return sorted(files), sorted(lines)
+    """Program files and batch lines an error names: for the C++ compiler's errors the files of its 'error:'
+    lines (other lines cite callers and includes); for cudajit's own errors (which cite the user's file:line)
+    the first file or batch line the message names."""
+    prog = rf"{re.escape(tag)}_p(\d+)\.py"
+    batchline = rf"{re.escape(tag)}_batch\.py(?:\", line |:)(\d+)"
+    if "rejected the generated source" in msg:
+        files = set(int(k) for k in re.findall(prog + r":\d+:\d+: error:", msg))
+        lines = set(int(k) for k in re.findall(batchline + r":\d+: error:", msg))
+        return sorted(files), sorted(lines)
+    m = re.search(prog + "|" + batchline, msg)
+    if not m:
+        return [], []
+    return ([int(m.group(1))], []) if m.group(1) else ([], [int(m.group(2))])
 
 
 def main():

@@ -108,8 +108,17 @@ def convert_operands(a, b, fa, fb):
     return ca, (b if implicit(b, ca) else cast(b, t))
 
 
+def _wrap_int(v, t):
+    """v wrapped into integer type t, as a cast or an overflow does in Numba."""
+    bits = t.bitwidth
+    v &= (1 << bits) - 1
+    if t.signed and v >> (bits - 1):
+        v -= 1 << bits
+    return v
+
+
 def _fold(op, x, y):
-    """Fold integer constants as Python would, when the result stays in int64 (Numba wraps beyond)."""
+    """Fold integer constants as Python would (the caller wraps the result into the result type)."""
     try:
         r = {"+": lambda: x + y, "-": lambda: x - y, "*": lambda: x * y,
              "//": lambda: x // y if y else None, "%": lambda: x % y if y else None,
@@ -118,7 +127,7 @@ def _fold(op, x, y):
              "**": lambda: x ** y if 0 <= y < 64 else None}[op]()
     except KeyError:
         return None
-    return r if r is not None and -2**63 <= r < 2**63 else None
+    return r
 
 
 # numba-cuda compiles debug kernels with Numba's 'python' error model: these raise ZeroDivisionError, with
@@ -159,8 +168,15 @@ def binary(cx, node, op, a, b):
         b = _checked_divisor(cx, node, op, ret, b)
     if (a.is_const and b.is_const and T.is_int(ret) and isinstance(a.const, int) and isinstance(b.const, int)
             and not isinstance(a.const, bool) and not isinstance(b.const, bool)):
-        r = _fold(op, a.const, b.const)
+        # Numba converts the operands to the case's types (a shift's count to the result type), computes, and
+        # wraps: uint64(2**64 - 1) // int64(2) is -1 // 2, uint32(4294967295) * uint32(4294967295) wraps in uint64
+        x = _wrap_int(a.const, ret if op in ("<<", ">>") else fa)
+        y = _wrap_int(b.const, ret if op in ("<<", ">>") else fb)
+        r = _fold(op, x, y)
         if r is not None:
+            r = _wrap_int(r, ret)
+            if r >= 2**63:
+                return Value(ret, cpp_int_literal(r, ret), PRIMARY, const=r, nonneg=True)
             return cast(Value(T.int64, cpp_int_literal(r), PRIMARY if r >= 0 else UNARY, const=r, nonneg=r >= 0), ret)
     if op in ("<<", ">>"):
         fn = "shl" if op == "<<" else "shr"

@@ -11,4 +11,10 @@ namespace cj {
 // Registers `m` (a lock that is never destroyed) and returns it: `std::mutex& m = remade_after_fork(*new std::mutex);`.
 std::mutex& remade_after_fork(std::mutex& m);
 
+// Registers `m` (never destroyed) to be taken before every fork and released after it in parent and child: a fork
+// waits until no thread holds it. For a lock around a library's calls whose own state a fork mid-call would leave
+// locked in the child (NVRTC): the child then finds the library between calls. Its holders must never wait for the
+// GIL (the forking thread holds it) nor fork.
+std::mutex& held_across_fork(std::mutex& m);
+
 }  // namespace cj

@@ -182,9 +182,14 @@ std::string program_log(const Api& a, nvrtcProgram prog) {
     return log;
 }
 
+// Held around NVRTC's calls: a fork waits for them (fork_safety.h), so that a child does not find NVRTC's own state
+// locked by a thread it does not have (os.fork() while another thread compiled: issue 37).
+std::mutex& g_compiling = held_across_fork(*new std::mutex);
+
 Result compile_uncached(const std::string& source, const std::string& name,
                         const std::vector<std::string>& options, int arch, bool want_cubin, bool minimal) {
     const Api& a = api();
+    std::lock_guard<std::mutex> one_at_a_time(g_compiling);
     Program p{a};
     nvrtcResult r = a.nvrtcCreateProgram(&p.prog, source.c_str(), name.c_str(), 0, nullptr,
                                          nullptr);

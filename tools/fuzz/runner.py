@@ -18,6 +18,16 @@ REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 _tags = itertools.count()
 
 
+def cudajit_path():
+    """Where the worker imports cudajit from: where this interpreter finds it (an installed package or
+    PYTHONPATH), else this checkout's python/ folder. The fuzzer's own process never imports it."""
+    import importlib.util
+    spec = importlib.util.find_spec("cudajit")
+    if spec is not None and spec.origin:
+        return os.path.dirname(os.path.dirname(spec.origin))
+    return os.path.join(REPO, "python")
+
+
 class Worker:
     """A worker process for one flavour: 'cudajit' (backend cpu or gpu) or 'numba' (its own interpreter)."""
 
@@ -33,7 +43,7 @@ class Worker:
         env = dict(os.environ)
         env.update(self.extra_env)
         if self.flavour == "cudajit":
-            env["PYTHONPATH"] = os.path.join(REPO, "python") + os.pathsep + env.get("PYTHONPATH", "")
+            env["PYTHONPATH"] = cudajit_path() + os.pathsep + env.get("PYTHONPATH", "")
             env["CUDAJIT_BACKEND"] = self.backend
         self.proc = subprocess.Popen([self.python, os.path.join(HERE, "worker.py"), self.flavour],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,

@@ -4,6 +4,7 @@ must compute, with an error bound per float; a program whose result is undefined
 raises Reject (it is then no test and another is generated)."""
 import ast
 import threading
+import types
 import traceback
 import warnings
 
@@ -28,52 +29,50 @@ class Reject(Exception):
         self.kind, self.why = kind, why
 
 
-class _TypedLiterals(ast.NodeTransformer):
-    """Every number literal of the program becomes ``_L(value)``, a value of the type Numba gives it, so that
-    an expression of literals alone (``~False``, ``2 ** -1``) computes as Numba does, not as Python does.
-    ``-5`` is one literal, as CPython folds it and Numba sees it."""
+class _NumbaBooleans(ast.NodeTransformer):
+    """`not x`, `x is y` and `x is not y` give Python bools; in the oracle they give Numba booleans
+    (``_B(...)``), so that ``~(not x)`` inverts a boolean as Numba does."""
 
     def visit_UnaryOp(self, node):
-        if isinstance(node.op, ast.Not):        # `not x` is a Numba boolean (Python's `not` gives a Python bool)
-            self.generic_visit(node)
-            return ast.copy_location(ast.Call(func=ast.Name(id="_B", ctx=ast.Load()), args=[node], keywords=[]),
-                                     node)
-        if isinstance(node.op, (ast.USub, ast.UAdd)) and isinstance(node.operand, ast.Constant) \
-                and type(node.operand.value) in (int, float, complex):
-            v = node.operand.value
-            return self._wrap(ast.copy_location(ast.Constant(value=-v if isinstance(node.op, ast.USub) else v),
-                                                node))
-        return self.generic_visit(node)
+        self.generic_visit(node)
+        return self._wrap(node) if isinstance(node.op, ast.Not) else node
 
     def visit_Compare(self, node):
-        """`a is None` and `a is not None` as Numba booleans (Python's `is` gives a Python bool)."""
         self.generic_visit(node)
         if len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)):
-            return ast.copy_location(ast.Call(func=ast.Name(id="_B", ctx=ast.Load()), args=[node], keywords=[]),
-                                     node)
-        return node
-
-    def visit_Constant(self, node):
-        if type(node.value) in (bool, int, float, complex):
             return self._wrap(node)
         return node
 
     @staticmethod
     def _wrap(node):
-        return ast.copy_location(ast.Call(func=ast.Name(id="_L", ctx=ast.Load()), args=[node], keywords=[]), node)
+        name = ast.copy_location(ast.Name(id="_B", ctx=ast.Load()), node)
+        return ast.copy_location(ast.Call(func=name, args=[node], keywords=[]), node)
+
+
+def _typed_constants(code):
+    """The code object with every number constant a values.Lit. CPython has already folded constant
+    sub-expressions (``~False`` is the constant -1, ``10 ** -6`` is 1e-06) when it compiled the function, and
+    Numba, which reads the bytecode, types exactly these constants: so does the oracle."""
+    def conv(c):
+        if type(c) in (bool, int, float, complex):
+            return literal(c)
+        if type(c) is tuple:
+            return tuple(conv(x) for x in c)
+        if isinstance(c, types.CodeType):
+            return _typed_constants(c)
+        return c
+    return code.replace(co_consts=tuple(conv(c) for c in code.co_consts))
 
 
 def oracle_code(body, filename):
-    """The program as the oracle runs it: its functions, with typed literals."""
-    tree = _TypedLiterals().visit(ast.parse(body))
-    ast.fix_missing_locations(tree)
-    return compile(tree, filename, "exec")
+    """The program as the oracle runs it: its functions, with Numba's booleans and typed constants."""
+    tree = _NumbaBooleans().visit(ast.parse(body))
+    return _typed_constants(compile(tree, filename, "exec"))
 
 
 def namespace():
     env = ob.make_builtins()
     env["math"], env["cmath"], env["cuda"] = ob.make_math(), ob.make_cmath(), oc.make_cuda()
-    env["_L"] = literal
     env["_B"] = lambda b: V("bool", bool(b))
     return env
 

@@ -2,6 +2,7 @@
 templates in substance) and computes the C library's result (NaN and inf where Python's ``math`` would raise),
 marking what correct implementations may compute differently as approximate (values.V.e)."""
 import cmath as _cmath
+import functools
 import math
 import math as _math
 import types as _types
@@ -14,6 +15,7 @@ from values import V, Uncertain, _approx_core, binop, cast, lift
 from numeric import Undefined
 
 
+@functools.lru_cache(maxsize=None)
 def _numpy_unify(*ts):
     """numba's unify_types for numbers: NumPy's promotion."""
     r = ts[0]

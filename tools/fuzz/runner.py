@@ -2,7 +2,6 @@
 or the compile error that names it, or that the process crashed or hung on it. Errors and crashes that name no
 program are found by halving the batch."""
 import itertools
-import glob
 import json
 import os
 import selectors
@@ -17,6 +16,16 @@ import layout
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 _tags = itertools.count()
+
+
+def cudajit_path():
+    """Where the worker imports cudajit from: where this interpreter finds it (an installed package or
+    PYTHONPATH), else this checkout's python/ folder. The fuzzer's own process never imports it."""
+    import importlib.util
+    spec = importlib.util.find_spec("cudajit")
+    if spec is not None and spec.origin:
+        return os.path.dirname(os.path.dirname(spec.origin))
+    return os.path.join(REPO, "python")
 
 
 class Worker:
@@ -34,8 +43,7 @@ class Worker:
         env = dict(os.environ)
         env.update(self.extra_env)
         if self.flavour == "cudajit":
-            if glob.glob(os.path.join(REPO, "python", "cudajit", "_core*.so")):    # a source tree built in place
-                env["PYTHONPATH"] = os.path.join(REPO, "python") + os.pathsep + env.get("PYTHONPATH", "")
+            env["PYTHONPATH"] = cudajit_path() + os.pathsep + env.get("PYTHONPATH", "")
             env["CUDAJIT_BACKEND"] = self.backend
         self.proc = subprocess.Popen([self.python, os.path.join(HERE, "worker.py"), self.flavour],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None if os.environ.get("FUZZ_WORKER_STDERR") else subprocess.DEVNULL,

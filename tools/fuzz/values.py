@@ -111,7 +111,7 @@ def complex_part(x, which):
 
 def lift(x):
     """A Python literal of the program (or a value) as a V: ints are int64, floats float64, as Numba types them."""
-    if isinstance(x, V):
+    if type(x) is V or type(x) is Lit:
         return x
     if isinstance(x, bool):
         return V("bool", x)
@@ -138,7 +138,8 @@ def eps(t):
 
 def cast(x, t):
     """Numba's conversion of a V to type t (an implicit or explicit cast)."""
-    x = lift(x)
+    if type(x) is not V and type(x) is not Lit:
+        x = lift(x)
     if x.t == t:
         return x
     if x.e:

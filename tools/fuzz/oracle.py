@@ -3,6 +3,7 @@
 must compute, with an error bound per float; a program whose result is undefined or implementation-defined
 raises Reject (it is then no test and another is generated)."""
 import ast
+import dis
 import threading
 import types
 import traceback
@@ -34,6 +35,8 @@ class _NumbaBooleans(ast.NodeTransformer):
     (``_B(...)``), so that ``~(not x)`` inverts a boolean as Numba does."""
 
     def visit_UnaryOp(self, node):
+        if _folded_by_cpython(node):
+            return node           # ``~(not False)`` is the constant -2 in the bytecode Numba reads: leave it so
         self.generic_visit(node)
         return self._wrap(node) if isinstance(node.op, ast.Not) else node
 
@@ -47,6 +50,16 @@ class _NumbaBooleans(ast.NodeTransformer):
     def _wrap(node):
         name = ast.copy_location(ast.Name(id="_B", ctx=ast.Load()), node)
         return ast.copy_location(ast.Call(func=name, args=[node], keywords=[]), node)
+
+
+def _folded_by_cpython(node):
+    """Whether CPython's compiler turns the expression into one constant (as it does ``not False``)."""
+    if not all(isinstance(n, (ast.Constant, ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop))
+               for n in ast.walk(node)):
+        return False
+    code = compile(ast.Expression(body=node), "<constant>", "eval")
+    return [i.opname for i in dis.get_instructions(code) if i.opname not in ("RESUME", "NOP", "CACHE")] in \
+        (["LOAD_CONST", "RETURN_VALUE"], ["RETURN_CONST"])
 
 
 def _typed_constants(code):

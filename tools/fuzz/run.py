@@ -118,6 +118,7 @@ def main(argv=None):
     reduced = manager.dict()
     total = collections.Counter()
     diverged = set()
+    refusals = collections.Counter()       # numba-cuda's refusals by kind: each costs a recompile of its batch
     done = 0
     ctx = multiprocessing.get_context("fork")
     with ctx.Pool(args.jobs, initializer=_init, initargs=(args, reduced)) as pool:
@@ -126,6 +127,9 @@ def main(argv=None):
             for k, v in stats.items():
                 if isinstance(v, int):
                     total[k] += v
+                elif k == "numba refusals":
+                    import reduce
+                    refusals.update(reduce.error_key(why or "") for _, why in v)
                 elif not args.quiet and k == "generator errors":
                     for seed, why in v:
                         print(f"generator error at {seed}: {why.splitlines()[0]}", file=sys.stderr)
@@ -139,6 +143,8 @@ def main(argv=None):
                 rate = done / (time.time() - t0)
                 print(f"[{done}/{args.count} programs, {len(diverged)} divergent, {rate:.1f} programs/s]",
                       file=sys.stderr, flush=True)
+    for why, n in refusals.most_common(12):
+        print(f"numba-cuda refused {n}: {why}")
     print(f"\nstatistics: {dict(total)}; {time.time() - t0:.0f} s")
     print(f"{args.count} programs, {len(diverged)} divergences")
     return 1 if diverged else 0

@@ -9,7 +9,9 @@ f32, f64, i32, i64, u64 = T.float32, T.float64, T.int32, T.int64, T.uint64
 c8, c16 = T.complex64, T.complex128
 
 UNARY = [(f64, (i64,)), (f64, (u64,)), (f32, (f32,)), (f64, (f64,))]
-UNARY_HALF = [(T.float16, (T.float16,))] + UNARY    # numba-cuda's fp16 math: half in, half out
+# numba-cuda's fp16 math: half in, half out, last as in its table (a bool ties every case and takes the first:
+# math.exp(True) is float64, not float16)
+UNARY_HALF = UNARY + [(T.float16, (T.float16,))]
 # numba-cuda's bf16 module overloads these for bfloat16 (bfloat16 in and out); other math functions take it as float32
 BF16_MATH = ("trunc", "ceil", "floor", "sqrt", "log", "log10", "cos", "sin", "tanh", "exp", "exp2")
 UNARY_BF16 = [(T.bfloat16, (T.bfloat16,))]             # last: it never takes a tie from the others
@@ -20,7 +22,7 @@ CLASSIFY = [(T.boolean, (i64,)), (T.boolean, (u64,)), (T.boolean, (T.float16,)),
             (T.boolean, (f64,))]
 LDEXP = [(f32, (f32, i32)), (f64, (f64, i32))]
 FREXP = [(T.Tuple([f32, i32]), (f32,)), (T.Tuple([f64, i32]), (f64,))]
-MODF = [(T.UniTuple(f32, 2), (f32,)), (T.UniTuple(f64, 2), (f64,))]
+MODF = [(T.UniTuple(f64, 2), (f64,)), (T.UniTuple(f32, 2), (f32,))]     # numba-cuda's order: modf(True) is float64
 C_UNARY = [(c8, (c8,)), (c16, (c16,))]
 C_LOG = C_UNARY + [(c8, (c8, c8)), (c16, (c16, c16))]     # cmath.log(z) and cmath.log(z, base)
 C_UNARY_WIDE = [(c16, (c8,)), (c16, (c16,))]     # numba-cuda: complex128 also for complex64 (float64 constants)

@@ -4,6 +4,7 @@ divergence; tools/fuzz/README.md lists them."""
 import math
 
 import numpy as np
+import pytest
 
 from cudajit import boolean, complex64, cuda, int8, int16, int32, int64, uint8, uint16, uint32, uint64
 
@@ -206,3 +207,39 @@ def test_inverted_booleans_as_numba(backend, rng):
     run_inverted_bools[1, 16](flags, xs, out, inv)
     np.testing.assert_array_equal(out, xs)
     np.testing.assert_array_equal(inv, ~flags)
+
+
+# ---- negation and abs() of 8- and 16-bit integers: Numba computes them in the operand's type, so -int16(-32768)
+# and abs(int16(-32768)) are -32768. On the H200, CUDA 13.0's ptxas answered PTX neg.s16 / abs.s16 of -32768 followed
+# by a sign extension with +32768 (it dropped the extension); the results are now wrapped by inline PTX ----------
+@cuda.jit(device=True)
+def stored_twice(outf, outi, i, k, r):
+    outf[i, k] = r
+    outi[i, k] = r
+
+
+@cuda.jit
+def narrow_neg_abs(x, outf, outi):
+    i = cuda.grid(1)
+    if i < x.size:
+        v = x[i]
+        stored_twice(outf, outi, i, 0, -v)
+        stored_twice(outf, outi, i, 1, abs(v))
+        outi[i, 2] = -v
+        outi[i, 3] = abs(v)
+        outf[i, 2] = -v
+        outf[i, 3] = abs(v)
+
+
+@pytest.mark.parametrize("dt", ["i1", "i2", "u1", "u2"])
+def test_narrow_negation_and_abs_wrap_in_their_type(backend, rng, dt):
+    info = np.iinfo(dt)
+    x = rng.integers(info.min, info.max, 64, endpoint=True).astype(dt)
+    x[:6] = [info.min, info.max, 0, 1, info.min + 1, info.max - 1]
+    outf, outi = np.zeros((64, 4)), np.zeros((64, 4), np.int64)
+    narrow_neg_abs[1, 64](x, outf, outi)
+    with np.errstate(over="ignore"):
+        neg, ab = np.negative(x), np.abs(x)                # NumPy wraps in the type, as Numba does
+    want = np.stack([neg, ab, neg, ab], axis=1).astype(np.int64)
+    np.testing.assert_array_equal(outi, want)
+    np.testing.assert_array_equal(outf, want.astype(np.float64))

@@ -92,8 +92,21 @@ def test_integer_arithmetic_matches_numba_cuda(both, rng, ta, tb):
     b[b == 0] = 3                                         # division by zero is checked separately
     outf, outi = np.zeros((n, len(INT_OPS))), np.zeros((n, len(INT_OPS)), np.int64)
     (cf, ci), (nf, ni) = _run_both(both, "int_ops", (a, b), (outf, outi))
-    _assert_columns_agree(f"{ta} op {tb}", INT_OPS,
-                          lambda k: (ci[:, k] == ni[:, k]) & _same_bits(cf[:, k], nf[:, k]), cf, nf, {"x": a, "y": b})
+    # -x and abs(x) of the most negative 8- or 16-bit x: Numba computes them in x's type, so they are x itself
+    # (NumPy's wrap; numba.njit agrees). numba-cuda 0.30.4 on the H200 answers +2**15 in the int64 column (CUDA
+    # 13.0's ptxas drops the sign extension after PTX neg.s16/abs.s16, see kernels/cudajit/arith.h): on those rows
+    # cudajit is held to Numba's rule, not to numba-cuda's answer.
+    edge = (a == np.iinfo(a.dtype).min) if a.dtype.kind == "i" and a.dtype.itemsize < 4 else np.zeros(n, bool)
+    with np.errstate(over="ignore"):
+        numba_rule = {INT_OPS.index("neg"): np.negative(a).astype(np.int64),
+                      INT_OPS.index("abs"): np.abs(a).astype(np.int64)}
+
+    def agree(k):
+        same = (ci[:, k] == ni[:, k]) & _same_bits(cf[:, k], nf[:, k])
+        if k in numba_rule:
+            same |= edge & (ci[:, k] == numba_rule[k]) & (cf[:, k] == numba_rule[k])
+        return same
+    _assert_columns_agree(f"{ta} op {tb}", INT_OPS, agree, cf, nf, {"x": a, "y": b})
 
 
 @pytest.mark.parametrize("ta,tb", [("i8", "i8"), ("u4", "u4"), ("f8", "f8"), ("f4", "f4"), ("i4", "f8")])

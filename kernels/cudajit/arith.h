@@ -105,8 +105,28 @@ template <class T, class N> CJ_INLINE T shr(T a, N n) {
     return T(a >> unsigned(n));
 }
 
+// An 8- or 16-bit result computed in int, wrapped to its type by inline PTX on the GPU. CUDA 13.0's ptxas (sm_90,
+// NVRTC's cubin) answers PTX neg.s16 of -32768 followed by cvt.s64.s16 with +32768, and abs.s16 likewise: it keeps
+// narrow values in 32-bit registers and drops the sign extension it believes redundant. LLVM folds any C++ spelling
+// of the wrap (casts, shifts, masks) back into neg.s16/abs.s16; inline PTX it cannot see through.
+template <class T> CJ_INLINE T narrow_from_int(int w) {
+    static_assert(sizeof(T) < sizeof(int), "narrow_from_int: 8- and 16-bit types only");
+#if defined(__CUDA_ARCH__)
+    constexpr int bits = 8 * int(sizeof(T));
+    if constexpr (is_signed_v<T>) {
+        asm("shl.b32 %0, %0, %1;\n\tshr.s32 %0, %0, %1;" : "+r"(w) : "n"(32 - bits));
+    } else {
+        asm("and.b32 %0, %0, %1;" : "+r"(w) : "n"((1 << bits) - 1));
+    }
+#endif
+    return static_cast<T>(w);
+}
+
 // Numba's integer negation: in the operand's own type (wrapping: -int8(-128) is -128), widened afterwards.
-template <class T> CJ_INLINE T wrap_neg(T x) { return T(uint_like_t<T>(0) - uint_like_t<T>(x)); }
+template <class T> CJ_INLINE T wrap_neg(T x) {
+    if constexpr (sizeof(T) < sizeof(int)) return narrow_from_int<T>(-static_cast<int>(x));
+    else return T(uint_like_t<T>(0) - uint_like_t<T>(x));
+}
 
 // Python's two-argument min/max: the first argument unless the second compares strictly less/greater, so
 // max(nan, 1.0) is nan and max(1.0, nan) is 1.0, and max(0.0, -0.0) is 0.0. The compiler uses these for

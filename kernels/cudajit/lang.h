@@ -89,12 +89,12 @@ template <class T> CJ_INLINE T brev(T x) {
 namespace cj {
 // abs() of a signed integer keeps its type (Numba); abs(INT_MIN) wraps as in two's complement.
 // (negated through the unsigned type: 0 - INT_MIN in the signed type is undefined, and NVRTC exploits that)
-// A narrow int's abs is taken in int and narrowed (Numba: abs(int16(-32768)) is -32768): NVRTC made the narrow
-// form PTX abs.s16, which the H200 answered with +32768 for -32768 (the fuzzer's test_integer_literals_keep_...).
+// A narrow int's abs is taken in int and wrapped by narrow_from_int (Numba: abs(int16(-32768)) is -32768): PTX
+// abs.s16 of -32768 gave +32768 on the H200 (arith.h says why).
 template <class T> CJ_INLINE T iabs(T x) {
     if constexpr (sizeof(T) < sizeof(int)) {
         const int w = static_cast<int>(x);
-        return static_cast<T>(w < 0 ? -w : w);
+        return narrow_from_int<T>(w < 0 ? -w : w);
     } else {
         return x < T(0) ? wrap_neg(x) : x;
     }

@@ -1,6 +1,8 @@
 """Many programs in one compilation: each program is a module of its own (its names are its own, as a user's
-would be), and one kernel calls every program's ``prog`` and stores its result. The same files serve cudajit and
-numba-cuda: only the header line that imports ``cuda`` and the type names differs."""
+would be), and one kernel calls program ``sel``'s ``prog`` and stores its result; the worker launches it once per
+program. One launch per program, not one call after another in one launch: a program that raises (numba-cuda,
+without debug, then ends the thread) would otherwise leave every later program's results unwritten. The same files
+serve cudajit and numba-cuda: only the header line that imports ``cuda`` and the type names differs."""
 import ast
 import dataclasses
 import os
@@ -62,14 +64,24 @@ def write(directory, tag, bodies, rets, flavour):
     lines = [header.rstrip("\n")]
     for k in range(len(bodies)):
         lines.append(f"from {tag}_p{k} import prog as p{k}")
-    lines += ["", "", "@cuda.jit", f"def fuzz_batch({', '.join(kernel_params())}):", "    t = cuda.grid(1)"]
+    lines += ["", "", "@cuda.jit", f"def fuzz_batch({', '.join(kernel_params() + ['sel'])}):", "    t = cuda.grid(1)"]
     call_lines = {}
     outputs = {n for n, _ in layout.OUTPUTS}
-    for k, (body, ret) in enumerate(zip(bodies, rets)):
-        res = layout.result_array(ret)
-        args = [f"{p}[{k}]" if p in outputs else p for p in prog_params(body)]
-        lines.append(f"    {res}[{k}, t] = p{k}({', '.join(args)})")
-        call_lines[len(lines) + header.count("\n") - 1] = k
+
+    def dispatch(lo, hi, indent):             # a binary tree of ifs on sel: nesting log2(count) deep
+        if hi - lo == 1:
+            res = layout.result_array(rets[lo])
+            args = [f"{p}[{lo}]" if p in outputs else p for p in prog_params(bodies[lo])]
+            lines.append(f"{indent}{res}[{lo}, t] = p{lo}({', '.join(args)})")
+            call_lines[len(lines) + header.count("\n") - 1] = lo
+            return
+        mid = (lo + hi) // 2
+        lines.append(f"{indent}if sel < {mid}:")
+        dispatch(lo, mid, indent + "    ")
+        lines.append(f"{indent}else:")
+        dispatch(mid, hi, indent + "    ")
+    if bodies:
+        dispatch(0, len(bodies), "    ")
     with open(os.path.join(directory, f"{tag}_batch.py"), "w") as f:
         f.write("\n".join(lines) + "\n")
     return Batch(directory, tag, len(bodies), call_lines, list(rets))

@@ -171,15 +171,14 @@ def idivmod(x, y, t):
 
 
 def ipow(a, b, t, literal):
-    """Numba's integer power a ** b in type t: int_power_impl, or static_power_impl for a literal exponent
-    (which inverts the wrapped power: 0 gives the zero-division value, anything but +-1 gives 0)."""
+    """Numba's integer power a ** b in type t: int_power_impl, for a literal exponent too (``literal`` is kept for
+    the callers but changes nothing): numba-cuda 0.30.4 types ``x ** -3`` with an int64 exponent, so its
+    static_power_impl, which would invert the wrapped power (2**31 ** -3 -> 0 -> INT_MIN), is never used; its PTX
+    tests the base (0 -> INT_MIN, +-1 -> +-1, else 0)."""
     bits = BITS[t]
     a = wrap(a, t)
     if b < 0:
         zerodiv = wrap(-1 << (bits - 1), t)
-        if literal:
-            res = wrap(pow(a, -b, 1 << bits), t)
-            return zerodiv if res == 0 else res if res in (1, -1) else 0
         if a == 0:
             return zerodiv
         if a == 1:
@@ -187,14 +186,15 @@ def ipow(a, b, t, literal):
         if a == -1:
             return 1 if b % 2 == 0 else -1
         return 0
-    if b > 0x10000 and not literal:
+    if b > 0x10000:
         raise Undefined("integer power computed with math.pow")
     return wrap(pow(a, b, 1 << bits), t)
 
 
 def fpow_int(a, b, t, literal):
-    """float ** integer as Numba computes it: repeated squaring in t's precision, then 1/r for negative b."""
-    if not literal and abs(b) > 0x10000:
+    """float ** integer as Numba computes it: repeated squaring in t's precision, then 1/r for negative b (a literal
+    exponent alike: see ipow)."""
+    if abs(b) > 0x10000:
         return round_float(math.pow(a, float(b)) if a != 0 or b >= 0 else math.inf, t)
     exp, invert = abs(b), b < 0
     r, x = 1.0, a

@@ -5,7 +5,9 @@ and saves it. Reproducible from --seed.
 
   python3 tools/fuzz/run.py --backend cpu|gpu --count N --seed S [--numba] [--jobs J]
 
-The last line printed is exactly 'N programs, M divergences' (M: programs that diverged)."""
+The last line printed is exactly 'N programs, M divergences' (M: programs where cudajit's results differ from the
+oracle's, or from numba-cuda's where numba-cuda agrees with the oracle). With --numba, programs where numba-cuda
+alone departs from the oracle (cudajit agreeing with it) are listed and counted on a line of their own."""
 import argparse
 import collections
 import multiprocessing
@@ -64,7 +66,7 @@ def _task(task):
     for d in divs:
         key = (d.against, d.kind, _sig_key(d))
         small, label = d.program, ""
-        if not args.no_reduce and _reduced.get(key, 0) < args.reduce_per_kind:
+        if not args.no_reduce and d.against != "numba-only" and _reduced.get(key, 0) < args.reduce_per_kind:
             _reduced[key] = _reduced.get(key, 0) + 1
             try:
                 small = campaign.reduce_divergence(d, workers, args.workdir, arrays, scalars,
@@ -118,6 +120,7 @@ def main(argv=None):
     reduced = manager.dict()
     total = collections.Counter()
     diverged = set()
+    numba_only = set()                     # numba-cuda departs from Python, cudajit does not: for review
     refusals = collections.Counter()       # numba-cuda's refusals by kind: each costs a recompile of its batch
     done = 0
     ctx = multiprocessing.get_context("fork")
@@ -134,6 +137,11 @@ def main(argv=None):
                     for seed, why in v:
                         print(f"generator error at {seed}: {why.splitlines()[0]}", file=sys.stderr)
             for seed, against, kind, detail, label, path, body, reduced_ in out:
+                if against == "numba-only":
+                    numba_only.add(seed)
+                    print(f"\n=== numba-cuda departs from Python at {seed} (cudajit agrees with Python): {path}")
+                    print(detail[:600])
+                    continue
                 diverged.add(seed)
                 print(f"\n=== divergence {seed} against {against}: {kind}" + (f" [{label}]" if label else ""))
                 print(detail[:1500])
@@ -146,6 +154,8 @@ def main(argv=None):
     for why, n in refusals.most_common(12):
         print(f"numba-cuda refused {n}: {why}")
     print(f"\nstatistics: {dict(total)}; {time.time() - t0:.0f} s")
+    if args.numba:
+        print(f"{len(numba_only)} programs where numba-cuda departs from Python and cudajit does not (listed above)")
     print(f"{args.count} programs, {len(diverged)} divergences")
     return 1 if diverged else 0
 
@@ -183,6 +193,12 @@ def replay(args):
         nb = runner.run_programs(workers["numba"], args.workdir, [(prog.body, prog.ret)], inputs)
         p = campaign.judge_pair(outs.get(0), nb.get(0), exp)
         print(f"against numba-cuda: {p[0] + ': ' + p[1] if p else 'same results or numba-cuda failed'}")
+        if p and args.reduce and not v:
+            div = campaign.Divergence(seed, "numba", p[0], p[1], prog, set())
+            small = campaign.reduce_divergence(div, workers, args.workdir, arrays, scalars,
+                                               fma=args.backend == "gpu", log=print)
+            path = report.save(args.out, div, small, args.backend, "")
+            print(f"--- minimal program against numba-cuda ({path}):\n" + report.compact(small.body))
     for w in workers.values():
         w.stop()
     return 1 if v else 0

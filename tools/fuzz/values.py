@@ -369,10 +369,27 @@ def _complex_div(a, b, c, d, part):
                    f(nm.fdiv, f(nm.fsub, f(nm.fmul, b, ratio), a), denom))
 
 
+def _cuda_cpow(a, b):
+    """numba-cuda's complex power (cpow_internal in its mathimpl.py, which cudajit's cmathfuncs.h follows), not
+    CPython's: 0j ** inf is nan there (phase 0 * inf), 0j in CPython."""
+    if b.real == 0 and b.imag == 0:
+        return complex(1.0, 0.0)
+    if a.real == 0 and b.real == 0:
+        return complex(0.0, 0.0)
+    vabs = math.hypot(a.real, a.imag)
+    length = math.pow(vabs, b.real)
+    at = math.atan2(a.imag, a.real)
+    phase = at * b.real
+    if b.imag != 0:
+        length /= math.exp(at * b.imag)
+        phase += b.imag * math.log(vabs)
+    return complex(length * math.cos(phase), length * math.sin(phase))
+
+
 def _complex_pow(x, y, t):
     try:
-        r = x.v ** y.v
-    except (ZeroDivisionError, OverflowError):
+        r = _cuda_cpow(x.v, y.v)
+    except (ZeroDivisionError, OverflowError, ValueError):
         raise Undefined("complex power at a pole or overflowing")
     r = nm.round_complex(r, t)
     if not (math.isfinite(r.real) and math.isfinite(r.imag)):

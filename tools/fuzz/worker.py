@@ -38,8 +38,15 @@ def _run(req):
     scalars = [scal[n] for n, _ in layout.INPUT_SCALARS]
     outs, res = layout.make_outputs(count)
     mod = importlib.import_module(f"{tag}_batch")
-    args = arrays + scalars + [res[n] for n, _ in layout.RESULTS] + [outs[n] for n, _ in layout.OUTPUTS]
-    mod.fuzz_batch[layout.BLOCKS, layout.THREADS_PER_BLOCK](*args)
+    cuda = mod.cuda
+    d_arrays = [cuda.to_device(a) for a in arrays]
+    d_res = {n: cuda.to_device(res[n]) for n, _ in layout.RESULTS}
+    d_outs = {n: cuda.to_device(outs[n]) for n, _ in layout.OUTPUTS}
+    args = d_arrays + scalars + [d_res[n] for n, _ in layout.RESULTS] + [d_outs[n] for n, _ in layout.OUTPUTS]
+    for k in range(count):                   # one launch per program (batch.py says why)
+        mod.fuzz_batch[layout.BLOCKS, layout.THREADS_PER_BLOCK](*args, np.int64(k))
+    res = {n: a.copy_to_host() for n, a in d_res.items()}
+    outs = {n: a.copy_to_host() for n, a in d_outs.items()}
     path = os.path.join(d, f"{tag}_{req.get('flavour', 'out')}.npz")
     np.savez(path, **res, **outs)
     return {"ok": True, "results": path}
@@ -57,12 +64,13 @@ def _triage(req):
     outs, res = layout.make_outputs(1)
     args = [data[n] for n, _, _ in layout.INPUT_ARRAYS] + \
         [np.int64(data["sn"]), np.int32(data["sk"]), np.float32(data["sx"]), float(data["sy"]), np.uint64(data["su"]),
-         bool(data["sb"])] + [res[n] for n, _ in layout.RESULTS] + [outs[n] for n, _ in layout.OUTPUTS]
+         bool(data["sb"])] + [res[n] for n, _ in layout.RESULTS] + [outs[n] for n, _ in layout.OUTPUTS] + \
+        [np.int64(0)]
     argtypes = tuple(typeof(a) for a in args)
     failed = {}
     for k in range(count):
-        call = next(ln for ln in batch_text if f"= p{k}(t, " in ln).replace(f"[{k}, t]", "[0, t]") \
-            .replace(f"[{k}]", "[0]")
+        call = "    " + next(ln for ln in batch_text if re.search(rf"= p{k}\(t[,)]", ln)).strip() \
+            .replace(f"[{k}, t]", "[0, t]").replace(f"[{k}]", "[0]")
         src = "\n".join(header + [f"from {tag}_p{k} import prog as p{k}", "", "", "@cuda.jit",
                                    params.replace("fuzz_batch", "one"), "    t = cuda.grid(1)", call]) + "\n"
         path = os.path.join(d, f"{tag}_k{k}.py")

@@ -243,3 +243,27 @@ def test_narrow_negation_and_abs_wrap_in_their_type(backend, rng, dt):
     want = np.stack([neg, ab, neg, ab], axis=1).astype(np.int64)
     np.testing.assert_array_equal(outi, want)
     np.testing.assert_array_equal(outf, want.astype(np.float64))
+
+
+# ---- an integer converted to an 8- or 16-bit type wraps (Numba), and stays wrapped when widened again: on the H200
+# uint32(int16(0 - ih[t])) gave 32768 for ih[t] = -32768 (ptxas dropped the sign extension; fuzz seed 23 69/80) --
+@cuda.jit
+def narrow_casts(x, out):
+    t = cuda.grid(1)
+    if t < x.size:
+        out[t, 0] = uint32(int16(uint8(0) - x[t]))
+        out[t, 1] = int64(int8(x[t] * 3))
+        out[t, 2] = uint32(uint16(x[t] - 7))
+        out[t, 3] = int64(int16(uint16(x[t])))
+        out[t, 4] = int64(uint8(int8(x[t])))
+
+
+def test_narrow_integer_casts_wrap_and_widen(backend, rng):
+    x = rng.integers(-2**40, 2**40, 64)
+    x[:6] = [-32768, 32768, 32767, -129, 255, 65535]
+    out = np.zeros((64, 5), np.int64)
+    narrow_casts[1, 64](x, out)
+    want = np.stack([(-x).astype(np.int16).astype(np.uint32), (x * 3).astype(np.int8),
+                     (x - 7).astype(np.uint16).astype(np.uint32), x.astype(np.uint16).astype(np.int16),
+                     x.astype(np.int8).astype(np.uint8)], axis=1).astype(np.int64)
+    np.testing.assert_array_equal(out, want)

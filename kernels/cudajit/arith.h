@@ -122,6 +122,10 @@ template <class T> CJ_INLINE T narrow_from_int(int w) {
     return static_cast<T>(w);
 }
 
+// An integer converted to an 8- or 16-bit integer type (Numba wraps: int16(32768) is -32768). On the GPU the same
+// ptxas fault as above turned uint32(int16(32768)) into 32768.
+template <class T, class S> CJ_INLINE T narrow_int(S x) { return narrow_from_int<T>(static_cast<int>(x)); }
+
 // Numba's integer negation: in the operand's own type (wrapping: -int8(-128) is -128), widened afterwards.
 template <class T> CJ_INLINE T wrap_neg(T x) {
     if constexpr (sizeof(T) < sizeof(int)) return narrow_from_int<T>(-static_cast<int>(x));

@@ -383,7 +383,12 @@ def _cuda_cpow(a, b):
     if b.imag != 0:
         length /= math.exp(at * b.imag)
         phase += b.imag * math.log(vabs)
-    return complex(length * math.cos(phase), length * math.sin(phase))
+    # len * (cos(phase) + sin(phase) * 1j) in complex arithmetic, term by term as numba-cuda (and cmathfuncs.h)
+    # compute it: the signs of zero parts come from these products
+    def mul(x, y):
+        return complex(x.real * y.real - x.imag * y.imag, x.real * y.imag + x.imag * y.real)
+    unit = complex(math.cos(phase), 0.0) + mul(complex(math.sin(phase), 0.0), complex(0.0, 1.0))
+    return mul(complex(length, 0.0), unit)
 
 
 def _complex_pow(x, y, t):

@@ -170,6 +170,11 @@ def cast(v, t):
             return Value(t, f"({v.at(PRIMARY)}.re != 0 || {v.at(PRIMARY)}.im != 0)", LOR)
         return Value(t, f"({v.at(REL)} != 0)", PRIMARY)
     nonneg = v.nonneg or (T.is_int(t) and not t.signed)
+    if T.is_int(t) and t.bitwidth < 32 and T.is_int(v.type) and (
+            v.type.bitwidth > t.bitwidth or (v.type.bitwidth == t.bitwidth and v.type.signed != t.signed)):
+        # an integer that may not fit an 8- or 16-bit type: wrapped by inline PTX on the GPU (arith.h: ptxas
+        # dropped the sign extension of int16(32768) when it was widened again)
+        return Value(t, f"cj::narrow_int<{t.cpp}>({v.code})", nonneg=nonneg)
     return Value(t, f"{t.cpp}({v.code})", nonneg=nonneg if T.is_number(t) else False)
 
 

@@ -352,6 +352,8 @@ void bind_launch(py::module_& m) {
     m.def("register_scalar_type", &register_scalar_type, py::arg("type"), py::arg("typestr"), py::arg("tag") = 0,
           "Teach the dispatcher a scalar type, packed as `typestr`; `tag` tells apart types packed alike "
           "(datetime64 units).");
+    m.def("stream_handle", &stream_handle, py::arg("stream"),
+          "The CUstream, as an int, of anything that names a stream (the one normaliser: cuda.streams uses it).");
     m.def("register_stream_type", &register_stream_type, py::arg("type"),
           "Tell the launch path cuda.Stream, whose _handle it then reads without the handle property.");
 

@@ -1028,41 +1028,80 @@ uintptr_t handle_value(PyObject* o) {
 
 PyTypeObject* g_stream_type = nullptr;  // cudajit.cuda.Stream (register_stream_type), whose _handle is read directly
 
-// A stream given as 0/None, an int handle, our Stream (._handle, set once at its making), Numba's (.handle.value),
-// or CuPy's (.ptr).
+namespace {
+// A type's name as Python's type(o).__name__ says it ("ndarray", not "numpy.ndarray")
+std::string short_type_name(PyObject* o) {
+    const char* name = Py_TYPE(o)->tp_name;
+    const char* dot = std::strrchr(name, '.');
+    return dot ? dot + 1 : name;
+}
+
+[[noreturn]] void not_a_stream(PyObject* o) {
+    throw py::type_error("cannot use " + short_type_name(o) +
+                         " as a CUDA stream (pass a cuda.stream(), an int handle or 0)");
+}
+
+// o.name, or an empty object where o has no such attribute (any other error propagates)
+py::object attribute(PyObject* o, const char* name) {
+    py::object a = py::reinterpret_steal<py::object>(PyObject_GetAttrString(o, name));
+    if (!a) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) throw py::error_already_set();
+        PyErr_Clear();
+    }
+    return a;
+}
+
+// The handle another library's stream attribute holds: None (0), an int, a ctypes pointer (.value, None for 0) or
+// an object int() takes (cuda-python's CUstream).
+uintptr_t foreign_handle(PyObject* owner, const py::object& h) {
+    if (h.is_none()) return 0;
+    if (PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr())) return handle_value(h.ptr());
+    py::object v = attribute(h.ptr(), "value");
+    if (v) {
+        if (v.is_none()) return 0;
+        if (PyLong_Check(v.ptr()) && !PyBool_Check(v.ptr())) return handle_value(v.ptr());
+    }
+    py::object n = py::reinterpret_steal<py::object>(PyNumber_Long(h.ptr()));
+    if (!n) {
+        PyErr_Clear();
+        not_a_stream(owner);
+    }
+    return handle_value(n.ptr());
+}
+}  // namespace
+
+// The one normaliser of a stream argument, for the launch path and for Python (cuda.streams.stream_handle is this
+// function): None and 0 are the default stream; our Stream (its _handle, set once at its making); an int or any
+// integer with __index__ (NumPy's), in [0, 2**64); never a bool. Other libraries' streams: the __cuda_stream__
+// protocol first (cuda.core; CuPy's and PyTorch's streams have it too), then the first of .cuda_stream (PyTorch),
+// .ptr (CuPy) and .handle (Numba) the object has.
 uintptr_t stream_handle(py::handle s) {
-    static PyObject* const own_name = PyUnicode_InternFromString("_handle");
-    static PyObject* const names[] = {PyUnicode_InternFromString("handle"), PyUnicode_InternFromString("ptr"),
-                                      PyUnicode_InternFromString("cuda_stream")};
-    static PyObject* const value_name = PyUnicode_InternFromString("value");
+    PyObject* o = s.ptr();
     if (s.is_none()) return 0;
-    if (PyLong_Check(s.ptr())) return handle_value(s.ptr());
-    if (Py_TYPE(s.ptr()) == g_stream_type) {
-        py::object h = py::reinterpret_steal<py::object>(PyObject_GetAttr(s.ptr(), own_name));
+    if (PyBool_Check(o)) throw py::type_error("a stream cannot be a bool");
+    if (PyLong_Check(o)) return handle_value(o);
+    if (Py_TYPE(o) == g_stream_type) {
+        py::object h = py::reinterpret_steal<py::object>(PyObject_GetAttrString(o, "_handle"));
         if (h && PyLong_CheckExact(h.ptr())) return handle_value(h.ptr());
         PyErr_Clear();  // not set yet: the general path below says what is wrong
     }
-    // o.name, or an empty object where o has no such attribute (any other error propagates)
-    auto attribute = [](PyObject* o, PyObject* name) {
-        py::object a = py::reinterpret_steal<py::object>(PyObject_GetAttr(o, name));
-        if (!a) {
-            if (!PyErr_ExceptionMatches(PyExc_AttributeError)) throw py::error_already_set();
+    if (PyIndex_Check(o)) {
+        py::object i = py::reinterpret_steal<py::object>(PyNumber_Index(o));
+        if (!i) {  // a NumPy array of more than one element has __index__ too
             PyErr_Clear();
+            not_a_stream(o);
         }
-        return a;
-    };
-    // The first of .handle, .ptr and .cuda_stream that the object has; an int, or an object with an int .value
-    for (PyObject* name : names) {
-        py::object h = attribute(s.ptr(), name);
-        if (!h) continue;
-        if (h.is_none()) return 0;
-        if (PyLong_Check(h.ptr())) return handle_value(h.ptr());
-        py::object v = attribute(h.ptr(), value_name);
-        if (!v) continue;
-        if (v.is_none()) return 0;
-        if (PyLong_Check(v.ptr())) return handle_value(v.ptr());
+        return handle_value(i.ptr());
     }
-    throw py::type_error(std::string("stream must be a cudajit Stream, an int handle or 0, not ") + Py_TYPE(s.ptr())->tp_name);
+    if (py::object proto = attribute(o, "__cuda_stream__")) {
+        py::object pair = proto();
+        if (!PyTuple_Check(pair.ptr()) || PyTuple_GET_SIZE(pair.ptr()) != 2)
+            throw py::type_error(short_type_name(o) + ".__cuda_stream__() must return a (version, handle) tuple");
+        return foreign_handle(o, py::reinterpret_borrow<py::object>(PyTuple_GET_ITEM(pair.ptr(), 1)));
+    }
+    for (const char* name : {"cuda_stream", "ptr", "handle"})
+        if (py::object h = attribute(o, name)) return foreign_handle(o, h);
+    not_a_stream(o);
 }
 
 void register_stream_type(py::handle type) {

@@ -315,6 +315,55 @@ def test_a_launcher_keeps_its_stream_alive(backend):
     assert ref() is None
 
 
+class _CUstreamLike:  # cuda-python's CUstream: int() gives the handle
+    def __int__(self):
+        return 0x7777
+
+
+class _Both:  # __cuda_stream__ wins over the attributes, as in cuda.core's protocol
+    ptr = 0x1111
+
+    def __cuda_stream__(self):
+        return (0, 0x2222)
+
+
+class _BadProtocol:
+    def __cuda_stream__(self):
+        return 0x3333
+
+
+class _NumbaCUstream:
+    handle = _CUstreamLike()
+
+
+def test_one_stream_normaliser_for_python_and_launches(backend):
+    """cuda.streams.stream_handle and a launch configuration read a stream through one normaliser (the core's):
+    the same handle for every kind of stream, the same refusal for what is not one (issue 39: the two disagreed on
+    __cuda_stream__, on bools and on the order of the attributes)."""
+    @cuda.jit
+    def nothing(a):
+        pass
+    s = cuda.stream()
+    good = [(None, 0), (0, 0), (77, 77), (np.int64(88), 88), (np.uint32(5), 5), (s, s.handle), (_Ptr(), 0x1234),
+            (_TorchLike(), 0x5678), (_NumbaLike(), 0x9ABC), (_NumbaDefault(), 0), (_CudaCore(), 0x4242),
+            (_Both(), 0x2222), (_NumbaCUstream(), 0x7777), (2**64 - 1, 2**64 - 1)]
+    for obj, handle in good:
+        assert streams.stream_handle(obj) == handle, obj
+        assert nothing[1, 32, obj].stream == handle, obj
+    bad = [(True, TypeError, "a stream cannot be a bool"), (False, TypeError, "a stream cannot be a bool"),
+           ("stream", TypeError, "cannot use str as a CUDA stream"),
+           (np.array([1, 2]), TypeError, "cannot use ndarray as a CUDA stream"),
+           (1.5, TypeError, "cannot use float as a CUDA stream"),
+           (-1, ValueError, r"stream handle -1 is not a pointer value in \[0, 2\*\*64\)"),
+           (2**64, ValueError, "is not a pointer value"),
+           (_BadProtocol(), TypeError, r"__cuda_stream__\(\) must return a \(version, handle\) tuple")]
+    for obj, exc, message in bad:
+        with pytest.raises(exc, match=message):
+            streams.stream_handle(obj)
+        with pytest.raises(exc, match=message):
+            nothing[1, 32, obj]
+
+
 class _RaisingHandle:
     @property
     def handle(self):
@@ -337,7 +386,7 @@ def test_launch_configurations_read_every_kind_of_stream(backend):
         assert (launcher.stream, launcher.griddim, launcher.blockdim) == (handle, (1, 1, 1), (32, 1, 1))
     with pytest.raises(RuntimeError, match="this stream was closed"):   # the property's own error, unchanged
         nothing[1, 32, _RaisingHandle()]
-    with pytest.raises(TypeError, match="stream must be a cudajit Stream.*str"):
+    with pytest.raises(TypeError, match="cannot use str as a CUDA stream"):
         nothing[1, 32, "stream"]
     with pytest.raises(cuda.LaunchError, match="launch configuration"):
         nothing[1, 32, 0, 0, 0]

@@ -8,7 +8,6 @@ keeps ``elapsed_time`` meaningful for timing code written for the GPU.
 
 import contextlib
 import itertools
-import operator
 import time
 
 from cudajit import _backend, _core
@@ -169,38 +168,12 @@ def _external(ptr, device=-1):
 def stream_handle(stream):
     """The CUstream of anything that names a stream, as an int.
 
-    Accepts None and 0 (the default stream), our :class:`Stream`, an int, and other libraries'
-    streams: ``__cuda_stream__()`` (cuda.core), ``.cuda_stream`` (PyTorch), ``.ptr`` (CuPy),
-    ``.handle`` (Numba; an int, a ctypes pointer or a cuda-python CUstream).
+    Accepts None and 0 (the default stream), our :class:`Stream`, an int (NumPy integers too; never a bool), and
+    other libraries' streams: ``__cuda_stream__()`` (cuda.core, CuPy, PyTorch), else ``.cuda_stream`` (PyTorch),
+    ``.ptr`` (CuPy) or ``.handle`` (Numba; an int, a ctypes pointer or a cuda-python CUstream). One normaliser
+    serves Python and the launch path alike: the C++ core's (src/launch.cpp).
     """
-    if stream is None:
-        return 0
-    if isinstance(stream, Stream):
-        return stream.handle
-    if isinstance(stream, bool):
-        raise TypeError("a stream cannot be a bool")
-    if isinstance(stream, int) or hasattr(stream, "__index__"):     # also NumPy integers
-        try:
-            stream = operator.index(stream)
-        except TypeError:            # a NumPy array of more than one element has __index__ too
-            raise TypeError(f"cannot use {type(stream).__name__} as a CUDA stream (pass a cuda.stream(), an int "
-                            f"handle or 0)") from None
-        if not 0 <= stream < 1 << 64:
-            raise ValueError(f"stream handle {stream} is not a pointer value in [0, 2**64)")
-        return stream
-    proto = getattr(stream, "__cuda_stream__", None)
-    if proto is not None:
-        return int(proto()[1])
-    for attr in ("cuda_stream", "ptr", "handle"):
-        h = getattr(stream, attr, None)
-        if h is None:
-            continue
-        if isinstance(h, int):
-            return h
-        value = getattr(h, "value", h)  # ctypes c_void_p: .value is None for 0
-        return int(value or 0)
-    raise TypeError(f"cannot use {type(stream).__name__} as a CUDA stream (pass a cuda.stream(), an int handle or 0)")
-
+    return _core.stream_handle(stream)
 
 
 _core.register_stream_type(Stream)  # a launch reads a Stream's _handle directly (src/launch.cpp, stream_handle)

@@ -267,3 +267,24 @@ def test_narrow_integer_casts_wrap_and_widen(backend, rng):
                      (x - 7).astype(np.uint16).astype(np.uint32), x.astype(np.uint16).astype(np.int16),
                      x.astype(np.int8).astype(np.uint8)], axis=1).astype(np.int64)
     np.testing.assert_array_equal(out, want)
+
+
+# ---- integer ** negative literal: numba-cuda lowers it with int_power_impl, which tests the base (0 -> the
+# INT_MIN bit pattern, +-1 -> +-1, else 0); the tester's oracle had modelled static_power_impl, which inverts the
+# wrapped power (uint32(2**31) ** -3 would wrap to 0 and give INT_MIN). Kept as the record of numba-cuda's rule ----
+@cuda.jit
+def negative_literal_powers(x, out):
+    t = cuda.grid(1)
+    if t < x.size:
+        out[t, 0] = x[t] ** -3
+        out[t, 1] = x[t] ** -2
+
+
+def test_integer_power_of_a_negative_literal_tests_the_base(backend, rng):
+    x = rng.integers(-2**40, 2**40, 32)
+    x[:6] = [0, 1, -1, 2**31, 2**32, -2]
+    out = np.zeros((32, 2), np.int64)
+    negative_literal_powers[1, 32](x, out)
+    base_rule = np.where(x == 0, np.iinfo(np.int64).min, np.where(np.abs(x) == 1, x, 0))
+    even = np.where(x == 0, np.iinfo(np.int64).min, np.where(np.abs(x) == 1, 1, 0))
+    np.testing.assert_array_equal(out, np.stack([base_rule, even], axis=1))

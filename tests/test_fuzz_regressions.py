@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from cudajit import boolean, complex64, cuda, int8, int16, int32, int64, uint8, uint16, uint32, uint64
+from cudajit import boolean, complex64, cuda, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64
 
 
 # ---- bool() and boolean() of a complex number (Numba: its truth; cudajit refused it: TypingError) ----------------
@@ -288,3 +288,50 @@ def test_integer_power_of_a_negative_literal_tests_the_base(backend, rng):
     base_rule = np.where(x == 0, np.iinfo(np.int64).min, np.where(np.abs(x) == 1, x, 0))
     even = np.where(x == 0, np.iinfo(np.int64).min, np.where(np.abs(x) == 1, 1, 0))
     np.testing.assert_array_equal(out, np.stack([base_rule, even], axis=1))
+
+
+# ---- +0.0 - x where x converts an integer: GCC 12 folds `0.0 - double(i)` into `-double(i)` (even at -O0), which
+# is -0.0 for i == 0; Python and Numba give 0.0 (CPU backend, fuzz seed 31, 6/14) ----------------------------------
+@cuda.jit
+def zero_minus_converted(ih, x, out):
+    t = cuda.grid(1)
+    if t < ih.size:
+        out[t, 0] = uint64(0) - float64(ih[t])
+        out[t, 1] = 0.0 - float64(ih[t])
+        out[t, 2] = 0 - x[t]
+        out[t, 3] = -0.0 - float64(ih[t])
+
+
+def test_zero_minus_a_converted_integer_keeps_the_sign_of_zero(backend, rng):
+    ih = rng.integers(-5, 5, 64).astype(np.int16)
+    ih[:4] = 0
+    x = rng.normal(size=64)
+    x[:3] = [0.0, -0.0, np.inf]
+    out = np.full((64, 4), 7.0)
+    zero_minus_converted[1, 64](ih, x, out)
+    f = ih.astype(np.float64)
+    want = np.stack([0.0 - f, 0.0 - f, 0.0 - x, -0.0 - f], axis=1)
+    np.testing.assert_array_equal(out, want)
+    np.testing.assert_array_equal(np.signbit(out), np.signbit(want))
+
+
+# ---- a statement that CPython folds to a constant is dropped (Numba never sees it): `2**62 << 2` alone compiles,
+# although its value does not fit in 64 bits (cudajit raised "Int value is too large"; fuzz seed 31, 5/96) -------
+@cuda.jit(device=True)
+def folded_statement(t):
+    4611686018427387904 << 2
+    -(1 << 63) - 1
+    return t + 1
+
+
+@cuda.jit
+def run_folded_statement(out):
+    t = cuda.grid(1)
+    if t < out.size:
+        out[t] = folded_statement(t)
+
+
+def test_a_folded_constant_statement_is_dropped(backend):
+    out = np.zeros(16, np.int64)
+    run_folded_statement[1, 16](out)
+    np.testing.assert_array_equal(out, np.arange(1, 17))

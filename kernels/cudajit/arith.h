@@ -126,6 +126,10 @@ template <class T> CJ_INLINE T narrow_from_int(int w) {
 // ptxas fault as above turned uint32(int16(32768)) into 32768.
 template <class T, class S> CJ_INLINE T narrow_int(S x) { return narrow_from_int<T>(static_cast<int>(x)); }
 
+// +0.0 - x, as IEEE computes it (+0.0 for x == +-0.0). Written out because GCC 12 folds the expression
+// `0.0 - double(i)` into `-double(i)`, -0.0 for i == 0, even at -O0 (the fuzzer's uint64(0) - float64(ih[t])).
+template <class T> CJ_INLINE T zero_minus(T x) { return x == T(0) ? T(0) : -x; }
+
 // Numba's integer negation: in the operand's own type (wrapping: -int8(-128) is -128), widened afterwards.
 template <class T> CJ_INLINE T wrap_neg(T x) {
     if constexpr (sizeof(T) < sizeof(int)) return narrow_from_int<T>(-static_cast<int>(x));

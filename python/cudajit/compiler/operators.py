@@ -6,6 +6,7 @@ C++'s own arithmetic conversions would not give the same value, so ``a[i] + b[i]
 """
 import enum
 import itertools
+import math
 import operator
 
 import numpy as np
@@ -195,6 +196,10 @@ def binary(cx, node, op, a, b):
         if fa != fb:                  # int64 / uint64: each operand becomes a float64 on its own (Numba)
             return Value(ret, f"cj::truediv({typed(a, T.float64).code}, {typed(b, T.float64).code})")
         return Value(ret, f"cj::truediv({typed(a, fa).code}, {typed(b, fb).code})")
+    if (op == "-" and T.is_float(ret) and ca.is_const and isinstance(ca.const, (int, float))
+            and ca.const == 0 and math.copysign(1.0, ca.const) > 0):
+        # +0.0 - x: GCC 12 folds `0.0 - double(i)` into `-double(i)`, which is -0.0 for i == 0 (Python: 0.0)
+        return Value(ret, f"cj::zero_minus({cb.code})")
     prec = _INFIX_PREC[op]
     code = f"{ca.at(prec)} {op} {cb.at(prec + 1)}"
     if ret == T.boolean:                      # bool & bool: C++ gives int

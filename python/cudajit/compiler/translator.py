@@ -14,6 +14,7 @@ from . import coarsen, records, types as T
 from .closures import ClosureMixin, closure_value
 from .errors import CONSTRUCT_HINTS, describe_construct, typing_error, unsupported
 from .evalorder import EvalOrderMixin
+from .frontend import NOT_FOLDED, TOO_LARGE, python_folded
 from .innerdefs import InnerDef
 from .expressions import ExpressionMixin
 from .loops import LoopMixin
@@ -451,6 +452,10 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin, ClosureMixi
 
     def stmt_Expr(self, node):
         if isinstance(node.value, ast.Constant):         # docstrings and bare constants do nothing
+            return
+        folded = python_folded(node.value)
+        if folded is not NOT_FOLDED and folded is not TOO_LARGE:
+            # CPython drops a statement that folds to a constant (`2**62 << 2`): Numba never sees it
             return
         v = self.visit_expr(node.value)
         if isinstance(v, Value) and v.code and v.type != T.undefined:

@@ -230,6 +230,17 @@ class Dispatcher {
 // True for an argument the dispatcher keys and packs as it is (a scalar, a device array): no conversion first.
 bool takes_as_is(PyObject* o);
 
+// The launch limits of a device: the GPU's (launch.cpp, from the driver) or the CPU backend's, which mirror a current
+// NVIDIA GPU so that a configuration valid on one is valid on the other.
+struct DeviceLimits {
+    int max_grid[3];
+    int max_block[3];
+    int max_shared_optin;
+    int sms, threads_per_sm;  // the GPU's multiprocessors and the threads each can hold
+};
+extern const DeviceLimits kCpuLimits;
+
+// launch_config.cpp: a stream argument as a CUstream (the one normaliser), and the configuration of kernel[...].
 uintptr_t stream_handle(pybind11::handle stream);
 // Tells stream_handle the Python Stream class of cuda/streams.py, whose _handle it then reads directly.
 void register_stream_type(pybind11::handle type);

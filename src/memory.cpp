@@ -1,5 +1,6 @@
 #include "memory.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -55,6 +56,19 @@ void check_alloc(CUresult r, const char* call, size_t n, const char* what) {
 
 CUstream as_stream(uintptr_t s) { return reinterpret_cast<CUstream>(s); }
 
+// The current device's total memory, asked once per device (0: unknown). An allocation larger than it is refused
+// without the driver call, which could only fail: compute-sanitizer's memcheck reports every failing API call, and a
+// program that asks for more than the device has is told so (MemoryError) either way. No lock: racing threads store
+// the same value, and a lock held by another thread across fork() would stay held in the child.
+size_t device_total_bytes(int device) {
+    static std::atomic<size_t> totals[64];
+    if (device < 0 || device >= 64) return 0;
+    size_t bytes = totals[device].load(std::memory_order_relaxed);
+    if (bytes == 0 && drv::api().cuDeviceTotalMem(&bytes, ctx::current_cu_device()) == CUDA_SUCCESS)
+        totals[device].store(bytes, std::memory_order_relaxed);
+    return bytes;
+}
+
 }  // namespace
 
 Backend current_backend() { return g_backend; }
@@ -78,6 +92,11 @@ DeviceBuffer::DeviceBuffer(size_t nbytes, uintptr_t stream) : nbytes_(nbytes), b
     size_t bytes = block_cache::allocation_size(nbytes);
     ptr_ = block_cache::take(device_, bytes, stream);
     if (ptr_) return;
+    if (size_t total = device_total_bytes(device_); total && bytes > total) {
+        block_cache::release(device_);  // as any out-of-memory does: the cached blocks go back to the driver
+        throw OutOfMemory("cannot allocate " + std::to_string(nbytes) + " bytes of device memory: the device has " +
+                          std::to_string(total));
+    }
     CUmemoryPool pool = ipc::pool(device_);  // exportable: arrays can be shared with other processes (ipc.h)
     CUdeviceptr p = 0;
     CUresult r = drv::api().cuMemAllocFromPoolAsync(&p, bytes, pool, as_stream(stream));

@@ -18,6 +18,7 @@ from .errors import CONSTRUCT_HINTS, describe_construct, require_literal
 from ..errors import CudaJitError, TypingError
 from .frontend import NOT_FOLDED, TOO_LARGE, canonical_name, python_folded
 from .indexing import IndexingMixin
+from . import methods
 from .methods import call_value_method, reinterpret
 from .operators import PY_OPS, binary, compare, unary
 from .storage import compiler_name
@@ -292,36 +293,9 @@ class ExpressionMixin(IndexingMixin):
 
     def value_attribute(self, node, v, attr):
         t = v.type
-        if isinstance(t, T.Array):
-            if attr == "shape":
-                return tuple_value(T.UniTuple(T.int64, t.ndim),
-                                   [Value(T.int64, f"{v.at(PRIMARY)}.shape[{k}]", nonneg=True) for k in range(t.ndim)])
-            if attr == "strides":
-                return tuple_value(T.UniTuple(T.int64, t.ndim),
-                                   [Value(T.int64, f"{v.at(PRIMARY)}.strides[{k}]") for k in range(t.ndim)])
-            if attr == "size":
-                return Value(T.int64, f"{v.at(PRIMARY)}.size()", nonneg=True)
-            if attr == "ndim":
-                return const_value(t.ndim)
-            if attr == "dtype":
-                return Symbol("type", t.dtype)
-            if attr == "itemsize":
-                return const_value(t.dtype.dtype.itemsize)
-            if attr == "T" and t.ndim <= 2:
-                return self.transpose(v)
-            if attr == "nbytes":
-                return Value(T.int64, f"({v.at(PRIMARY)}.size() * {t.dtype.dtype.itemsize})", nonneg=True)
-            if attr in ("real", "imag") and t.ndim >= 1:
-                return self.component_view(node, v, attr)
-            if attr == "ctypes":
-                return Value(T.ArrayCTypes(t), v.code, v.prec)
-            if isinstance(t.dtype, T.Record) and attr in t.dtype.fields:
-                return records.field_view(self, node, v, attr)
-            self.unsupported(node, f"array attribute '.{attr}' is not supported in CUDA kernels")
-        if isinstance(t, T.ArrayCTypes):
-            if attr == "data":
-                return Value(T.uintp, f"reinterpret_cast<uintptr_t>({v.at(PRIMARY)}.data)", nonneg=True)
-            self.unsupported(node, f"'.ctypes.{attr}' is not supported in CUDA kernels (only '.ctypes.data')")
+        found = methods.value_attribute(self, node, v, attr)     # arrays' and the other registered kinds'
+        if found is not None:
+            return found
         if isinstance(t, vectors.Vector):
             return vectors.attribute(self, node, v, attr)
         if isinstance(t, T.Record):

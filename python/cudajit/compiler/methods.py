@@ -1,10 +1,16 @@
-"""Methods of kernel values other than complex ``conjugate``: ``array.reshape(...)``, ``.transpose()``,
-``.view(dtype)``, the whole-array reductions (``a.sum()``, ``a.max()``, ... : reductions.py) and
-``int.bit_count()``. NumPy's other array methods allocate, which numba-cuda's kernels do not ("Unsupported NumPy
-features: array methods"): they are an UnsupportedError naming the method."""
-from . import reductions
+"""Methods and attributes of kernel values, registered by (kind, name) as intrinsics are by name: the array methods
+(``.reshape(...)``, ``.transpose()``, ``.view(dtype)``, the whole-array reductions ``a.sum()``, ``a.max()``, ...
+from reductions.py), the array attributes (``.shape``, ``.size``, ``.T``, ``.real``, ...), ``.ctypes.data`` and
+``int.bit_count()``. A new one is one ``@method(kind, name)`` or ``@attribute(kind, name)`` function here (or in
+the module of its family); the translator asks ``call_value_method`` and ``value_attribute`` and knows no names.
+NumPy's other array methods allocate, which numba-cuda's kernels do not ("Unsupported NumPy features: array
+methods"): they are an UnsupportedError naming the method."""
+from . import records, reductions
 from . import types as T
-from .values import Value
+from .values import PRIMARY, Symbol, Value, const_value, tuple_value
+
+METHODS = {}       # (kind, name) -> impl(cx, node, value, args, kwargs): a Value, or None to decline
+ATTRIBUTES = {}    # (kind, name) -> impl(cx, node, value, name): a Value, or None to decline
 
 # NumPy array methods a user may reach for that allocate; numba-cuda offers none of them in kernels.
 _NUMPY_ARRAY_METHODS = {
@@ -14,29 +20,133 @@ _NUMPY_ARRAY_METHODS = {
 }
 
 
+def value_kind(t):
+    """The kind a value's methods and attributes are registered under: 'array', 'array.ctypes', 'int' or None."""
+    if isinstance(t, T.Array):
+        return "array"
+    if isinstance(t, T.ArrayCTypes):
+        return "array.ctypes"
+    if T.is_int(t):
+        return "int"
+    return None
+
+
+def method(kind, *names):
+    """Register ``impl(cx, node, value, args, kwargs)`` as the method ``name`` of values of ``kind``."""
+    def register(impl):
+        for n in names:
+            METHODS[(kind, n)] = impl
+        return impl
+    return register
+
+
+def attribute(kind, *names):
+    """Register ``impl(cx, node, value, name)`` as the attribute ``name`` of values of ``kind``."""
+    def register(impl):
+        for n in names:
+            ATTRIBUTES[(kind, n)] = impl
+        return impl
+    return register
+
+
 def call_value_method(cx, node, v, name, args, kwargs):
     """The method ``name`` of the Value ``v`` called with ``args``, or None when ``v``'s type has no such method."""
-    t = v.type
-    if isinstance(t, T.Array) and name == "reshape":
-        return _reshape(cx, node, v, args, kwargs)
-    if isinstance(t, T.Array) and name == "transpose" and not args and not kwargs and t.ndim <= 2:
-        return cx.transpose(v)
-    if isinstance(t, T.Array) and name == "view":
-        return _view(cx, node, v, args, kwargs)
-    if isinstance(t, T.Array) and reductions.is_method(name):
+    kind = value_kind(v.type)
+    impl = METHODS.get((kind, name))
+    if impl is not None:
+        return impl(cx, node, v, args, kwargs)
+    if kind == "array" and reductions.is_method(name):
         return reductions.array_method(cx, node, v, name, args, kwargs)
-    if isinstance(t, T.Array) and name in _NUMPY_ARRAY_METHODS:
+    if kind == "array" and name in _NUMPY_ARRAY_METHODS:
         cx.unsupported(node, f"the array method .{name}() is not supported in CUDA kernels",
                        "numba-cuda's kernels allocate no arrays: of the array methods they have the views "
                        "(.reshape, .view, .transpose, .T, .real, .imag) and the whole-array reductions "
                        "(.sum(), .max(), ...); loop over the elements instead")
-    if T.is_int(t) and name == "bit_count":
-        if args or kwargs:
-            cx.error(node, "int.bit_count() takes no arguments")
-        return Value(t, f"cj::bit_count({v.code})", nonneg=True)
     return None
 
 
+def value_attribute(cx, node, v, attr):
+    """The registered attribute ``attr`` of ``v`` (a record array's field included), or None: the translator then
+    tries the attributes of other kinds of value."""
+    kind = value_kind(v.type)
+    impl = ATTRIBUTES.get((kind, attr))
+    found = impl(cx, node, v, attr) if impl is not None else None
+    if found is not None:
+        return found
+    t = v.type
+    if kind == "array":
+        if isinstance(t.dtype, T.Record) and attr in t.dtype.fields:
+            return records.field_view(cx, node, v, attr)
+        cx.unsupported(node, f"array attribute '.{attr}' is not supported in CUDA kernels")
+    if kind == "array.ctypes":
+        cx.unsupported(node, f"'.ctypes.{attr}' is not supported in CUDA kernels (only '.ctypes.data')")
+    return None
+
+
+# ---- arrays -------------------------------------------------------------------------------------------------------
+@attribute("array", "shape")
+def _shape(cx, node, v, name):
+    return tuple_value(T.UniTuple(T.int64, v.type.ndim),
+                       [Value(T.int64, f"{v.at(PRIMARY)}.shape[{k}]", nonneg=True) for k in range(v.type.ndim)])
+
+
+@attribute("array", "strides")
+def _strides(cx, node, v, name):
+    return tuple_value(T.UniTuple(T.int64, v.type.ndim),
+                       [Value(T.int64, f"{v.at(PRIMARY)}.strides[{k}]") for k in range(v.type.ndim)])
+
+
+@attribute("array", "size")
+def _size(cx, node, v, name):
+    return Value(T.int64, f"{v.at(PRIMARY)}.size()", nonneg=True)
+
+
+@attribute("array", "ndim")
+def _ndim(cx, node, v, name):
+    return const_value(v.type.ndim)
+
+
+@attribute("array", "dtype")
+def _dtype(cx, node, v, name):
+    return Symbol("type", v.type.dtype)
+
+
+@attribute("array", "itemsize")
+def _itemsize(cx, node, v, name):
+    return const_value(v.type.dtype.dtype.itemsize)
+
+
+@attribute("array", "nbytes")
+def _nbytes(cx, node, v, name):
+    return Value(T.int64, f"({v.at(PRIMARY)}.size() * {v.type.dtype.dtype.itemsize})", nonneg=True)
+
+
+@attribute("array", "T")
+def _T(cx, node, v, name):
+    return cx.transpose(v) if v.type.ndim <= 2 else None
+
+
+@attribute("array", "real", "imag")
+def _component(cx, node, v, name):
+    return cx.component_view(node, v, name) if v.type.ndim >= 1 else None
+
+
+@attribute("array", "ctypes")
+def _ctypes(cx, node, v, name):
+    return Value(T.ArrayCTypes(v.type), v.code, v.prec)
+
+
+@attribute("array.ctypes", "data")
+def _ctypes_data(cx, node, v, name):
+    return Value(T.uintp, f"reinterpret_cast<uintptr_t>({v.at(PRIMARY)}.data)", nonneg=True)
+
+
+@method("array", "transpose")
+def _transpose(cx, node, v, args, kwargs):
+    return cx.transpose(v) if not args and not kwargs and v.type.ndim <= 2 else None
+
+
+@method("array", "reshape")
 def _reshape(cx, node, v, args, kwargs):
     """``a.reshape(shape)`` or ``a.reshape(n0, n1, ...)`` of a C-contiguous array, as Numba: a view of the same
     data, one -1 inferred; a size that differs raises ValueError under debug=True (the kernel ends the thread)."""
@@ -74,6 +184,7 @@ def _is_tuple(v):
     return isinstance(v, Value) and isinstance(v.type, T.BaseTuple)
 
 
+@method("array", "view")
 def _view(cx, node, v, args, kwargs):
     """``a.view(dtype)``: the same bytes as another scalar type (NumPy's rule: a different itemsize rescales the
     last axis, which must then be contiguous)."""
@@ -86,6 +197,14 @@ def _view(cx, node, v, args, kwargs):
         cx.error(node, f"view() as {new} changes the itemsize ({old_size} to {new_size} bytes): the array must be "
                        f"C-contiguous, and {t} is not", "view a C-contiguous array, or a type of the same size")
     return reinterpret(v, t.copy(dtype=new), "0", rescale=True)
+
+
+# ---- integers ----------------------------------------------------------------------------------------------------
+@method("int", "bit_count")
+def _bit_count(cx, node, v, args, kwargs):
+    if args or kwargs:
+        cx.error(node, "int.bit_count() takes no arguments")
+    return Value(v.type, f"cj::bit_count({v.code})", nonneg=True)
 
 
 def reinterpret(v, rt, offset, rescale=False):

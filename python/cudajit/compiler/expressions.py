@@ -19,13 +19,13 @@ from ..errors import CudaJitError, TypingError
 from .frontend import NOT_FOLDED, TOO_LARGE, canonical_name, python_folded
 from .indexing import IndexingMixin
 from . import methods
-from .methods import call_value_method, reinterpret
+from .methods import call_value_method
 from .operators import PY_OPS, binary, compare, unary
 from .storage import compiler_name
 from .typeconv import resolve, unify
 from .typeof import int_enum_type, typeof
-from .values import (Value, Symbol, cast, const_value, is_shape_constant, none_value, tuple_value, type_name, typed,
-                     PRIMARY, UNARY, LAND, LOR, COND)
+from .values import (Value, Symbol, cast, const_value, is_shape_constant, none_value, reinterpret, tuple_value,
+                     type_name, typed, PRIMARY, UNARY, LAND, LOR, COND)
 
 _BUILTIN_NAMES = {"abs", "min", "max", "round", "pow", "len", "int", "float", "bool", "complex", "print", "range",
                   "isinstance"}

@@ -11,6 +11,7 @@ finds none. The rules of every conversion are CUDA's (fp8.h)."""
 import enum
 
 from . import types as T
+from . import vectors
 from .registry import intrinsic
 from .values import PRIMARY, Value, cast, typed
 
@@ -93,7 +94,6 @@ def explicit_cast(cx, node, v, t):
 def construct(cx, node, t, args, kwargs):
     """A call of an fp8 type in a kernel: ``fp8_e4m3()`` (zero, as C++'s value initialisation gives),
     ``fp8_e4m3(x)``, ``fp8x2_e4m3()``, ``fp8x2_e4m3(v)`` of a float32x2 or float64x2 (``fp8x4_*`` of x4 vectors)."""
-    from . import vectors
     if kwargs or len(args) > 1:
         cx.error(node, f"{t}() takes at most one argument")
     if not args:
@@ -114,6 +114,9 @@ def to_vector(cx, node, vt, v):
     if vt.base != T.float32 or vt.count != v.type.count:
         cx.error(node, f"cannot convert {v.type} to {vt}", f"{v.type} converts to float32x{v.type.count}")
     return Value(vt, f"{v.at(PRIMARY)}.to_vec<{vt.cpp}>()")
+
+
+vectors.CONVERTERS[T.FP8Vector] = to_vector     # float32x2(fp8x2 value) and the like
 
 
 def attribute(cx, node, v, attr):
@@ -143,7 +146,6 @@ def _real(cx, node, name, v, t):
 
 
 def _pair(cx, node, name, v, t):
-    from . import vectors
     if not (isinstance(v.type, vectors.Vector) and v.type.count == 2 and v.type.base in (T.float32, T.float64)):
         cx.error(node, f"{name}() takes a float32x2 or float64x2 as its first argument, not {v.type}",
                  "build one with cuda.float32x2(x, y)")

@@ -7,7 +7,7 @@ NumPy's other array methods allocate, which numba-cuda's kernels do not ("Unsupp
 methods"): they are an UnsupportedError naming the method."""
 from . import records, reductions
 from . import types as T
-from .values import PRIMARY, Symbol, Value, const_value, tuple_value
+from .values import PRIMARY, Symbol, Value, const_value, reinterpret, tuple_value
 
 METHODS = {}       # (kind, name) -> impl(cx, node, value, args, kwargs): a Value, or None to decline
 ATTRIBUTES = {}    # (kind, name) -> impl(cx, node, value, name): a Value, or None to decline
@@ -205,9 +205,3 @@ def _bit_count(cx, node, v, args, kwargs):
     if args or kwargs:
         cx.error(node, "int.bit_count() takes no arguments")
     return Value(v.type, f"cj::bit_count({v.code})", nonneg=True)
-
-
-def reinterpret(v, rt, offset, rescale=False):
-    """``v``'s bytes as the array type ``rt``, starting ``offset`` bytes into each element (array.h); ``rescale``:
-    the last axis counts ``rt``'s elements (a view), else the shape and strides stay (``.real``, ``.imag``)."""
-    return Value(rt, f"cj::reinterpret_view<{rt.cpp}>({v.code}, {offset}, {'true' if rescale else 'false'})")

@@ -6,7 +6,7 @@ argument); record.h's accessors take either and copy the field's bytes at NumPy'
 import ast
 
 from . import types as T
-from .values import Value
+from .values import Value, reinterpret
 
 
 def field_key(node):
@@ -63,7 +63,6 @@ def store(cx, node, rec, key, value, stmt):
 def field_view(cx, node, arr, key):
     """``a.x`` of a record array ``a``: a strided view of field ``x`` of every element (Numba's), the array's shape
     and strides kept; writes through it reach ``a``."""
-    from .methods import reinterpret
     t = arr.type
     ftype, offset, shape = t.dtype.fields[key]
     if shape is not None:

@@ -219,3 +219,9 @@ def typed(v, t):
             return c
         return Value(t, f"{t.cpp}({c.code})", const=c.const, literal=c.literal, nonneg=c.nonneg)
     return c
+
+
+def reinterpret(v, rt, offset, rescale=False):
+    """``v``'s bytes as the array type ``rt``, starting ``offset`` bytes into each element (array.h); ``rescale``:
+    the last axis counts ``rt``'s elements (a view), else the shape and strides stay (``.real``, ``.imag``)."""
+    return Value(rt, f"cj::reinterpret_view<{rt.cpp}>({v.code}, {offset}, {'true' if rescale else 'false'})")

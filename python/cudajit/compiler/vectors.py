@@ -30,11 +30,17 @@ def attribute(cx, node, v, attr):
     return Value(t.base, f"{v.at(PRIMARY)}.{attr}")
 
 
+# Type classes of other modules whose values a vector type converts from: class -> convert(cx, node, vector type,
+# value). fp8lib registers its pairs and quads here, so that this module need not import it (fp8lib imports this one).
+CONVERTERS = {}
+
+
 def _constructor(t):
     def impl(cx, node, args, kwargs):
-        if len(args) == 1 and isinstance(getattr(args[0], "type", None), T.FP8Vector):
-            from . import fp8lib
-            return fp8lib.to_vector(cx, node, t, args[0])     # float32x2 of an fp8 pair: its lanes as float32
+        source = type(getattr(args[0], "type", None)) if len(args) == 1 else type(None)
+        convert = next((CONVERTERS[c] for c in source.__mro__ if c in CONVERTERS), None)
+        if convert is not None:
+            return convert(cx, node, t, args[0])     # float32x2 of an fp8 pair: its lanes as float32 (fp8lib)
         parts = []
         for a in args:
             a = cx.as_value(node, a)

@@ -12,11 +12,11 @@ import inspect
 import os
 import pickle
 import threading
-import warnings
 
 from .. import _backend, _core, _sources
 from ..errors import DeprecationError, LaunchError, TypingError, hide_internal_frames
 from . import build
+from . import options as options_
 from .args import kernel_view, prepare_args
 
 
@@ -76,18 +76,6 @@ def _target():
     so each device has its own (the C++ dispatcher's key holds the device too)."""
     name = _backend.name()
     return name if name == "cpu" else (name, _core.current_device())
-
-
-def _env_boundscheck():
-    """``CUDAJIT_BOUNDSCHECK``: '0' or '1' forces bounds checks off or on for every kernel (NUMBA_BOUNDSCHECK's
-    meaning: it overrides the decorator); unset or empty leaves each kernel's ``boundscheck`` option."""
-    value = os.environ.get("CUDAJIT_BOUNDSCHECK", "").strip()
-    if value in ("", "0", "1"):
-        return None if value == "" else value == "1"
-    # Numba's handling of a malformed NUMBA_* variable: warn and ignore it
-    warnings.warn(f"Environment variable 'CUDAJIT_BOUNDSCHECK' is defined but its associated value {value!r} "
-                  "could not be parsed (expected 0 or 1); it is ignored", RuntimeWarning, stacklevel=3)
-    return None
 
 
 class _Specialization:
@@ -230,9 +218,9 @@ class CUDADispatcher(_JitFunction):
                 kernel = self._compile_for_args(args)
                 block = kernel.max_potential_block_size(sharedmem)
             blocks = -(-ntasks // block)         # integer ceiling: exact for any ntasks
-            if blocks > _INT32_MAX:
+            if blocks > options_.INT32_MAX:
                 raise OverflowError(f"forall: {ntasks} tasks need {blocks} blocks of {block} threads, more than "
-                                    f"CUDA's limit of {_INT32_MAX} blocks")
+                                    f"CUDA's limit of {options_.INT32_MAX} blocks")
             self[blocks, block, stream, sharedmem](*args)
         return launch
 
@@ -766,13 +754,13 @@ def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=T
         raise ValueError(f"cuda.jit(inline=...) must be True, False, 'always' or 'never', not {inline!r:.60}")
     if not (lto is None or isinstance(lto, int) and lto in (0, 1)):     # numba-cuda's default is None
         raise TypeError(f"cuda.jit(lto=...) must be True, False or None, not {lto!r:.60}")
-    forced = _env_boundscheck()
+    forced = options_.env_boundscheck()
     options = _compiler().CompileOptions(
         fastmath=bool(fastmath), debug=bool(debug), lineinfo=bool(lineinfo), opt=bool(opt),
-        max_registers=_max_registers(max_registers), inline=inline in (True, "always") or bool(forceinline),
-        launch_bounds=_launch_bounds(launch_bounds), link=check_link(link, "cuda.jit(link=...)"),
+        max_registers=options_.max_registers(max_registers), inline=inline in (True, "always") or bool(forceinline),
+        launch_bounds=options_.launch_bounds(launch_bounds), link=check_link(link, "cuda.jit(link=...)"),
         boundscheck=(None if boundscheck is None else bool(boundscheck)) if forced is None else forced,
-        shared_memory_carveout=_carveout(shared_memory_carveout))
+        shared_memory_carveout=options_.carveout(shared_memory_carveout))
     removed = sorted(set(kws) & {"argtypes", "restype", "bind"})
     if removed:      # numba-cuda's DeprecationError for the keywords of its first API
         raise DeprecationError(f"Deprecated keyword argument `{removed[0]}`. Signatures should be passed as the "
@@ -782,7 +770,7 @@ def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=T
         raise TypeError(f"cuda.jit got unexpected options: {', '.join(sorted(unknown))}")
 
     def wrap(pyfunc, sigs):
-        python_function(pyfunc, "cuda.jit")
+        options_.python_function(pyfunc, "cuda.jit")
         if device:
             return DeviceFunction(pyfunc, sigs, options)
         d = CUDADispatcher(pyfunc, sigs, options, kws.get("extensions"))
@@ -796,72 +784,6 @@ def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=T
     sigs = () if func_or_sig is None else (
         tuple(func_or_sig) if isinstance(func_or_sig, list) else (func_or_sig,))
     return hide_internal_frames(lambda pyfunc: wrap(pyfunc, sigs))
-
-
-def python_function(pyfunc, what):
-    """``pyfunc`` if it is a Python function cudajit can compile from its source (a def or a lambda); else a
-    TypeError naming what it is (a builtin, a class or a partial failed later with "no attribute '__code__'")."""
-    import types
-    if not isinstance(getattr(pyfunc, "__code__", None), types.CodeType):
-        kind = f"class {pyfunc.__name__}" if isinstance(pyfunc, type) else type(pyfunc).__name__
-        raise TypeError(f"{what} compiles a Python function (a def or a lambda), not {kind} {pyfunc!r:.60}")
-    return pyfunc
-
-
-_INT32_MAX = 2**31 - 1
-
-
-def _positive_int(value, what):
-    try:
-        if isinstance(value, bool):
-            raise TypeError
-        n = value.__index__()
-    except (AttributeError, TypeError):      # no __index__, or NumPy's for an array of more than one element
-        raise TypeError(f"{what} must be a positive int, not {value!r:.60}") from None
-    if not 0 < n <= _INT32_MAX:              # CUDA takes these as C ints
-        raise ValueError(f"{what} must be a positive int of at most 2**31 - 1, not {value!r:.60}")
-    return n
-
-
-def _max_registers(value):
-    """``cuda.jit(max_registers=...)``: None, or the registers per thread NVRTC may use (a positive int)."""
-    return None if value is None else _positive_int(value, "cuda.jit(max_registers=...)")
-
-
-def _launch_bounds(value, fn="cuda.jit"):
-    """``cuda.jit(launch_bounds=...)``: None, max threads per block, or a tuple (max threads, min blocks per
-    multiprocessor, max blocks per cluster) of 1 to 3 positive ints, as numba-cuda takes it."""
-    what = f"{fn}(launch_bounds=...)"
-    if value is None:
-        return None
-    if isinstance(value, tuple):
-        if not 1 <= len(value) <= 3:
-            # numba-cuda's words first (its nvvm.set_launch_bounds)
-            raise ValueError(f"Got {len(value)} launch bounds: {value!r:.60}. {what} must be an int or a tuple of 1 "
-                             f"to 3 ints: (max_threads_per_block, min_blocks_per_sm, max_blocks_per_cluster)")
-        return tuple(_positive_int(v, what + " entries") for v in value)
-    if not hasattr(value, "__index__"):
-        raise TypeError(f"{what} must be an int or a tuple of 1 to 3 ints, not {value!r:.60}")
-    return _positive_int(value, what)
-
-
-_CARVEOUTS = {"default": -1, "maxl1": 0, "maxshared": 100}
-
-
-def _carveout(value):
-    """``cuda.jit(shared_memory_carveout=...)`` as a percentage: numba-cuda's names and checks."""
-    if value is None:
-        return None
-    if isinstance(value, str):
-        if value.lower() not in _CARVEOUTS:
-            raise ValueError(f"Invalid carveout value: {value}. cuda.jit(shared_memory_carveout=...) must be -1 to "
-                             f"100 or one of {sorted(_CARVEOUTS)}")
-        return _CARVEOUTS[value.lower()]
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"shared_memory_carveout must be str or int, got {type(value).__name__}")
-    if not -1 <= value <= 100:
-        raise ValueError(f"Carveout must be between -1 and 100: cuda.jit(shared_memory_carveout={value})")
-    return int(value)
 
 
 def _is_signature(obj):

@@ -10,6 +10,7 @@ returning 0. Parameters have cudajit's kernel ABI types (docs/INTERNALS.md): sca
 from .. import _core, config
 from ..errors import CudaSupportError, hide_internal_frames
 from . import build
+from . import options as options_
 
 
 
@@ -19,8 +20,7 @@ def compile(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=Fals
     """``pyfunc`` compiled for ``sig`` to PTX: ``(ptx text, return type)``. numba-cuda's defaults: a device
     function with the C ABI."""
     from .. import compiler
-    from .dispatcher import _launch_bounds, python_function
-    python_function(pyfunc, "cuda.compile")
+    options_.python_function(pyfunc, "cuda.compile")
     if not (isinstance(output, str) and output == "ptx"):
         raise NotImplementedError(f"cuda.compile(output={output!r}): cudajit produces PTX only (output='ptx'); "
                                   f"LTO-IR needs NVVM, which cudajit does not use")
@@ -32,9 +32,9 @@ def compile(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=Fals
     if abi_info is not None and not isinstance(abi_info, dict):
         raise TypeError(f"cuda.compile(abi_info=...) must be a dict such as {{'abi_name': 'f'}}, not {abi_info!r:.60}")
     sig = compiler.parse_signature(sig)
+    bounds = options_.launch_bounds(launch_bounds, "cuda.compile")
     options = compiler.CompileOptions(debug=bool(debug), lineinfo=bool(lineinfo), fastmath=bool(fastmath), opt=opt,
-                                      inline=forceinline, launch_bounds=_launch_bounds(launch_bounds, "cuda.compile")
-                                      ).for_backend("gpu")
+                                      inline=forceinline, launch_bounds=bounds).for_backend("gpu")
     flags = build.nvrtc_options(options)
     if device:
         ds = compiler.compile_device(pyfunc, tuple(sig.args), options)

@@ -31,22 +31,18 @@ def value_kind(t):
     return None
 
 
-def method(kind, *names):
-    """Register ``impl(cx, node, value, args, kwargs)`` as the method ``name`` of values of ``kind``."""
-    def register(impl):
-        for n in names:
-            METHODS[(kind, n)] = impl
-        return impl
-    return register
+def _registrar(table):
+    def decorator(kind, *names):
+        def register(impl):
+            for n in names:
+                table[(kind, n)] = impl
+            return impl
+        return register
+    return decorator
 
 
-def attribute(kind, *names):
-    """Register ``impl(cx, node, value, name)`` as the attribute ``name`` of values of ``kind``."""
-    def register(impl):
-        for n in names:
-            ATTRIBUTES[(kind, n)] = impl
-        return impl
-    return register
+method = _registrar(METHODS)        # @method(kind, name): impl(cx, node, value, args, kwargs)
+attribute = _registrar(ATTRIBUTES)  # @attribute(kind, name): impl(cx, node, value, name)
 
 
 def call_value_method(cx, node, v, name, args, kwargs):

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from cudajit import boolean, complex64, cuda, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64
+from cudajit import boolean, complex64, cuda, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64
 
 
 # ---- bool() and boolean() of a complex number (Numba: its truth; cudajit refused it: TypingError) ----------------
@@ -300,6 +300,7 @@ def zero_minus_converted(ih, x, out):
         out[t, 1] = 0.0 - float64(ih[t])
         out[t, 2] = 0 - x[t]
         out[t, 3] = -0.0 - float64(ih[t])
+        out[t, 4] = (0 - float32(ih[t])) // uint16(3)          # int - float32 is float64 (seed 32, 8/54)
 
 
 def test_zero_minus_a_converted_integer_keeps_the_sign_of_zero(backend, rng):
@@ -307,10 +308,10 @@ def test_zero_minus_a_converted_integer_keeps_the_sign_of_zero(backend, rng):
     ih[:4] = 0
     x = rng.normal(size=64)
     x[:3] = [0.0, -0.0, np.inf]
-    out = np.full((64, 4), 7.0)
+    out = np.full((64, 5), 7.0)
     zero_minus_converted[1, 64](ih, x, out)
     f = ih.astype(np.float64)
-    want = np.stack([0.0 - f, 0.0 - f, 0.0 - x, -0.0 - f], axis=1)
+    want = np.stack([0.0 - f, 0.0 - f, 0.0 - x, -0.0 - f, (0.0 - f) // 3], axis=1)
     np.testing.assert_array_equal(out, want)
     np.testing.assert_array_equal(np.signbit(out), np.signbit(want))
 

@@ -199,7 +199,7 @@ def binary(cx, node, op, a, b):
     if (op == "-" and T.is_float(ret) and ca.is_const and isinstance(ca.const, (int, float))
             and ca.const == 0 and math.copysign(1.0, ca.const) > 0):
         # +0.0 - x: GCC 12 folds `0.0 - double(i)` into `-double(i)`, which is -0.0 for i == 0 (Python: 0.0)
-        return Value(ret, f"cj::zero_minus({cb.code})")
+        return Value(ret, f"cj::zero_minus<{ret.cpp}>({cb.code})")     # x in the result's type (int - float32: double)
     prec = _INFIX_PREC[op]
     code = f"{ca.at(prec)} {op} {cb.at(prec + 1)}"
     if ret == T.boolean:                      # bool & bool: C++ gives int

@@ -399,7 +399,13 @@ def _complex_pow(x, y, t):
     r = nm.round_complex(r, t)
     if not (math.isfinite(r.real) and math.isfinite(r.imag)):
         raise Undefined("complex power overflows")
-    e = abs(r) * eps(t) * 64 + (x.e + y.e) * (abs(r) + 1) * 64
+    # computed in t's precision: pow(|a|, b.re), exp(at * b.im) and the phase's terms each carry a relative error of
+    # a few ulps times their exponent, which the magnitude and the phase of the result inherit
+    a, b = x.v, y.v
+    vabs, at = math.hypot(a.real, a.imag), math.atan2(a.imag, a.real)
+    log_abs = math.log(vabs) if vabs > 0 else 0.0
+    cond = 4 + abs(b.real * log_abs) + abs(at * b.imag) + abs(at * b.real) + abs(b.imag * log_abs)
+    e = abs(r) * eps(t) * 16 * cond + (x.e + y.e) * (abs(r) + 1) * 64
     return V(t, r, e)
 
 

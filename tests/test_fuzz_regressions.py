@@ -336,3 +336,25 @@ def test_a_folded_constant_statement_is_dropped(backend):
     out = np.zeros(16, np.int64)
     run_folded_statement[1, 16](out)
     np.testing.assert_array_equal(out, np.arange(1, 17))
+
+
+# ---- float ** uint64 beyond int64: Numba types the exponent uint64 and, past 0x10000, takes pow; cudajit cast it to
+# int64, where it was negative (float32(1.5) ** uint64(2**63) gave 0.0, not inf; fuzz seed 33, 17/7) ------------
+@cuda.jit
+def power_of_uint64(x, e, out):
+    t = cuda.grid(1)
+    if t < x.size:
+        v = x[t]
+        v **= e[t]
+        out[t] = v
+
+
+def test_float_power_of_a_huge_uint64_exponent(backend, rng):
+    x = np.array([1.5, 0.5, -1.0, 2.0, 1.0, 1.5, -2.0, 0.99], np.float32)
+    e = np.array([2**63, 2**63 + 5, 2**64 - 1, 3, 2**63, 70000, 7, 2**40], np.uint64)
+    out = np.zeros(8, np.float32)
+    power_of_uint64[1, 8](x, e, out)
+    with np.errstate(over="ignore", under="ignore"):
+        want = np.array([np.float32(xv) ** np.float32(ev) if ev > 0x10000 else np.float32(xv) ** int(ev)
+                         for xv, ev in zip(x, e)], np.float32)
+    np.testing.assert_array_equal(out, want)

@@ -88,7 +88,7 @@ template <class T> CJ_INLINE T ipow(T base, int64_t e) {
 
 // base ** e for a uint64 exponent (Numba types float ** uint64 so): one beyond int64 is still positive, and a float
 // base then takes pow as any exponent past 0x10000 does (cast to int64 it was negative: 1.5 ** 2**63 gave 0.0).
-template <class T> CJ_INLINE T ipow(T base, uint64_t e) {
+template <class T> CJ_INLINE T ipow_u(T base, uint64_t e) {
     if constexpr (is_floating_v<T>) {
         if (e > uint64_t(0x10000)) return m::pow(base, T(e));
     }

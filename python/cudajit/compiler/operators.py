@@ -186,8 +186,8 @@ def binary(cx, node, op, a, b):
         if isinstance(ret, T.Complex):
             return Value(ret, f"cj::m::cpow({typed(a, ret).code}, {typed(b, ret).code})")
         if T.is_int(fb):
-            e = cast(b, T.uint64 if fb == T.uint64 else T.int64)       # a uint64 exponent stays unsigned
-            return Value(ret, f"cj::ipow({typed(a, ret).code}, {e.code})", nonneg=a.nonneg)
+            fn, e = ("ipow_u", cast(b, T.uint64)) if fb == T.uint64 else ("ipow", cast(b, T.int64))  # uint64 stays
+            return Value(ret, f"cj::{fn}({typed(a, ret).code}, {e.code})", nonneg=a.nonneg)
         return Value(ret, f"cj::m::pow({cast(a, fa).code}, {cast(b, fb).code})")
     ca, cb = convert_operands(a, b, fa, fb)
     if op in ("//", "%"):

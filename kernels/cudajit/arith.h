@@ -149,8 +149,25 @@ template <class T> CJ_INLINE T wrap_neg(T x) {
 // max(nan, 1.0) is nan and max(1.0, nan) is 1.0, and max(0.0, -0.0) is 0.0. The compiler uses these for
 // integers, mixed int/float operands and three or more operands; min/max of exactly two floats is
 // m::fmin/m::fmax, as numba-cuda lowers it.
-template <class T> CJ_INLINE T pymax(T a, T b) { return b > a ? b : a; }
-template <class T> CJ_INLINE T pymin(T a, T b) { return b < a ? b : a; }
+//
+// On the GPU the choice between two floats is made in inline PTX: NVVM rewrites `b < a ? b : a` into PTX
+// min.f32, which orders -0.0 below +0.0, so min(0.0, x, 0.0) gave -0.0 for x = -0.0 (Python: 0.0; fuzzer seed 23).
+template <class T> CJ_INLINE T pick(bool take_b, T a, T b) {
+#if defined(__CUDA_ARCH__)
+    if constexpr (is_floating_v<T> && sizeof(T) == 4) {
+        asm("{\n\t.reg .pred p;\n\tsetp.ne.s32 p, %3, 0;\n\tselp.f32 %0, %2, %1, p;\n\t}"
+            : "=f"(a) : "f"(a), "f"(b), "r"(int(take_b)));
+        return a;
+    } else if constexpr (is_floating_v<T>) {
+        asm("{\n\t.reg .pred p;\n\tsetp.ne.s32 p, %3, 0;\n\tselp.f64 %0, %2, %1, p;\n\t}"
+            : "=d"(a) : "d"(a), "d"(b), "r"(int(take_b)));
+        return a;
+    }
+#endif
+    return take_b ? b : a;
+}
+template <class T> CJ_INLINE T pymax(T a, T b) { return pick(b > a, a, b); }
+template <class T> CJ_INLINE T pymin(T a, T b) { return pick(b < a, a, b); }
 
 // Python's round(x): half to even. Returns T (a float for floats); the compiler converts to int64 as Numba does.
 template <class T> CJ_INLINE T round_even(T x) {

@@ -110,6 +110,25 @@ template <class T> CJ_HD constexpr T inf();
 template <> CJ_HD constexpr float inf<float>() { return __builtin_bit_cast(float, 0x7f800000u); }
 template <> CJ_HD constexpr double inf<double>() { return __builtin_bit_cast(double, 0x7ff0000000000000ull); }
 
+// The literal -0.0. On the GPU its value is hidden from NVVM, whose value tracking counts -0.0 as "not below zero"
+// and so took x / -0.0 (-inf) for non-negative: `su % (ic[k] / -0.0)` lost the sign fix of Python's % (fuzzer
+// seed 23). Not constexpr; constant-array initializers spell -0.0 directly.
+template <class T> CJ_HD inline T neg_zero() {
+#if defined(__CUDA_ARCH__)
+    if constexpr (sizeof(T) == 4) {
+        float r;
+        asm("mov.b32 %0, 0x80000000;" : "=f"(r));
+        return r;
+    } else {
+        double r;
+        asm("mov.b64 %0, 0x8000000000000000;" : "=d"(r));
+        return r;
+    }
+#else
+    return -T(0);
+#endif
+}
+
 // Small type utilities (no <type_traits> under NVRTC).
 template <class T> struct is_floating { static constexpr bool value = false; };
 template <> struct is_floating<float> { static constexpr bool value = true; };

@@ -80,6 +80,15 @@ def cpp_float_literal(v, t):
     return r + ("f" if t == T.float32 else "")
 
 
+def float_literal(v, t):
+    """The float constant ``v`` of type ``t`` (float32 or float64) as a Value. -0.0 is ``cj::neg_zero`` (config.h
+    says why) and, being below zero for a division, is not ``nonneg``."""
+    import math
+    if v == 0 and math.copysign(1.0, v) < 0:
+        return Value(t, f"cj::neg_zero<{t.cpp}>()", const=v)
+    return Value(t, cpp_float_literal(v, t), PRIMARY if v >= 0 else UNARY, const=v, nonneg=v >= 0)
+
+
 def bfloat16_value(v):
     """The number ``v`` (an int or float) rounded once to bfloat16, to nearest even, as a float: what
     ``cj::bfloat16(v)`` holds (inf beyond its range, nan for nan)."""
@@ -108,7 +117,7 @@ def const_value(v):
         t = T.int64 if -2**63 <= v < 2**63 else T.uint64
         return Value(t, cpp_int_literal(v, t), PRIMARY if v >= 0 else UNARY, const=v, literal=True, nonneg=v >= 0)
     if isinstance(v, float):
-        return Value(T.float64, cpp_float_literal(v, T.float64), PRIMARY if v >= 0 else UNARY, const=v, nonneg=v >= 0)
+        return float_literal(v, T.float64)
     if isinstance(v, complex):
         return Value(T.complex128, f"cj::make_complex({cpp_float_literal(v.real, T.float64)}, "
                                    f"{cpp_float_literal(v.imag, T.float64)})", const=v)
@@ -160,7 +169,7 @@ def cast(v, t):
         if T.is_float(t) and isinstance(c, (int, float)) and not isinstance(c, bool):
             fc = float(c)
             if t == T.float64 or float(__import__("numpy").float32(fc)) == fc:
-                return Value(t, cpp_float_literal(fc, t), PRIMARY if fc >= 0 else UNARY, const=fc, nonneg=fc >= 0)
+                return float_literal(fc, t)
     if isinstance(t, T.Complex):
         if isinstance(v.type, T.Complex):
             return Value(t, f"cj::complex_cast<{t.underlying.cpp}>({v.code})")

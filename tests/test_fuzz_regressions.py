@@ -374,3 +374,123 @@ def test_complex64_of_complex128_rounds(backend, rng):
     out = np.zeros(32, np.complex128)
     complex_round_trip[1, 32](z, out)
     np.testing.assert_array_equal(out, z.astype(np.complex64).astype(np.complex128))
+
+
+# ---- min/max of three floats with a -0.0 among zeros: NVVM rewrote `b < a ? b : a` into PTX min.f32, which orders
+# -0.0 below +0.0: min(float32(0.0), -0.0, float32(0.0)) gave -0.0 on the GPU, Python 0.0 (fuzz seed 23, 47/19) ----
+@cuda.jit
+def three_way_extrema(x, out):
+    t = cuda.grid(1)
+    if t < x.size:
+        out[t, 0] = min(float32(0.0), x[t], float32(0.0))
+        out[t, 1] = max(float32(0.0), x[t], float32(0.0))
+        out[t, 2] = min(float32(-0.0), x[t], float32(-0.0))
+        out[t, 3] = max(float32(-0.0), x[t], float32(-0.0))
+        out[t, 4] = min(x[t], float32(0.0), x[t])
+
+
+def test_min_and_max_of_signed_zeros_keep_the_first(backend, rng):
+    x = rng.normal(size=32).astype(np.float32)
+    x[:4] = [-0.0, 0.0, -0.0, np.nan]
+    out = np.full((32, 5), 7.0, np.float32)
+    three_way_extrema[1, 32](x, out)
+    z, nz = np.float32(0.0), np.float32(-0.0)
+    want = np.array([[min(z, v, z), max(z, v, z), min(nz, v, nz), max(nz, v, nz), min(v, z, v)] for v in x],
+                    np.float32)
+    np.testing.assert_array_equal(out, want)
+    np.testing.assert_array_equal(np.signbit(out), np.signbit(want))
+
+
+# ---- a division by the literal -0.0: NVVM's value tracking took x / -0.0 (-inf) for "not below zero" and dropped
+# the sign fix of Python's %: uint64 % (uint8 / float32(-0.0)) gave the dividend, Python -inf (fuzz seed 23,
+# 130/18) ---------------------------------------------------------------------------------------------------------
+@cuda.jit
+def modulo_by_negative_zero_quotient(su, ic, out):
+    t = cuda.grid(1)
+    if t < ic.size:
+        out[t, 0] = su[t] % (ic[t] / float32(-0.0))
+        out[t, 1] = su[t] % (ic[t] / -0.0)
+        out[t, 2] = (ic[t] / float32(-0.0)) < 0
+
+
+def test_modulo_by_a_quotient_of_negative_zero(backend, rng):
+    su = rng.integers(0, 2**40, 32, dtype=np.uint64)
+    ic = rng.integers(0, 256, 32).astype(np.uint8)
+    ic[:2] = [0, 5]
+    out = np.zeros((32, 3))
+    modulo_by_negative_zero_quotient[1, 32](su, ic, out)
+    q = np.where(ic == 0, np.nan, -np.inf)         # Numba: uint8 / -0.0 is -inf, or nan for 0
+    want_mod = np.array([math.nan if math.isnan(d) else float(s) % d for s, d in zip(su, q)])
+    np.testing.assert_array_equal(out[:, 0], want_mod)
+    np.testing.assert_array_equal(out[:, 1], want_mod)
+    np.testing.assert_array_equal(out[:, 2], q < 0)
+
+
+# ---- a boolean carried through a loop of four or more trips: the ptxas of NVRTC 13.0 to 13.3 unrolled
+# `sb |= c; sb &= d` with the wrong truth table (PLOP3 0x70 for 0xe0) and gave 0 where Python gives 1; cudajit takes
+# the newest NVRTC it finds, and 13.4 fixed it (fuzz seed 23, 90/94; docs/INSTALL.md) -----------------------------
+@cuda.jit(device=True)
+def boolean_recurrence(sk, su, sb, oz):
+    for su in range(max(min(uint64(sk), uint64(6)), uint64(0)), max(min(su, uint64(10)), uint64(0))):
+        sb |= cuda.blockIdx.x >= sk
+        sb &= ~(float32(0.0) != oz[0, 0])
+    return uint32(sb)
+
+
+@cuda.jit
+def run_boolean_recurrence(sk, su, sb, oz, out):
+    t = cuda.grid(1)
+    if t < out.shape[0]:
+        out[t] = boolean_recurrence(sk[t], su[t], sb[t], oz)
+
+
+def test_a_boolean_carried_through_an_unrolled_loop(backend, rng):
+    n = 64
+    sk = rng.integers(-2**31, 2**31, n).astype(np.int32)
+    sk[:4] = [-1666418075, 0, 1, -1]
+    su = rng.integers(0, 20, n).astype(np.uint64)
+    su[:4] = [782608398835112639, 10, 10, 9]
+    sb = rng.integers(0, 2, n).astype(np.bool_)
+    sb[:4] = False
+    oz = np.zeros((3, 32), np.complex128)
+    out = np.zeros(n, np.int64)
+    run_boolean_recurrence[1, n](sk, su, sb, oz, out)
+
+    def python(k, u, b):                         # blockIdx.x is 0 here; ~ of a bool is `not` in Numba
+        for _ in range(max(min(int(np.uint64(np.int64(k))), 6), 0), max(min(int(u), 10), 0)):
+            b |= 0 >= k
+            b &= not (0.0 != oz[0, 0])
+        return int(b)
+    np.testing.assert_array_equal(out, [python(k, u, b) for k, u, b in zip(sk, su, sb)])
+    assert out[0] == 1
+
+
+# ---- uint32(abs(int32(-2**31))) stored as a float: ptxas (CUDA 13.0 to 13.5) took PTX abs.s32's result for
+# non-negative and converted it as signed: -2147483648.0, Numba 2147483648.0 (fuzz seed 51, 37/86) ---------------
+@cuda.jit
+def unsigned_abs_to_float(ia, ib, o4, o8):
+    t = cuda.grid(1)
+    if t < ia.size:
+        o4[t, 0] = uint32(abs(ia[t]))
+        o8[t, 0] = uint64(abs(ia[t]))
+        o8[t, 1] = uint64(abs(ib[t]))
+        o8[t, 2] = abs(ib[t])
+        o4[t, 1] = abs(ia[t])
+
+
+def test_abs_of_the_most_negative_integer_converted_to_float(backend, rng):
+    ia = rng.integers(-2**31, 2**31, 32).astype(np.int32)
+    ib = rng.integers(-2**63, 2**63 - 1, 32, dtype=np.int64)
+    ia[:3] = [-2**31, -1, 0]
+    ib[:3] = [-2**63, -1, 0]
+    o4 = np.zeros((32, 2), np.float32)
+    o8 = np.zeros((32, 3))
+    unsigned_abs_to_float[1, 32](ia, ib, o4, o8)
+    abs32 = np.where(ia == -2**31, ia, np.abs(ia)).astype(np.int32)    # Numba: abs wraps in the operand's type
+    abs64 = np.where(ib == -2**63, ib, np.abs(ib)).astype(np.int64)
+    np.testing.assert_array_equal(o4[:, 0], abs32.astype(np.uint32).astype(np.float32))
+    np.testing.assert_array_equal(o8[:, 0], abs32.astype(np.int64).astype(np.uint64).astype(np.float64))
+    np.testing.assert_array_equal(o8[:, 1], abs64.astype(np.uint64).astype(np.float64))
+    np.testing.assert_array_equal(o8[:, 2], abs64.astype(np.float64))
+    np.testing.assert_array_equal(o4[:, 1], abs32.astype(np.float32))
+    assert o4[0, 0] == 2.0**31 and o8[0, 1] == 2.0**63

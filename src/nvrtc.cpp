@@ -8,6 +8,7 @@
 #include <atomic>
 #include <climits>
 #include <optional>
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <unordered_map>
@@ -45,9 +46,8 @@ bool exists(const std::string& path) {
     return ::stat(path.c_str(), &st) == 0;
 }
 
-// Where NVRTC is looked for, in order: a toolkit named by the environment, the default toolkit,
-// then NVIDIA's pip wheels in each site-packages directory; last the dynamic loader's own path.
-// A toolkit wins over a wheel: it is what the user installed on purpose, with its headers.
+// Where NVRTC is looked for: a toolkit named by the environment, the default toolkit, then NVIDIA's pip wheels
+// in each site-packages directory (newest() reorders them); last the dynamic loader's own path.
 std::vector<Candidate> candidates() {
     std::vector<Candidate> out;
     for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
@@ -75,9 +75,50 @@ void preload_builtins(const std::string& directory) {
     closedir(d);
 }
 
+// The CUDA version (major * 100 + minor) of the NVRTC in a directory, read from its builtins library's name
+// (libnvrtc-builtins.so.13.5) without loading it; 0 when the name says none.
+int version_in(const std::string& directory) {
+    int best = 0;
+    DIR* d = opendir(directory.c_str());
+    if (!d) return 0;
+    const std::string prefix = "libnvrtc-builtins.so.";
+    while (dirent* e = readdir(d)) {
+        std::string name = e->d_name;
+        if (name.rfind(prefix, 0) != 0) continue;
+        int major = 0, minor = 0;
+        if (std::sscanf(name.c_str() + prefix.size(), "%d.%d", &major, &minor) == 2)
+            best = std::max(best, major * 100 + minor);
+    }
+    closedir(d);
+    return best;
+}
+
+// The candidates in the order they are tried: the newest NVRTC of the first candidate's CUDA major version first
+// (a toolkit's 13.0 before a wheel's 13.5 was the old rule; newer NVRTCs carry compiler fixes: CUDA 13.0 to 13.3's
+// ptxas inverts a predicate in unrolled boolean loops, fixed in 13.4, and their cubins load on any driver of the
+// same major version), then the rest in their order. The major version stays the first candidate's: a CUDA 13
+// wheel's cubins would not load under a CUDA 12 driver that a CUDA 12 toolkit serves.
+std::vector<Candidate> newest(std::vector<Candidate> found) {
+    std::vector<std::pair<int, size_t>> keyed;      // (version, position)
+    int major = -1;
+    for (size_t i = 0; i < found.size(); ++i) {
+        int v = version_in(found[i].directory);
+        keyed.push_back({v, i});
+        if (major < 0 && v > 0) major = v / 100;
+    }
+    std::stable_sort(keyed.begin(), keyed.end(), [major](const auto& a, const auto& b) {
+        bool a_same = a.first / 100 == major, b_same = b.first / 100 == major;
+        if (a_same != b_same) return a_same;
+        return a_same && a.first > b.first;
+    });
+    std::vector<Candidate> out;
+    for (const auto& k : keyed) out.push_back(found[k.second]);
+    return out;
+}
+
 // Tries each candidate directory; records what happened to each in info->searched.
 void* open_library(Info* info) {
-    for (Candidate c : candidates()) {
+    for (Candidate c : newest(candidates())) {
         for (const char* name : kLibraryNames) {
             std::string path = c.directory + "/" + name;
             if (!exists(path)) continue;
@@ -245,7 +286,7 @@ std::unordered_map<std::string, Result> g_memory;
 
 // The file open_library tries first (the first candidate that exists), found without loading it.
 std::optional<std::string> locate() {
-    for (const Candidate& c : candidates())
+    for (const Candidate& c : newest(candidates()))
         for (const char* name : kLibraryNames)
             if (std::string path = c.directory + "/" + name; exists(path)) return path;
     return std::nullopt;

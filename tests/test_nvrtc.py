@@ -259,3 +259,42 @@ def test_nvrtc_found_in_wheel_with_toolkit_hidden(tmp_path, tmp_path_factory):
     r = hidden_toolkit.run([sys.executable, str(script)], env=env)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "wheel nvidia-cuda-nvrtc (CUDA 13)" in r.stdout
+
+
+def _nvrtc_version_in(directory):
+    """The version a directory's libnvrtc-builtins.so.M.m names, as (M, m); None without one."""
+    import re
+    found = [tuple(map(int, m.groups())) for f in (os.listdir(directory) if os.path.isdir(directory) else [])
+             for m in [re.fullmatch(r"libnvrtc-builtins\.so\.(\d+)\.(\d+)", f)] if m]
+    has_lib = any(f.startswith("libnvrtc.so") for f in os.listdir(directory)) if found else False
+    return max(found) if found and has_lib else None
+
+
+def test_the_newest_nvrtc_of_the_first_major_version_is_loaded():
+    """src/nvrtc.cpp's newest(): of every place NVRTC is looked for, the newest of the CUDA major version found
+    first wins (a CUDA 13.0 toolkit beside the 13.5 wheel loads 13.5: 13.0's ptxas miscompiles, docs/INSTALL.md)."""
+    from cudajit import _paths
+    places = [os.path.join(os.environ[v], "lib64") for v in ("CUDA_HOME", "CUDA_PATH") if os.environ.get(v)]
+    places.append("/usr/local/cuda/lib64")
+    for root in _paths.site_packages():
+        places += [os.path.join(root, "nvidia", "cu13", "lib"), os.path.join(root, "nvidia", "cuda_nvrtc", "lib")]
+    versions = [v for v in map(_nvrtc_version_in, places) if v]
+    if not versions:
+        pytest.skip("no NVRTC whose version its builtins library names")
+    first_major = versions[0][0]
+    want = max(v for v in versions if v[0] == first_major)
+    assert tuple(_core.nvrtc_info()["version"]) == want, (_core.nvrtc_info(), versions)
+
+
+def test_a_link_step_with_an_nvjitlink_older_than_nvrtc_says_what_to_install(monkeypatch):
+    """link= reads NVRTC's PTX or LTO-IR with nvJitLink; an older nvJitLink cannot ("Unsupported .version 9.5",
+    seen on the H200 with NVRTC 13.5 beside the toolkit's nvJitLink 13.0): said before the attempt."""
+    from cudajit.cuda import nvjitlink
+    if not nvjitlink.available()[0]:
+        pytest.skip("no nvJitLink")
+    assert nvjitlink.version() >= (12, 3)
+    monkeypatch.setattr(nvjitlink, "_version", (13, 0))
+    monkeypatch.setattr(_core, "nvrtc_version", lambda: (13, 5))
+    with pytest.raises(CompileError, match=r"NVRTC 13\.5.* nvJitLink 13\.0 cannot read.*"
+                                           r"pip install 'nvidia-nvjitlink>=13\.5,<14'"):
+        nvjitlink.link([("ptx", "kernel.ptx", b"")], 90)

@@ -1,10 +1,11 @@
 """Where cudajit's files and CUDA's come from: the runtime headers of generated kernels (inside the
 installed package, or the source tree's kernels/), and the CUDA headers that NVRTC is given.
 
-NVRTC itself is found by the C++ core (``_core.nvrtc_info()`` says where and why): a toolkit
-($CUDA_HOME, $CUDA_PATH, /usr/local/cuda) first, then NVIDIA's wheels in site-packages
-(``pip install cudajit[cuda13]``), then the dynamic loader's path. The CUDA headers follow NVRTC:
-the toolkit's when NVRTC is the toolkit's, else the wheels' of the same CUDA major version.
+NVRTC itself is found by the C++ core (``_core.nvrtc_info()`` says where and why): the newest of a
+toolkit's ($CUDA_HOME, $CUDA_PATH, /usr/local/cuda) and NVIDIA's wheels in site-packages
+(``pip install cudajit[cuda13]``) of the CUDA major version found first, then the dynamic loader's path.
+The CUDA headers follow NVRTC: the toolkit's when NVRTC is the toolkit's, else the wheels' of the same
+CUDA major version (or a toolkit's, when those wheels are missing).
 """
 import os
 import site
@@ -67,12 +68,20 @@ def cuda_include_dirs(nvrtc_path):
             found = []
             for root in site_packages():
                 found += [os.path.join(root, h) for h in headers if os.path.isdir(os.path.join(root, h))]
-            return found
+            if any(os.path.isfile(os.path.join(d, "cuda_runtime.h")) for d in found):
+                return found
+            # a wheel's NVRTC chosen over an older toolkit (the core prefers the newest) without the header
+            # wheels: the toolkit's headers serve (older CUDA headers compile under a newer NVRTC)
+            return found + _environment_toolkit_include()
     if real:  # a toolkit: <root>/lib64 or <root>/targets/<arch>/lib
         root = os.path.dirname(os.path.dirname(nvrtc_path))
         dirs = _toolkit_include(root) or _toolkit_include(os.path.dirname(os.path.dirname(root)))
         if dirs:
             return dirs
+    return _environment_toolkit_include()
+
+
+def _environment_toolkit_include():
     for root in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
         if root and _toolkit_include(root):
             return _toolkit_include(root)

@@ -66,7 +66,11 @@ def _nvrtc():
         return [("found", "no")] + searched + [("why", info["why"].splitlines()[-1])]
     major, minor = info["version"]
     archs = _core.nvrtc_supported_archs()
-    return [("version", f"{major}.{minor}"), ("path", info["path"]), ("from", info["origin"]),
+    version = f"{major}.{minor}"
+    if major == 13 and minor < 4:   # docs/INSTALL.md: "Use NVRTC 13.4 or newer with CUDA 13"
+        version += ("  (its ptxas miscompiles booleans in unrolled loops: "
+                    "pip install 'nvidia-cuda-nvrtc>=13.4')")
+    return [("version", version), ("path", info["path"]), ("from", info["origin"]),
             ("archs", f"sm_{archs[0]} .. sm_{archs[-1]}" if archs else "none"),
             ("CUDA headers", ", ".join(_paths.nvrtc_include_dirs()) or "none (generated kernels need none)")
             ] + searched

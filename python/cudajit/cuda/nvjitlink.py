@@ -24,19 +24,62 @@ def _candidates():
     return [os.path.join(d, n) for d in dirs for n in _NAMES] + list(_NAMES)
 
 
+def _version_of(lib):
+    major, minor = ctypes.c_uint(), ctypes.c_uint()
+    try:
+        if lib.nvJitLinkVersion(ctypes.byref(major), ctypes.byref(minor)) == 0:
+            return (major.value, minor.value)
+    except AttributeError:          # before CUDA 12.3
+        pass
+    return (0, 0)
+
+
 def _load():
-    global _lib, _why
+    """The newest nvJitLink of the CUDA major version found first, as NVRTC is chosen (src/nvrtc.cpp): a link
+    step reads what NVRTC writes, so a CUDA 13.0 toolkit beside the 13.5 wheels links with the wheel's."""
+    global _lib, _why, _version
     if _lib is None and _why is None:
+        found, seen = [], set()
         for path in _candidates():
             try:
-                _lib = ctypes.CDLL(path)
-                break
+                lib = ctypes.CDLL(path)
             except OSError:
                 continue
+            if lib._handle in seen:
+                continue
+            seen.add(lib._handle)
+            found.append((_version_of(lib), lib))
+        if found:
+            major = found[0][0][0]
+            _version, _lib = max((f for f in found if f[0][0] == major), key=lambda f: f[0])
         else:
             _why = ("nvJitLink (libnvJitLink.so) was not found: install the CUDA toolkit or "
                     "`pip install nvidia-nvjitlink`, or set CUDA_HOME to the toolkit")
     return _lib
+
+
+_version = None
+
+
+def version():
+    """nvJitLink's (major, minor), or None when it is not found."""
+    return _version if _load() is not None else None
+
+
+def _check_reads_nvrtc():
+    """A link step reads the kernel that NVRTC wrote (PTX or LTO-IR): an nvJitLink older than NVRTC cannot
+    ("Unsupported .version 9.5"). Said before the attempt, with what to install."""
+    from .. import _core
+    if not _core.nvrtc_available()[0] or not _version or _version == (0, 0):
+        return
+    nvrtc = tuple(_core.nvrtc_version())
+    if nvrtc > _version:
+        from ..errors import CompileError
+        raise CompileError(
+            f"link=: the kernel is compiled by NVRTC {nvrtc[0]}.{nvrtc[1]}, whose PTX and LTO-IR nvJitLink "
+            f"{_version[0]}.{_version[1]} cannot read; install the nvJitLink of the same CUDA version: "
+            f"pip install 'nvidia-nvjitlink>={nvrtc[0]}.{nvrtc[1]},<{nvrtc[0] + 1}' (cudajit takes the newest "
+            f"NVRTC and nvJitLink it finds; docs/INSTALL.md)")
 
 
 def available():
@@ -62,6 +105,7 @@ def link(inputs, arch, lto=False):
     if lib is None:
         from ..errors import CudaSupportError
         raise CudaSupportError(_why)
+    _check_reads_nvrtc()
     opts = [f"-arch=sm_{arch}".encode()] + ([b"-lto"] if lto else [])
     handle = ctypes.c_void_p()
     _check(lib, None, lib.nvJitLinkCreate(ctypes.byref(handle), ctypes.c_uint32(len(opts)),

@@ -3,7 +3,7 @@ device functions, closures and lambdas they call), runs each as plain Python wit
 cudajit's CPU or GPU backend and, with --numba, through numba-cuda; reduces every difference to a minimal program
 and saves it. Reproducible from --seed.
 
-  python3 tools/fuzz/run.py --backend cpu|gpu --count N --seed S [--numba] [--jobs J]
+  python3 tools/fuzz/run.py --backend cpu|gpu --count N --seed S [--numba] [--jobs J] [--state F --stop-after T]
 
 The last line printed is exactly 'N programs, M divergences' (M: programs where cudajit's results differ from the
 oracle's, or from numba-cuda's where numba-cuda agrees with the oracle). With --numba, programs where numba-cuda
@@ -58,6 +58,8 @@ def options(args):
 def _task(task):
     b, count = task
     args = _args
+    if args.stop_after is not None and time.time() > args.deadline:
+        return b, 0, None, None            # past --stop-after: not started (a later run with --state does it)
     workers = _get_workers()
     stats = collections.Counter()
     divs, stats, (arrays, scalars) = campaign.run_batch(args.seed, b, count, options(args), workers,
@@ -107,6 +109,12 @@ def main(argv=None):
     ap.add_argument("--replay", default=None, help="run a saved reproducer again")
     ap.add_argument("--reduce", action="store_true", help="with --replay: reduce the program")
     ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--state", default=None,
+                    help="a file that records the finished batches: a run stopped by --stop-after (or killed) goes "
+                         "on from it when started again with the same arguments")
+    ap.add_argument("--stop-after", type=float, default=None,
+                    help="seconds after which no new batch starts: the batches running finish, and the run stops "
+                         "with its state saved (--state)")
     args = ap.parse_args(argv)
     args.workdir = tempfile.mkdtemp(prefix="cudajit-fuzz-")
     if args.batch is None:
@@ -116,6 +124,7 @@ def main(argv=None):
     tasks = [(b, min(args.batch, args.count - b * args.batch)) for b in range((args.count + args.batch - 1)
                                                                             // args.batch)]
     t0 = time.time()
+    args.deadline = t0 + (args.stop_after or 0)   # batches not started by then are left for the next run
     manager = multiprocessing.Manager()
     reduced = manager.dict()
     total = collections.Counter()
@@ -123,9 +132,23 @@ def main(argv=None):
     numba_only = set()                     # numba-cuda departs from Python, cudajit does not: for review
     refusals = collections.Counter()       # numba-cuda's refusals by kind: each costs a recompile of its batch
     done = 0
+    state = _load_state(args)
+    if state["batches"]:
+        tasks = [t for t in tasks if t[0] not in state["batches"]]
+        done = sum(state["batches"].values())
+        total.update(state["totals"])
+        diverged.update(tuple(x) for x in state["diverged"])
+        numba_only.update(tuple(x) for x in state["numba_only"])
+        print(f"resuming from {args.state}: {done} programs in {len(state['batches'])} batches done, "
+              f"{len(diverged)} divergent, {state['seconds']:.0f} s before", flush=True)
+    t_before = state["seconds"]
+    stopped, done_here = False, 0
     ctx = multiprocessing.get_context("fork")
     with ctx.Pool(args.jobs, initializer=_init, initargs=(args, reduced)) as pool:
         for b, count, out, stats in pool.imap_unordered(_task, tasks):
+            if out is None:
+                stopped = True
+                continue
             done += count
             for k, v in stats.items():
                 if isinstance(v, int):
@@ -147,17 +170,53 @@ def main(argv=None):
                 print(detail[:1500])
                 print(f"--- {'minimal' if reduced_ else 'unreduced'} program ({path}):")
                 print(report.compact(body) if reduced_ else "(see file)")
+            if args.state:
+                state["batches"][b] = count
+                state["totals"] = {k: v for k, v in total.items() if isinstance(v, int)}
+                state["diverged"], state["numba_only"] = sorted(diverged), sorted(numba_only)
+                state["seconds"] = t_before + time.time() - t0
+                _save_state(args, state)
             if not args.quiet:
-                rate = done / (time.time() - t0)
+                done_here += count
+                rate = done_here / (time.time() - t0)
                 print(f"[{done}/{args.count} programs, {len(diverged)} divergent, {rate:.1f} programs/s]",
                       file=sys.stderr, flush=True)
     for why, n in refusals.most_common(12):
         print(f"numba-cuda refused {n}: {why}")
-    print(f"\nstatistics: {dict(total)}; {time.time() - t0:.0f} s")
+    print(f"\nstatistics: {dict(total)}; {t_before + time.time() - t0:.0f} s")
     if args.numba:
         print(f"{len(numba_only)} programs where numba-cuda departs from Python and cudajit does not (listed above)")
+    if stopped or done < args.count:
+        print(f"stopped after {args.stop_after} s: {done} of {args.count} programs run, {len(diverged)} divergent; "
+              f"the same command with --state {args.state} goes on")
+        return 3
     print(f"{args.count} programs, {len(diverged)} divergences")
     return 1 if diverged else 0
+
+
+def _load_state(args):
+    """The run's record of finished batches (--state); a record of another run (seed, count, options) is an error,
+    not silently mixed in."""
+    import json
+    ident = {"seed": args.seed, "count": args.count, "batch": args.batch, "backend": args.backend,
+             "numba": args.numba, "size": args.size, "no_dangerous": args.no_dangerous}
+    fresh = {"run": ident, "batches": {}, "totals": {}, "diverged": [], "numba_only": [], "seconds": 0.0}
+    if not args.state or not os.path.exists(args.state):
+        return fresh
+    with open(args.state) as f:
+        st = json.load(f)
+    if st.get("run") != ident:
+        raise SystemExit(f"--state {args.state} records another run: {st.get('run')} (this one: {ident})")
+    st["batches"] = {int(k): v for k, v in st["batches"].items()}
+    return st
+
+
+def _save_state(args, state):
+    import json
+    tmp = args.state + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(state, f)
+    os.replace(tmp, args.state)
 
 
 def replay(args):

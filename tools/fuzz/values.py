@@ -406,6 +406,14 @@ def _complex_pow(x, y, t):
     log_abs = math.log(vabs) if vabs > 0 else 0.0
     cond = 4 + abs(b.real * log_abs) + abs(at * b.imag) + abs(at * b.real) + abs(b.imag * log_abs)
     e = abs(r) * eps(t) * 16 * cond + (x.e + y.e) * (abs(r) + 1) * 64
+    if r.real == 0 or r.imag == 0:
+        # a zero part's sign is cos(phase)'s or sin(phase)'s: undecided when the phase, computed in t's precision
+        # (at * b.re is some 1e20 for b = -1e20), may lie on either side of a multiple of pi/2
+        phase = at * b.real + b.imag * log_abs
+        perr = (abs(at * b.real) + abs(b.imag * log_abs) + 4) * eps(t) * 16 + (x.e + y.e) * 64 * (abs(b) + 1)
+        k = phase / (math.pi / 2)
+        if perr >= abs(k - round(k)) * (math.pi / 2):
+            raise Uncertain("the sign of a zero part of a complex power")
     return V(t, r, e)
 
 

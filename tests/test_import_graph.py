@@ -1,6 +1,13 @@
-"""The package's modules import each other without cycles: the graph of module-level imports, read from the source
-(imports inside functions run later and are not edges), has no cycle. A cycle makes a module's import order matter
-and leaves half-initialised modules to whoever imports first."""
+"""The package's modules import each other without cycles: the graph of every import statement, read from the
+source -- those inside functions too, which run later but still tie the two modules together (issue 39: the runtime
+was one circle held by 119 such imports) -- has no cycle anywhere in python/cudajit. A cycle makes a module's import
+order matter, leaves half-initialised modules to whoever imports first, and means no layer can be read alone.
+
+The runtime's layers (cuda/): _backend -> streams -> emm (memory) -> devices -> devicearray -> interop, arrays, ipc,
+random -> the user API (dispatcher, ptx, build, args, raw, reduction, vectorizers, graphs, kernels) -> cudadrv
+(numba-cuda's import paths) -> the cudajit.cuda package. Where a lower layer must call an upper one (a
+DeviceNDArray's transpose, its IPC handle), the lower module declares the function and the upper one installs it
+when imported (grep "installs")."""
 import ast
 import pathlib
 
@@ -19,15 +26,9 @@ def _modules():
     return mods
 
 
-def _module_level(body):
-    """Import statements that run when the module does: top level, and inside top-level if/try blocks."""
-    for node in body:
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            yield node
-        elif isinstance(node, (ast.If, ast.Try)):
-            for block in (node.body, node.orelse, getattr(node, "finalbody", []),
-                          *[h.body for h in getattr(node, "handlers", [])]):
-                yield from _module_level(block)
+def _imports(tree):
+    """Every import statement of a module: top level, in if/try blocks, and inside functions and classes."""
+    return (node for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom)))
 
 
 def import_graph():
@@ -36,7 +37,7 @@ def import_graph():
     for name, (path, is_package) in mods.items():
         deps = set()
         package = name if is_package else name.rpartition(".")[0]
-        for node in _module_level(ast.parse(path.read_text()).body) if path else ():
+        for node in _imports(ast.parse(path.read_text())) if path else ():
             if isinstance(node, ast.Import):
                 deps.update(a.name for a in node.names)
                 continue
@@ -81,6 +82,8 @@ def test_graph_covers_the_package():
     assert "cudajit.compiler.registry" in graph["cudajit.compiler.mathlib"]
     assert "cudajit.compiler.mathlib" in graph["cudajit.compiler.intrinsics"]
     assert "cudajit.cuda.dispatcher" in graph["cudajit.cuda"]
+    # an import inside a function is an edge too (devicearray.py's DeviceNDArray.device imports devices.py there)
+    assert "cudajit.cuda.devices" in graph["cudajit.cuda.devicearray"]
 
 
 def test_find_cycle_finds_one():

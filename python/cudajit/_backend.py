@@ -13,6 +13,7 @@ import warnings
 from .errors import CudaSupportError
 
 _current = None       # "gpu" or "cpu" once decided
+_when_set = []        # called each time the backend is set (when_set): upper layers hook in, none is imported here
 _gpu_status = None    # (ok, reason), probed once
 _cpu_env_checked = False
 
@@ -90,8 +91,17 @@ def _set(backend):
         _check_cpu_env()
     _core.set_backend(0 if backend == "gpu" else 1)  # allocations and launches follow it
     _current = backend
-    from .cuda import emm
-    emm.set_from_environment()  # NUMBA_CUDA_MEMORY_MANAGER, before the first allocation
+    for fn in _when_set:
+        fn()
+
+
+def when_set(fn):
+    """Calls ``fn()`` whenever the backend is set, and now if it is set already (an upper layer's hook: cuda/emm.py
+    reads NUMBA_CUDA_MEMORY_MANAGER before the first allocation)."""
+    _when_set.append(fn)
+    if _current is not None:
+        fn()
+    return fn
 
 
 def reason():

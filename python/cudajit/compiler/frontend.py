@@ -19,7 +19,7 @@ from ..errors import UnsupportedError
 
 # Modules whose attributes are intrinsics, by the name the registry uses for them.
 CANONICAL_MODULES = {
-    "cudajit.cuda": "cuda", "numba.cuda": "cuda", "math": "math", "cmath": "cmath", "numpy": "np",
+    "cudajit.cuda": "cuda", "cudajit.cuda.kernelapi": "cuda", "numba.cuda": "cuda", "math": "math", "cmath": "cmath", "numpy": "np",
     "cudajit": "cudajit", "numba": "numba", "cudajit.cuda.atomic": "cuda.atomic",
     "cudajit.cuda.random": "cuda.random", "numba.cuda.random": "cuda.random", "operator": "operator",
 }

@@ -8,14 +8,17 @@ from .args import In, InOut, Out
 from .arrays import (defer_cleanup, device_array, device_array_like, managed_array, mapped, mapped_array, mapped_array_like,
                      pinned, pinned_array, pinned_array_like, to_device)
 from .devicearray import DeviceNDArray
-from .devices import (close, current_context, detect, get_current_device, gpus, list_devices, select_device,
+from .devices import (MemoryInfo, close, current_context, detect, get_current_device, gpus, list_devices, select_device,
                       synchronize)
 from .dispatcher import jit
-from .emm import (BaseCUDAMemoryManager, GetIpcHandleMixin, HostOnlyCUDAMemoryManager, MappedMemory, MemoryInfo,
-                  MemoryPointer, PinnedMemory, set_memory_manager)
+from .emm import (BaseCUDAMemoryManager, HostOnlyCUDAMemoryManager, MappedMemory, MemoryPointer, PinnedMemory,
+                  set_memory_manager)
 from .ffi import LTOIR, Archive, Cubin, CUSource, Fatbin, Object, PTXSource, declare_device
 from .graphs import Graph, graph
 from .interop import as_cuda_array, from_cuda_array_interface, from_dlpack, is_cuda_array
+from .ipc import GetIpcHandleMixin
+from .kernels import transpose as _transpose  # noqa: F401  (installs DeviceNDArray.transpose's kernel)
+from . import array_helpers as _array_helpers  # noqa: F401  (numba-cuda's helpers on cuda.devicearray)
 from .kernelapi import *  # noqa: F401,F403  (threadIdx, grid, shared, atomic, syncthreads, …)
 from .ptx import compile, compile_for_current_device, compile_ptx, compile_ptx_for_current_device
 from .profiling import profile_start, profile_stop, profiling

@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import _core
 from . import emm
+from .emm import defer_cleanup  # noqa: F401  (cuda.defer_cleanup)
 from .devicearray import (DeviceNDArray, DeviceRecord, _backend_id, _c_strides, _check_dtype, _f_strides, _init_new,
                           _normalize_shape, _normalize_strides, _span_bytes, _stream_handle)
 
@@ -308,17 +309,3 @@ def mapped(*arrays, stream=0, portable=False, wc=False):
             _core.synchronize()          # kernels still writing must finish before the memory is unmapped
         for r in regs:
             r.release()
-
-
-@contextlib.contextmanager
-def defer_cleanup():
-    """numba.cuda's ``with cuda.defer_cleanup():``. Numba queues frees and runs them later so that a free does not
-    synchronize inside the block; cudajit's frees never synchronize (device memory goes back with cuMemFreeAsync
-    when its last reference goes), so the block runs as it would without it. Nested blocks are fine. With an EMM
-    plugin set (``cuda.set_memory_manager``), the block runs inside the plugin's ``defer_cleanup()``."""
-    mgr = emm.manager()
-    if mgr is None:
-        yield
-        return
-    with mgr.defer_cleanup():
-        yield

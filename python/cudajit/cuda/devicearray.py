@@ -128,6 +128,9 @@ def _init_new(array, shape, dtype, fortran, stream):
 
 _init_core = _core.ArrayCore.__init__
 
+# cuda.random's state (random.py names it xoroshiro128p_dtype): a record that kernels take as their own type
+xoroshiro128p_dtype = np.dtype([("s0", np.uint64), ("s1", np.uint64)], align=True)
+
 _DTYPE_KEYS = {}
 
 
@@ -135,7 +138,6 @@ def dtype_key(dtype, scalar):
     """The dispatcher's number for a dtype its C++ does not know (records, datetime64/timedelta64 with their
     unit, ml_dtypes' bfloat16 and float8 types): equal dtypes share a number; None (convert in Python first) for other dtypes and
     cuda.random's states."""
-    from .random import xoroshiro128p_dtype
     if dtype.names is None and dtype.kind not in "MmVf" or dtype == xoroshiro128p_dtype:
         return None
     if dtype.kind in "Vf" and dtype.names is None:
@@ -322,7 +324,6 @@ class DeviceNDArray(_core.ArrayCore):
         self._check_backend()
         self._check_writable("copy_to_device")
         if isinstance(ary, DeviceNDArray) or (hasattr(ary, "__cuda_array_interface__") and not isinstance(ary, np.ndarray)):
-            from .interop import as_cuda_array
             src = ary if isinstance(ary, DeviceNDArray) else as_cuda_array(ary)
             if src.size == 0:
                 return                          # numba-cuda: nothing to copy, nothing checked
@@ -587,8 +588,7 @@ class DeviceNDArray(_core.ArrayCore):
         if self.ndim != 2:
             raise NotImplementedError(f"transposing a device array of {self.ndim} dimensions is not supported (as in "
                                       "numba-cuda, only 2-d ones, into a copy); a kernel can read a.T of any array")
-        from .kernels.transpose import transpose
-        return transpose(self)
+        return transpose_2d(self)
 
     @property
     def T(self):
@@ -610,8 +610,7 @@ class DeviceNDArray(_core.ArrayCore):
     def get_ipc_handle(self):
         """An IpcArrayHandle that shares this array with another process on this machine: pickle it there, then
         ``with handle as darr:`` (cuda/ipc.py). Linux, GPU backend."""
-        from .ipc import array_handle
-        return array_handle(self)
+        return ipc_array_handle(self)
 
     # --- DLPack ---------------------------------------------------------------------------
     def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
@@ -829,12 +828,20 @@ _NUMBA_HELPERS = frozenset({"auto_device", "is_cuda_ndarray", "require_cuda_ndar
                             "from_array_like", "from_record_like", "DeviceNDArrayBase"})
 
 
-def __getattr__(name):
-    # numba-cuda's cuda.devicearray is its cudadrv.devicearray: its helper functions are found here too
-    if name in _NUMBA_HELPERS:
-        from .cudadrv import devicearray as numba_module
-        return getattr(numba_module, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# Hooks of the layers above this one, installed when they are imported (this module imports none of them):
+# interop.py (as_cuda_array), ipc.py (array_handle), kernels/transpose.py (transpose) and cudadrv/devicearray.py,
+# numba-cuda's helper functions of its cuda.devicearray (auto_device, is_contiguous ...: _NUMBA_HELPERS), which it
+# sets as attributes of this module.
+def as_cuda_array(obj):
+    raise RuntimeError("cudajit.cuda.interop is not imported")
+
+
+def ipc_array_handle(darr):
+    raise RuntimeError("cudajit.cuda.ipc is not imported")
+
+
+def transpose_2d(a):
+    raise RuntimeError("cudajit.cuda.kernels.transpose is not imported")
 
 
 def _check_one_value_per_element(dev, host, shared):

@@ -17,6 +17,8 @@ import threading
 from cudajit import _backend, _core
 from cudajit.errors import CudaSupportError
 
+from . import emm
+
 MemoryInfo = collections.namedtuple("MemoryInfo", ["free", "total"])
 MemoryInfo.__doc__ = "Bytes of memory (free, total): what ``Context.get_memory_info()`` returns (numba.cuda's)."
 _entered = threading.local()   # .stack: the devices current before each `with cuda.gpus[i]:` of this thread
@@ -282,8 +284,7 @@ class _PendingDeallocations:
         """Flush the pending frees: there are none."""
 
     def disable(self):
-        from .arrays import defer_cleanup
-        return defer_cleanup()
+        return emm.defer_cleanup()
 
     @property
     def is_disabled(self):
@@ -307,7 +308,6 @@ class Context:
     @property
     def memory_manager(self):
         """The EMM plugin's instance for this device (``cuda.set_memory_manager``); None for cudajit's own pool."""
-        from . import emm
         return emm.manager(self.id)
 
     def get_memory_info(self):
@@ -325,14 +325,12 @@ class Context:
     def memalloc(self, size):
         """``size`` bytes of device memory as a MemoryPointer (the EMM plugin's when one is set), freed by its
         ``free()`` or when it is garbage collected."""
-        from . import emm
         mgr = self.memory_manager
         return mgr.memalloc(size) if mgr is not None else emm.own_device_memory(self, size)
 
     def memhostalloc(self, size, mapped=False, portable=False, wc=False):
         """``size`` bytes of page-locked host memory: MappedMemory (reachable from kernels at its
         ``device_pointer``) when ``mapped``, else PinnedMemory. cudajit's is always portable."""
-        from . import emm
         mgr = self.memory_manager
         if mgr is not None:
             return mgr.memhostalloc(size, mapped, portable, wc)
@@ -340,7 +338,6 @@ class Context:
 
     def mempin(self, owner, pointer, size, mapped=False):
         """Page-lock the existing host memory at ``pointer`` (``size`` bytes, kept alive by ``owner``)."""
-        from . import emm
         mgr = self.memory_manager
         if mgr is not None:
             return mgr.mempin(owner, pointer, size, mapped)
@@ -348,7 +345,6 @@ class Context:
 
     def memallocmanaged(self, size, attach_global=True):
         """``size`` bytes of managed memory (ManagedMemory: one address on the host and every device)."""
-        from . import emm
         return emm.own_managed_memory(self, size)
 
     def memfree(self, pointer):
@@ -361,8 +357,7 @@ class Context:
         mgr = self.memory_manager
         if mgr is not None:
             return mgr.get_ipc_handle(memory)
-        from .ipc import export
-        return export(memory, self)
+        return ipc_export(memory, self)
 
     def create_stream(self):
         """A new stream on this context's device (``cuda.stream()``)."""
@@ -492,3 +487,15 @@ def detect(file=None):
     print("Summary:", file=out)
     print(f"\t{supported}/{len(devices)} devices are supported", file=out)
     return supported > 0
+
+
+def ipc_export(memory, context):
+    """``cuda/ipc.py``'s ``export``: ipc.py, a layer above this one, installs it when it is imported."""
+    raise RuntimeError("cudajit.cuda.ipc is not imported: no IPC handles")
+
+
+def _context_of(device):
+    return Context(gpus[device])
+
+
+emm.context_of = _context_of    # installs how the memory layer (below) makes an EMM plugin's Context

@@ -9,7 +9,7 @@ specification; what differs here:
   ``set_memory_manager(None)`` goes back to cudajit's pool.
 - The memory a plugin hands out lives while any array over it does: ``MemoryPointer.own()`` is the pointer itself,
   and ``HostOnlyCUDAMemoryManager.reset()`` frees nothing that an array still uses.
-- ``GetIpcHandleMixin.get_ipc_handle`` makes a CUDA IPC handle (cuda/ipc.py).
+- ``GetIpcHandleMixin`` (in cuda/ipc.py) gives a plugin ``get_ipc_handle``.
 
 The hook itself is in the C++ core (src/external_alloc.*): while a plugin is set, each ``DeviceBuffer`` calls
 ``_allocate`` below and keeps the object it returns; dropping that object is the plugin's free.
@@ -22,8 +22,8 @@ from abc import ABCMeta, abstractmethod
 
 import numpy as np
 
-from .. import _core, config
-from .devices import MemoryInfo  # noqa: F401  (numba.cuda.MemoryInfo, what get_memory_info returns)
+from .. import _backend, _core, config
+from .streams import stream_handle
 
 SUPPORTED_INTERFACE_VERSION = 1
 
@@ -98,7 +98,6 @@ class MemoryPointer:
             self._freed = True
 
     def _check_alive(self, what):
-        from .cudadrv.driver import _check_not_freed
         try:
             _check_not_freed(self)
         except ValueError as e:
@@ -106,13 +105,12 @@ class MemoryPointer:
 
     def memset(self, byte, count=None, stream=0):
         """Set ``count`` bytes (all by default) to ``byte``, on ``stream``."""
-        from .devicearray import _stream_handle
         byte = _byte_value(byte, "memset")
         count = self.size if count is None else _index(count, "memset: count")
         if not 0 <= count <= self.size:
             raise ValueError(f"memset: count {count} is outside this allocation of {self.size} bytes")
         self._check_alive("memset")
-        _core.memset(_address(self.device_pointer), byte, count, _stream_handle(stream))
+        _core.memset(_address(self.device_pointer), byte, count, stream_handle(stream))
 
     def view(self, start, stop=None):
         """A pointer to bytes [start, stop) of this memory, keeping it alive."""
@@ -313,16 +311,6 @@ class HostOnlyCUDAMemoryManager(BaseCUDAMemoryManager):
         yield
 
 
-class GetIpcHandleMixin:
-    """numba.cuda's mixin that gives a plugin ``get_ipc_handle``: a legacy CUDA IPC handle (cuIpcGetMemHandle) of
-    the allocation under ``memory``, for plugins whose memory comes from cuMemAlloc."""
-
-    def get_ipc_handle(self, memory):
-        """An IpcHandle for ``memory`` (a MemoryPointer this plugin allocated)."""
-        from .ipc import export
-        return export(memory, self.context)
-
-
 def set_memory_manager(mm_plugin):
     """Make device allocations come from the EMM plugin class ``mm_plugin`` (numba.cuda's): a RuntimeError when
     its ``interface_version`` is not 1. ``None`` goes back to cudajit's own pool."""
@@ -365,18 +353,25 @@ def set_from_environment():
     set_memory_manager(plugin)
 
 
+_backend.when_set(set_from_environment)
+
+
+def context_of(device):
+    """The numba-style Context of device number ``device`` that a plugin is made with: devices.py, the layer above,
+    installs it (this layer imports nothing above it)."""
+    raise RuntimeError("cudajit.cuda.devices is not imported: no Context to give the memory manager")
+
+
 def manager(device=None):
     """The plugin's instance for ``device`` (the current one by default), made and initialized on first use; None
     when no plugin is set."""
     if _plugin is None:
         return None
     if device is None:
-        from .devices import gpus
-        device = gpus.current.id
+        device = 0 if _backend.name() == "cpu" else _core.current_device()
     mgr = _managers.get(device)
     if mgr is None:
-        from .devices import Context, gpus
-        mgr = _plugin(context=Context(gpus[device]))
+        mgr = _plugin(context=context_of(device))
         mgr.initialize()
         _managers[device] = mgr
     return mgr
@@ -431,3 +426,30 @@ class Registration:
         memory, self.memory = self.memory, None
         if memory is not None and getattr(memory, "is_managed", False):
             memory.free()
+
+
+def _check_not_freed(obj):
+    """A MemoryPointer (or a view of one) whose memory ``free()`` gave back is not memory any more: copying to it
+    would write memory that may since belong to something else."""
+    seen = 0
+    while obj is not None and seen < 64:
+        if getattr(obj, "_freed", False):
+            raise ValueError(f"this {type(obj).__name__}'s memory was freed (MemoryPointer.free()): it cannot be "
+                             f"copied to or from")
+        owner = getattr(obj, "_owner", None)
+        obj = owner if owner is not obj else None
+        seen += 1
+
+
+@contextlib.contextmanager
+def defer_cleanup():
+    """numba.cuda's ``with cuda.defer_cleanup():``. Numba queues frees and runs them later so that a free does not
+    synchronize inside the block; cudajit's frees never synchronize (device memory goes back with cuMemFreeAsync
+    when its last reference goes), so the block runs as it would without it. Nested blocks are fine. With an EMM
+    plugin set (``cuda.set_memory_manager``), the block runs inside the plugin's ``defer_cleanup()``."""
+    mgr = manager()
+    if mgr is None:
+        yield
+        return
+    with mgr.defer_cleanup():
+        yield

@@ -11,6 +11,7 @@ import operator
 import numpy as np
 
 from .. import _core, config
+from . import devicearray
 from .devicearray import DeviceNDArray, _backend_id, _c_strides
 from .streams import _external
 
@@ -265,3 +266,6 @@ def _accepts_stream(obj):
         return "stream" in inspect.signature(obj.__dlpack__).parameters
     except (TypeError, ValueError):
         return True
+
+
+devicearray.as_cuda_array = as_cuda_array   # installs copy_to_device's reader of foreign arrays (a layer below)

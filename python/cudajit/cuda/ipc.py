@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import _core
 from ..errors import CudaSupportError
+from . import devicearray, devices
 
 
 def _require_gpu(what):
@@ -264,3 +265,15 @@ def open_ipc_array(handle, shape, dtype, strides=None, offset=0):
     finally:
         ipch.close()
 
+
+class GetIpcHandleMixin:
+    """numba.cuda's mixin that gives a plugin ``get_ipc_handle``: a legacy CUDA IPC handle (cuIpcGetMemHandle) of
+    the allocation under ``memory``, for plugins whose memory comes from cuMemAlloc."""
+
+    def get_ipc_handle(self, memory):
+        """An IpcHandle for ``memory`` (a MemoryPointer this plugin allocated)."""
+        return export(memory, self.context)
+
+
+devices.ipc_export = export                   # installs Context.get_ipc_handle's (devices.py is a layer below)
+devicearray.ipc_array_handle = array_handle   # installs DeviceNDArray.get_ipc_handle's

@@ -11,7 +11,7 @@ import numpy as np
 from .. import _core
 from .kernelapi import Intrinsic
 
-xoroshiro128p_dtype = np.dtype([("s0", np.uint64), ("s1", np.uint64)], align=True)
+from .devicearray import xoroshiro128p_dtype  # noqa: F401  (cuda.random.xoroshiro128p_dtype; the array layer needs it)
 
 _MASK = 2**64 - 1
 

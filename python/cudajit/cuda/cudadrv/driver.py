@@ -7,10 +7,10 @@ import numpy as np
 from ... import _core as _core_mod
 from ...errors import CudaAPIError  # noqa: F401
 from ..devices import Context, Device, MemoryInfo  # noqa: F401
-from ..emm import (BaseCUDAMemoryManager, GetIpcHandleMixin, HostOnlyCUDAMemoryManager,  # noqa: F401
+from ..emm import (BaseCUDAMemoryManager, HostOnlyCUDAMemoryManager,  # noqa: F401
                    ManagedMemory, MappedMemory, MemoryPointer, PinnedMemory, _address, _byte_value,
-                   set_memory_manager)
-from ..ipc import IpcHandle  # noqa: F401
+                   _check_not_freed, set_memory_manager)
+from ..ipc import GetIpcHandleMixin, IpcHandle  # noqa: F401
 from ..streams import Event, Stream, event_elapsed_time  # noqa: F401
 
 
@@ -55,19 +55,6 @@ def _int_address(value, what):
     if not 0 <= value < 1 << 64:
         raise ValueError(f"{what} must be a pointer value in [0, 2**64), not {value}")
     return value
-
-
-def _check_not_freed(obj):
-    """A MemoryPointer (or a view of one) whose memory ``free()`` gave back is not memory any more: copying to it
-    would write memory that may since belong to something else."""
-    seen = 0
-    while obj is not None and seen < 64:
-        if getattr(obj, "_freed", False):
-            raise ValueError(f"this {type(obj).__name__}'s memory was freed (MemoryPointer.free()): it cannot be "
-                             f"copied to or from")
-        owner = getattr(obj, "_owner", None)
-        obj = owner if owner is not obj else None
-        seen += 1
 
 
 def device_ctypes_pointer(obj):

@@ -6,6 +6,11 @@ against bank conflicts), so that both the reads of ``a`` and the writes of ``b``
 """
 import numpy as np
 
+from .. import devicearray, kernelapi as cuda
+from ..arrays import device_array
+from ..dispatcher import jit
+from ..interop import is_cuda_array
+
 TILE = 32
 
 _kernels = {}   # dtype -> the kernel for it
@@ -14,9 +19,7 @@ _kernels = {}   # dtype -> the kernel for it
 def _kernel(dtype):
     kernel = _kernels.get(dtype)
     if kernel is None:
-        from cudajit import cuda
-
-        @cuda.jit
+        @jit
         def transpose_tile(src, dst):
             tile = cuda.shared.array((TILE, TILE + 1), dtype)
             tx = cuda.threadIdx.x
@@ -37,20 +40,17 @@ def transpose(a, b=None):
     """The transpose of the 2-d array ``a`` (a NumPy or device array), written into the device array ``b`` if given
     (of shape ``a.shape[::-1]`` and ``a``'s dtype), else into a new C-ordered device array; returns it. A device
     array's own stream is used, for the kernel and for the new array."""
-    from cudajit import cuda
-    from cudajit.cuda.devicearray import DeviceNDArray
-
-    if not (isinstance(a, np.ndarray) or cuda.is_cuda_array(a)):
+    if not (isinstance(a, np.ndarray) or is_cuda_array(a)):
         raise TypeError(f"transpose: a must be a NumPy or device array, not {type(a).__name__}")
     if a.ndim != 2:
         raise NotImplementedError(f"transpose: a must have 2 dimensions, not {a.ndim}")
-    stream = getattr(a, "stream", 0) if isinstance(a, DeviceNDArray) else 0
+    stream = getattr(a, "stream", 0) if isinstance(a, devicearray.DeviceNDArray) else 0
     rows, cols = a.shape
     dtype = np.dtype(a.dtype)
     if b is None:
-        b = cuda.device_array((cols, rows), dtype=dtype, stream=stream)
+        b = device_array((cols, rows), dtype=dtype, stream=stream)
     else:
-        if not cuda.is_cuda_array(b):
+        if not is_cuda_array(b):
             raise TypeError(f"transpose: b must be a device array, not {type(b).__name__}")
         if tuple(b.shape) != (cols, rows):
             raise ValueError(f"transpose: b has shape {tuple(b.shape)}, the transpose of a has {(cols, rows)}")
@@ -60,3 +60,6 @@ def transpose(a, b=None):
         grid = ((cols + TILE - 1) // TILE, (rows + TILE - 1) // TILE)
         _kernel(dtype)[grid, (TILE, TILE), stream](a, b)
     return b
+
+
+devicearray.transpose_2d = transpose     # installs DeviceNDArray.transpose's kernel (the array layer is below)

@@ -396,9 +396,14 @@ def _complex_pow(x, y, t):
         r = _cuda_cpow(x.v, y.v)
     except (ZeroDivisionError, OverflowError, ValueError):
         raise Undefined("complex power at a pole or overflowing")
+    exact = r
     r = nm.round_complex(r, t)
     if not (math.isfinite(r.real) and math.isfinite(r.imag)):
         raise Undefined("complex power overflows")
+    if (r.real == 0 and exact.real != 0) or (r.imag == 0 and exact.imag != 0):
+        # a part that underflows to zero in t: its sign comes from t's arithmetic (|a| ** b.re already 0 in float32
+        # gives 0 * cos(phase) - 0 * sin(phase), +0.0 where the rounded exact value is -0.0; seed 61, 34/30)
+        raise Uncertain("a part of a complex power underflows")
     # computed in t's precision: pow(|a|, b.re), exp(at * b.im) and the phase's terms each carry a relative error of
     # a few ulps times their exponent, which the magnitude and the phase of the result inherit
     a, b = x.v, y.v

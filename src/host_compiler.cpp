@@ -344,6 +344,12 @@ std::string signal_name(int sig) {
     }
 }
 
+// The compiler crashed on its own (GCC's "internal compiler error", clang's crash report), whatever the source.
+bool internal_error(const std::string& log) {
+    return log.find("internal compiler error") != std::string::npos ||
+           log.find("PLEASE submit a bug report") != std::string::npos;
+}
+
 // One compile of `source` in `dir`: the library's path, or nothing with *error set. *retry: the failure was the
 // directory's (nothing could be written there), so another directory may succeed.
 std::optional<std::string> build_in(const std::string& dir, const Compiler& cxx, const std::string& key,
@@ -365,9 +371,10 @@ std::optional<std::string> build_in(const std::string& dir, const Compiler& cxx,
     std::string pch = dir == cache::writable_directory() ? precompiled_header(cxx, flag_list, flags, source, include_dir)
                                                          : std::string();
     int killed_by = 0;
-    auto build = [&](bool with_pch, std::string* log) {
+    auto build = [&](bool with_pch, std::string* log, std::vector<std::string> extra = {}) {
         std::vector<std::string> argv = cxx.command;
         argv.insert(argv.end(), kBaseFlags.begin(), kBaseFlags.end());
+        argv.insert(argv.end(), extra.begin(), extra.end());        // after kBaseFlags: a later -O wins
         if (with_pch) argv.insert(argv.end(), {"-I" + pch, "-Winvalid-pch"});
         argv.push_back("-I" + include_dir);
         argv.insert(argv.end(), options.begin(), options.end());
@@ -391,6 +398,13 @@ std::optional<std::string> build_in(const std::string& dir, const Compiler& cxx,
             status = build(false, &log);
             if (status == 0) std::filesystem::remove_all(pch, ec);
         }
+    }
+    if (status != 0 && !killed_by && internal_error(log)) {
+        // The compiler's own fault, not the source's (GCC 12's TLS '%&' ICE was one): once more at -O1, which has
+        // sidestepped each such fault seen; the source's real errors fail the same way there.
+        std::string again;
+        status = build(false, &again, {"-O1"});
+        if (status != 0) log += "\n(compiled again at -O1 after that internal compiler error:)\n" + again;
     }
     std::remove(src.c_str());
     if (status == 0) return lib;

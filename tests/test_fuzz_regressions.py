@@ -494,3 +494,48 @@ def test_abs_of_the_most_negative_integer_converted_to_float(backend, rng):
     np.testing.assert_array_equal(o8[:, 2], abs64.astype(np.float64))
     np.testing.assert_array_equal(o4[:, 1], abs32.astype(np.float32))
     assert o4[0, 0] == 2.0**31 and o8[0, 1] == 2.0**63
+
+
+# ---- GCC 12 -O2 stopped with "internal compiler error: output_operand: '%&' used without any local dynamic TLS
+# references": the only reader of the running CPU thread (cuda.threadIdx.x, thread-local) in a device function was
+# dead code beside a spinning while loop (CPU backend, fuzz seed 61, 19/44). thread.h gives that variable the
+# global-dynamic TLS model; host_compiler.cpp compiles again at -O1 after any internal compiler error -------------
+@cuda.jit(device=True)
+def tls_reader(a3, default, CJ_WANT_CMATH):
+    return cuda.threadIdx.x
+
+
+@cuda.jit(device=True)
+def tls_dead_loop(a5, a6):
+    v75 = (tls_reader(a5, int16(1), False) == complex64(1j) != float32(-19.0)) | (True | (float32(10.0) != uint32(23)))
+    DBL_EPSILON = 0
+    while bool(uint16(65535)) and DBL_EPSILON < 3:
+        DBL_EPSILON += 1
+    return int16(0)
+
+
+@cuda.jit(device=True)
+def tls_caller():
+    v80 = float64(tls_reader(8 if True else 9, tls_dead_loop(8, uint8(1)), False == int16(-32768)))
+    return True ^ ((False == uint8(0)) ^ True)
+
+
+@cuda.jit
+def run_tls_caller(iu, za, ba, su, sb, out):
+    t = cuda.grid(1)
+    if t < out.size:
+        b = sb
+        b ^= ba[su % 32] | ~tls_caller()
+        for sn in range(max(min(int8(-72) // iu[4], 9), -1)):
+            pass
+        out[t] = za[1].real * float64(uint64(1)) + b
+
+
+def test_a_dead_read_of_the_thread_index_compiles(backend, rng):
+    iu = rng.integers(1, 100, 32).astype(np.uint64)
+    za = rng.standard_normal(16) + 1j * rng.standard_normal(16)
+    ba = rng.integers(0, 2, 32).astype(np.bool_)
+    out = np.zeros(32)
+    run_tls_caller[1, 32](iu, za, ba, np.uint64(7), True, out)
+    b = True ^ bool(ba[7] | (not True))          # tls_caller() is True; ~ of a bool is `not` in Numba
+    np.testing.assert_array_equal(out, np.full(32, za[1].real + b))

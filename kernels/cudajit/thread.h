@@ -147,8 +147,11 @@ namespace cj {
 namespace cpu_detail {
 
 // The CUDA thread running on this OS thread. static: every kernel library (one translation unit)
-// has its own, so no symbol is shared between loaded libraries.
-static thread_local cj_cpu_state* state;
+// has its own, so no symbol is shared between loaded libraries. Global-dynamic TLS, not the local-dynamic model GCC
+// picks for a static: GCC 12 -O2 stopped with "internal compiler error: output_operand: '%&' used without any local
+// dynamic TLS references" where dead code (a spinning while loop whose result is unused) was the only reader (fuzz
+// seed 61, 19/44). One variable, so the same one __tls_get_addr per function as local-dynamic.
+static thread_local cj_cpu_state* state __attribute__((tls_model("global-dynamic")));
 
 // Thrown to unwind the running CUDA thread back to its entry point (trap, aborted launch). Caught
 // in run_entry, inside the fiber, so it never crosses into the launcher.

@@ -11,7 +11,8 @@ import numpy as np
 from .. import _core
 from ..errors import StreamCaptureError
 from .arrays import device_array
-from .devicearray import DeviceNDArray, _host_addr
+from .arraylayout import _host_addr
+from .devicearray import DeviceNDArray
 from .random import as_kernel_states, xoroshiro128p_dtype
 
 

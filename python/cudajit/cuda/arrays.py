@@ -8,8 +8,9 @@ import numpy as np
 from .. import _core
 from . import emm
 from .emm import defer_cleanup  # noqa: F401  (cuda.defer_cleanup)
-from .devicearray import (DeviceNDArray, DeviceRecord, _backend_id, _c_strides, _check_dtype, _f_strides, _init_new,
-                          _normalize_shape, _normalize_strides, _span_bytes, _stream_handle)
+from .arraylayout import _c_strides, _check_dtype, _f_strides, _normalize_shape, _normalize_strides, _span_bytes
+from .devicearray import DeviceNDArray, DeviceRecord, _backend_id, _init_new
+from .streams import stream_handle as _stream_handle
 
 _new_array = DeviceNDArray.__new__
 

@@ -12,7 +12,8 @@ import numpy as np
 
 from .. import _core, config
 from . import devicearray
-from .devicearray import DeviceNDArray, _backend_id, _c_strides
+from .arraylayout import _c_strides
+from .devicearray import DeviceNDArray, _backend_id
 from .streams import _external
 
 _CAI = "__cuda_array_interface__"

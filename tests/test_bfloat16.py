@@ -137,9 +137,10 @@ def test_float64_rounds_once(backend, rng):
     assert_bits(out[:, 0], want, "bfloat16(float64)")
     assert_bits(out[:, 1], want, "float64_to_bfloat16")
     assert_bits(stored.view(np.uint16), want, "float64 stored into a bfloat16 array")
-    # one case where ml_dtypes, which goes through float32, rounds twice: CUDA's __double2bfloat16 does not
+    # one case where rounding through float32 rounds twice (to a tie, then to even: 1.0), as ml_dtypes before 0.7
+    # did; CUDA's __double2bfloat16 rounds once
     x = 1 + 2.0 ** -8 + 2.0 ** -40
-    assert float(np.float64(x).astype(BF)) == 1.0                      # ml_dtypes: to float32 (a tie), then even
+    assert float(np.float32(x)) == 1 + 2.0 ** -8                       # the tie that double rounding meets
     one = np.zeros((1, 2), np.uint16)
     from_float64[1, 1](np.array([x]), one, np.zeros(1, BF))
     assert one[0, 0] == exact_bits(Fraction(x), "rn") == 0x3F81       # 1 + 2**-7: the exact value's nearest

@@ -3,12 +3,15 @@
 # test file that launches a kernel, on the GPU backend, with the tools' default settings (memcheck also reports
 # CUDA API calls that fail). From the repository root of a GPU machine where cudajit is installed:
 #     bash tools/device_sanitize.sh [tool ...]                 (default: the four, side by side)
-# JOBS: pytest-xdist workers per tool (default 3); LIMIT: seconds per tool (default 540); LOGS: where the logs go
-# (default $OUT, else /tmp/sanitize); FILES: the test files (default: all below but the excluded).
-# Prints, per tool, the sum of the ERROR SUMMARY lines of every process the tool watched and pytest's last line.
+# Each test file runs as a process of its own under the tool (so every report is tied to its file), LANES files at
+# a time per tool, the longest first (by the times of tools/sanitize_times.txt when a file is listed there).
+# LANES: files at a time per tool (default 3); LIMIT: seconds per tool in all (default 540); FILE_LIMIT: seconds
+# per file (default 400); LOGS: where the logs go (default $OUT, else /tmp/sanitize); FILES: the test files
+# (default: all below but the excluded). Prints, per tool, the sum of the ERROR SUMMARY lines, the files finished
+# and the tests they passed; $LOGS/sanitize-<tool>.tsv has a line per file (seconds, rc, errors, pytest's last line).
 set -u
 tools=("$@"); [ ${#tools[@]} -eq 0 ] && tools=(memcheck racecheck initcheck synccheck)
-JOBS=${JOBS:-3} LIMIT=${LIMIT:-540} LOGS=${LOGS:-${OUT:-/tmp/sanitize}}
+LANES=${LANES:-3} LIMIT=${LIMIT:-540} FILE_LIMIT=${FILE_LIMIT:-400} LOGS=${LOGS:-${OUT:-/tmp/sanitize}}
 mkdir -p "$LOGS"
 
 # Files left out, with the reason:
@@ -36,20 +39,53 @@ declare -A DESELECT=(
   [synccheck]=""
 )
 
-run_tool() {
-  local tool=$1 log="$LOGS/sanitize-$1.log" extra=()
+# The files, longest first: seconds from tools/sanitize_times.txt ("<seconds> <file>" lines), else the file's size
+# in bytes over 1000 (a stand-in: a test file's length roughly follows its count of kernels).
+ordered_files() {
+  local times=tools/sanitize_times.txt f s
+  for f in $FILES; do
+    s=$( [ -e "$times" ] && awk -v f="$f" '$2 == f {print $1}' "$times")
+    echo "${s:-$(( $(stat -c %s "$f") / 1000 ))} $f"
+  done | sort -rn | awk '{print $2}'
+}
+
+# One file under one tool: a line "<file>\t<seconds>\t<rc>\t<errors>\t<pytest's last line>" on stdout.
+# A file is not started past the tool's deadline, and one started runs at most until it (and FILE_LIMIT).
+one_file() {
+  local tool=$1 f=$2 log extra=() t0 rc errors last left
+  t0=$(date +%s); left=$(( DEADLINE - t0 )); [ "$left" -gt "$FILE_LIMIT" ] && left=$FILE_LIMIT
+  [ "$left" -le 5 ] && return 0
+  log="$LOGS/$tool/$(basename "$f" .py).log"
   for t in ${DESELECT[$tool]}; do extra+=(--deselect "$t"); done
-  CUDAJIT_CACHE_DIR=/tmp/cj-san-$tool timeout "$LIMIT" compute-sanitizer --tool "$tool" --target-processes all \
-      --print-limit 50 python3 -m pytest -q --gpu --backends gpu -p no:cacheprovider -n "$JOBS" \
-      "${extra[@]}" $FILES > "$log" 2>&1
-  echo "rc=$?" >> "$log"
+  CUDAJIT_CACHE_DIR=/tmp/cj-san timeout "$left" compute-sanitizer --tool "$tool" --target-processes all \
+      --print-limit 50 python3 -m pytest -q --gpu --backends gpu -p no:cacheprovider -n 0 "${extra[@]}" "$f" \
+      > "$log" 2>&1
+  rc=$?
+  errors=$(grep -Eo 'ERROR SUMMARY: [0-9]+' "$log" | awk '{s += $3} END {print s + 0}')
+  last=$(grep -E ' in [0-9.]+s' "$log" | tail -1)
+  printf '%s\t%s\t%s\t%s\t%s\n' "$f" "$(( $(date +%s) - t0 ))" "$rc" "$errors" "${last:-(no summary)}"
+}
+export -f one_file
+export LOGS FILE_LIMIT
+export DEADLINE=$(( $(date +%s) + LIMIT ))
+
+run_tool() {
+  local tool=$1
+  mkdir -p "$LOGS/$tool"
+  ordered_files | xargs -P "$LANES" -I{} bash -c "$(declare -A -p DESELECT); one_file $tool {}" \
+      > "$LOGS/sanitize-$tool.tsv"
 }
 
 for tool in "${tools[@]}"; do run_tool "$tool" & done
 wait
+nfiles=$(echo $FILES | wc -w)
 for tool in "${tools[@]}"; do
-  log="$LOGS/sanitize-$tool.log"
-  errors=$(grep -Eo 'ERROR SUMMARY: [0-9]+' "$log" | awk '{s += $3} END {print s + 0}')
-  procs=$(grep -c 'ERROR SUMMARY' "$log")
-  echo "$tool: ERROR SUMMARY: $errors errors (over $procs processes) | $(grep -E '(passed|failed|error)' "$log" | grep -E ' in [0-9.]+s' | tail -1) | $(tail -1 "$log")"
+  tsv="$LOGS/sanitize-$tool.tsv"
+  awk -F'\t' -v tool="$tool" -v n="$nfiles" '
+    { errors += $4; files++; secs += $2; if ($3 != 0) bad = bad " " $1 "(rc " $3 ")"
+      if (match($5, /[0-9]+ passed/)) passed += substr($5, RSTART, RLENGTH) + 0
+      if (match($5, /[0-9]+ failed/)) failed += substr($5, RSTART, RLENGTH) + 0
+      if (match($5, /[0-9]+ skipped/)) skipped += substr($5, RSTART, RLENGTH) + 0 }
+    END { printf "%s: ERROR SUMMARY: %d errors | %d of %d files, %d passed, %d failed, %d skipped, %d file-seconds%s\n",
+                 tool, errors, files, n, passed, failed, skipped, secs, (bad ? " | not clean:" bad : "") }' "$tsv"
 done

@@ -9,9 +9,12 @@ namespace py = pybind11;
 namespace cj {
 
 void bind_cache(py::module_& m) {
-    m.def("cache_size", &cache::size, "Bytes held by the disk cache's entries (0 when caching is off).");
-    m.def("cache_size_limit", &cache::size_limit, "$CUDAJIT_CACHE_MAX in bytes (default 1 GiB).");
-    m.def("cache_clear", &cache::clear, "Delete every entry of the disk cache; returns how many files went.");
+    m.def("cache_size", [] { sync_settings(); return cache::size(); },
+          "Bytes held by the disk cache's entries (0 when caching is off).");
+    m.def("cache_size_limit", [] { sync_settings(); return cache::size_limit(); },
+          "$CUDAJIT_CACHE_MAX in bytes (default 1 GiB).");
+    m.def("cache_clear", [] { sync_settings(); return cache::clear(); },
+          "Delete every entry of the disk cache; returns how many files went.");
 }
 
 }  // namespace cj

@@ -54,17 +54,25 @@ void bind_cpu(py::module_& m) {
     cpu::set_print_sink(&write_python_stdout);
     m.def("host_compiler_identity", &host::compiler_identity,
           "The host C++ compiler's --version line ($CXX, else c++, g++, clang++).");
-    m.def("compile_host", &host::compile, "source"_a, "options"_a, "include_dir"_a,
-          py::call_guard<NoGil>(),
+    m.def("compile_host",
+          [](const std::string& source, const std::vector<std::string>& options, const std::string& include_dir) {
+              sync_settings();                        // the cache, the precompiled header, the sanitizers
+              NoGil nogil;
+              return host::compile(source, options, include_dir);
+          },
+          "source"_a, "options"_a, "include_dir"_a,
           "Compile a generated kernel to a shared library (cached on disk); returns its path.");
     m.def("host_pch_uses", &host::precompiled_header_uses,
           "How many host compiles of this process used a precompiled cudajit/runtime.h that GCC accepted.");
-    m.def("cpu_num_threads", &cpu::num_threads, "OS threads that run blocks ($CUDAJIT_NUM_THREADS or all cores).");
+    m.def("cpu_num_threads", [] { sync_settings(); return cpu::num_threads(); }, "OS threads that run blocks ($CUDAJIT_NUM_THREADS or all cores).");
 
     using Dim = std::tuple<unsigned, unsigned, unsigned>;
     py::class_<cpu::CpuKernel, std::shared_ptr<cpu::CpuKernel>>(m, "CpuKernel")
-        .def(py::init<const std::string&, const std::string&, bool, size_t>(), "path"_a, "entry"_a,
-             "uses_barriers"_a, "local_bytes"_a = 0)
+        .def(py::init([](const std::string& path, const std::string& entry, bool uses_barriers, size_t local_bytes) {
+                 sync_settings();                     // CUDAJIT_CPU_SANITIZE: how the library is loaded
+                 return std::make_shared<cpu::CpuKernel>(path, entry, uses_barriers, local_bytes);
+             }),
+             "path"_a, "entry"_a, "uses_barriers"_a, "local_bytes"_a = 0)
         .def_property_readonly("entry", &cpu::CpuKernel::entry)
         .def_property_readonly("uses_barriers", &cpu::CpuKernel::uses_barriers)
         .def_property_readonly("fiber_stack_bytes", &cpu::CpuKernel::fiber_stack_bytes,

@@ -73,6 +73,7 @@ void bind_nvrtc_and_cache(py::module_& m) {
     m.def("nvrtc_compile",
           [](const std::string& source, const std::string& name,
              const std::vector<std::string>& options, int arch, bool cubin, bool minimal) {
+              sync_settings();
               nvrtc::Result r;
               {
                   NoGil nogil;
@@ -88,20 +89,24 @@ void bind_nvrtc_and_cache(py::module_& m) {
     m.def("nvrtc_clear_memory_cache", &nvrtc::clear_memory_cache);
 
     m.def("cache_dir", []() -> py::object {
+        sync_settings();
         std::string d = cache::directory();
         return d.empty() ? py::object(py::none()) : py::object(py::str(d));
     }, "The disk cache's directory, or None when caching is off.");
     m.def("cache_key", [](const std::vector<std::string>& parts) { return cache::key(parts); },
           py::arg("parts"), "32 hex digits naming the inputs `parts`.");
     m.def("cache_load", [](const std::string& key, const std::string& ext) -> py::object {
+        sync_settings();
         auto data = cache::load(key, ext);
         return data ? py::object(py::bytes(*data)) : py::object(py::none());
     }, py::arg("key"), py::arg("ext"), "The verified payload, or None.");
     m.def("cache_path", [](const std::string& key, const std::string& ext) -> py::object {
+        sync_settings();
         auto path = cache::verified_path(key, ext);
         return path ? py::object(py::str(*path)) : py::object(py::none());
     }, py::arg("key"), py::arg("ext"), "The verified file's path, or None.");
     m.def("cache_store", [](const std::string& key, const std::string& ext, py::bytes data) {
+        sync_settings();
         std::string_view payload = data;
         cache::store(key, ext, payload);
     }, py::arg("key"), py::arg("ext"), py::arg("data"));
@@ -111,11 +116,13 @@ void bind_nvrtc_and_cache(py::module_& m) {
 
 void bind_devices(py::module_& m) {
     m.def("driver_status", [] {
+        sync_settings(false);                          // the driver loads with config.CUDA_PER_THREAD_DEFAULT_STREAM
         std::string why;
         bool ok = drv::available(&why);
         return py::make_tuple(ok, why);
     }, "(True, '') when a driver with a GPU is usable, else (False, why). Never raises.");
     m.def("driver_info", [] {
+        sync_settings(false);
         drv::Info i = drv::info();
         return py::dict("found"_a = i.found, "usable"_a = i.usable, "path"_a = i.path,
                         "version"_a = i.version, "why"_a = i.why,

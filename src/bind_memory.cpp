@@ -77,7 +77,10 @@ class HostRanges {
 }  // namespace
 
 void bind_memory(py::module_& m) {
-    m.def("set_backend", [](int b) { set_current_backend(static_cast<Backend>(b)); });
+    m.def("set_backend", [](int b) {
+        sync_settings();                               // the CPU pool's size and stacks, the GPU's memory pool
+        set_current_backend(static_cast<Backend>(b));
+    });
     m.def("get_backend", []() { return static_cast<int>(current_backend()); });
 
     py::class_<DeviceBuffer, std::shared_ptr<DeviceBuffer>>(m, "DeviceBuffer")

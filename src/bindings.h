@@ -13,6 +13,12 @@ void bind_cpu(pybind11::module_& m);      // host compiler, CPU kernels
 void bind_random(pybind11::module_& m);   // cuda.random's generator states
 void bind_cache(pybind11::module_& m);    // the disk cache's size, limit and clearing
 void bind_graph(pybind11::module_& m);    // CUDA graphs captured from streams (cuda.graph)
+void bind_settings(pybind11::module_& m); // the CUDAJIT_* settings Python passes (settings.h)
+
+// Passes the CUDAJIT_* settings of the environment to the core when they changed (cudajit.settings.sync; GIL held):
+// each binding whose call reads a setting calls it first, so a variable set after import is obeyed. strict=false
+// for the calls that never raise: a malformed value then leaves the settings as they were.
+void sync_settings(bool strict = true);
 
 // Sets the Python exception for the C++ exception being handled (call inside a catch block): what pybind11 does for
 // a bound function, for the few slots the core implements in plain CPython (the launcher's call, bind_launch.cpp).

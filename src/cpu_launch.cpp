@@ -34,6 +34,7 @@
 #include "errors.h"
 #include "fork_safety.h"
 #include "host_compiler.h"
+#include "settings.h"
 
 // CJ_FIBER_UCONTEXT forces the portable fiber switch (to test it on x86-64).
 #if defined(__x86_64__) && !defined(CJ_FIBER_UCONTEXT)
@@ -280,13 +281,13 @@ std::shared_ptr<void> open_library(const std::string& path) {
     std::lock_guard<std::mutex> lock(mu);
     if (auto h = open[path].lock()) return h;
     // Under a sanitizer the report names the library's file, which must stay: it is loaded in place.
-    const char* sanitize = std::getenv("CUDAJIT_CPU_SANITIZE");
-    void* handle = sanitize && *sanitize ? nullptr : open_private_copy(path);
+    const bool sanitized = !settings::current().cpu_sanitize.empty();
+    void* handle = sanitized ? nullptr : open_private_copy(path);
     if (handle && host::is_own_output(path)) ::unlink(path.c_str());  // built outside the cache: loaded, not kept
     if (!handle) handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!handle) {
         std::string why = std::string("cannot load the compiled kernel library: ") + dlerror();
-        if (const char* s = std::getenv("CUDAJIT_CPU_SANITIZE"); s && *s)
+        if (sanitized)
             why += " (CUDAJIT_CPU_SANITIZE is set: start Python with the sanitizer runtime loaded first, "
                    "e.g. LD_PRELOAD=$(g++ -print-file-name=libasan.so))";
         throw CompileError(why);
@@ -328,12 +329,7 @@ std::string python_kernel_name(const std::string& entry) {
 
 unsigned num_threads() {
     static const unsigned n = [] {
-        const char* s = std::getenv("CUDAJIT_NUM_THREADS");  // a positive integer, else the default (as above)
-        if (s && std::isdigit(static_cast<unsigned char>(*s))) {
-            char* end = nullptr;
-            long v = std::strtol(s, &end, 10);
-            if (*end == '\0' && v > 0) return unsigned(std::min(v, 1024L));
-        }
+        if (unsigned v = settings::current().num_threads) return std::min(v, 1024u);  // CUDAJIT_NUM_THREADS
         return std::max(1u, std::thread::hardware_concurrency());
     }();
     return n;

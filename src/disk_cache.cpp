@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "fork_safety.h"
+#include "settings.h"
 
 namespace fs = std::filesystem;
 
@@ -138,16 +139,8 @@ enum class Access { None, ReadOnly, Writable };
 
 // The configured directory and its access, judged once per path per process (one mkdir/access).
 std::pair<std::string, Access> resolve_directory() {
-    std::string dir;
-    if (const char* d = std::getenv("CUDAJIT_CACHE_DIR"); d && *d) {
-        dir = d;
-    } else if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) {
-        dir = std::string(x) + "/cudajit";
-    } else if (const char* home = std::getenv("HOME"); home && *home) {
-        dir = std::string(home) + "/.cache/cudajit";
-    } else {
-        return {{}, Access::None};
-    }
+    std::string dir = settings::current().cache_dir;  // CUDAJIT_CACHE_DIR or its default (python/cudajit/settings.py)
+    if (dir.empty()) return {{}, Access::None};
     static std::mutex& mutex = remade_after_fork(*new std::mutex);  // never destroyed (interpreter exit)
     static auto& verdicts = *new std::map<std::string, Access>;
     std::lock_guard<std::mutex> lock(mutex);
@@ -390,24 +383,7 @@ std::string writable_directory() {
     return access == Access::Writable ? dir : std::string();
 }
 
-uint64_t size_limit() {
-    const char* text = std::getenv("CUDAJIT_CACHE_MAX");
-    if (!text || !*text) return uint64_t{1} << 30;
-    char* end = nullptr;
-    double number = std::strtod(text, &end);
-    std::string unit(end ? end : "");
-    for (char& c : unit) c = char(std::toupper(static_cast<unsigned char>(c)));
-    if (unit.size() >= 3 && unit.compare(unit.size() - 2, 2, "IB") == 0) unit.resize(unit.size() - 2);  // "2GiB"
-    else if (!unit.empty() && unit.back() == 'B') unit.pop_back();                                      // "2GB", "500B"
-    static const auto& shifts = *new std::map<std::string, int> {{"", 0}, {"K", 10}, {"M", 20}, {"G", 30}, {"T", 40}};
-    auto shift = shifts.find(unit);
-    double bytes = shift == shifts.end() ? 0 : std::ldexp(number, shift->second);
-    if (end == text || shift == shifts.end() || !(bytes >= 1) || !(bytes < 0x1p63))
-        throw std::invalid_argument(std::string("CUDAJIT_CACHE_MAX='") + text +
-                                    "' is not a cache size: give bytes or a number with K, M, G or T "
-                                    "(powers of 1024), e.g. 500M or 2G");
-    return uint64_t(bytes);
-}
+uint64_t size_limit() { return settings::current().cache_max; }
 
 uint64_t size() {
     std::string dir = directory();

@@ -24,16 +24,15 @@ namespace cj::cache {
 std::string key(std::initializer_list<std::string_view> parts);
 std::string key(const std::vector<std::string>& parts);
 
-// $CUDAJIT_CACHE_DIR, else $XDG_CACHE_HOME/cudajit, else ~/.cache/cudajit; created on demand.
-// Empty when it neither exists nor can be created: caching is then off and compiling still works.
-// Re-read from the environment on each call, so a test may point it elsewhere.
+// The settings' cache_dir ($CUDAJIT_CACHE_DIR, else $XDG_CACHE_HOME/cudajit, else ~/.cache/cudajit, as
+// python/cudajit/settings.py passes it); created on demand. Empty when it neither exists nor can be created:
+// caching is then off and compiling still works. Read from the settings on each call (they follow the environment).
 std::string directory();
 
 // directory() when this process may write there, else empty (read-only: entries are still read).
 std::string writable_directory();
 
-// $CUDAJIT_CACHE_MAX in bytes: a number with an optional K, M, G or T suffix (powers of 1024, "500M",
-// "2G"); 1 GiB when unset. Throws std::invalid_argument (ValueError) naming a malformed value.
+// $CUDAJIT_CACHE_MAX in bytes (the settings' cache_max; 1 GiB when unset).
 uint64_t size_limit();
 
 // The bytes held by cache entries (temporary files not counted); 0 when caching is off.
@@ -60,7 +59,7 @@ std::optional<std::string> read_regular_file(const std::string& path);
 std::optional<std::string> payload_if_entry(const std::string& path, const std::string& data);
 
 // Writes atomically (temp file in the same directory, then rename), then trims the cache to its
-// size limit. Failures are silent (the cache is an optimisation); a malformed $CUDAJIT_CACHE_MAX is not.
+// size limit. Failures are silent (the cache is an optimisation).
 void store(const std::string& key, const std::string& ext, std::string_view payload);
 
 // Where the host compiler's precompiled runtime header for `key` lives (host_compiler.cpp): the directory

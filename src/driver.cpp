@@ -1,5 +1,6 @@
 #include "driver.h"
 #include "gil.h"
+#include "settings.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -27,17 +28,6 @@ pid_t g_init_pid = 0;
 #define CJ_DECLARE_GET_PROC(name, symbol, params) using GetProcAddressFn = CUresult(*) params;
 CJ_DRIVER_GET_PROC_ADDRESS(CJ_DECLARE_GET_PROC)
 #undef CJ_DECLARE_GET_PROC
-
-// An environment variable read as Numba reads its int settings: set, and a nonzero integer.
-bool env_flag(const char* name) {
-    const char* v = std::getenv(name);
-    if (!v || !*v) return false;
-    char* end = nullptr;
-    long n = std::strtol(v, &end, 10);  // as Python's int(): optional blanks around the digits, nothing else
-    if (end == v) return false;
-    while (*end == ' ' || *end == '\t' || *end == '\n') ++end;
-    return *end == '\0' && n != 0;
-}
 
 Loaded load() {
     Loaded L;
@@ -67,11 +57,11 @@ Loaded load() {
     // so its ABI matches the pointer type. cuGetProcAddress(name, version) is only the fallback:
     // it hands back the newest ABI of that version, which can differ from the declared one
     // (CUDA 13.0 answers "cuCtxSynchronize" with cuCtxSynchronize_v2(CUcontext)).
-    // numba-cuda's per-thread default stream mode (its NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM, or cuda-python's
-    // CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM): what nvcc --default-stream per-thread does, the driver's _ptsz
-    // (stream argument) and _ptds (implicit default stream) variant of each entry point that has one.
-    L.api.per_thread_default_stream = env_flag("NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM") ||
-                                      env_flag("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM");
+    // numba-cuda's per-thread default stream mode (cudajit.config.CUDA_PER_THREAD_DEFAULT_STREAM, from its
+    // NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM or cuda-python's CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM, passed in
+    // the settings): what nvcc --default-stream per-thread does, the driver's _ptsz (stream argument) and _ptds
+    // (implicit default stream) variant of each entry point that has one.
+    L.api.per_thread_default_stream = settings::current().per_thread_default_stream;
     const bool ptds = L.api.per_thread_default_stream;
 #define CJ_LOAD_DRIVER_FN(name, symbol, params)                                               \
     {                                                                                         \

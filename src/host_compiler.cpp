@@ -30,6 +30,7 @@
 #include "disk_cache.h"
 #include "errors.h"
 #include "fork_safety.h"
+#include "settings.h"
 
 extern char** environ;
 
@@ -142,17 +143,12 @@ Compiler find_compiler() {
     return none;
 }
 
-// $CUDAJIT_CPU_SANITIZE ("address,undefined"): kernels are built with -fsanitize=<it> (and frame
-// pointers, for readable reports); part of the cache key through the flags. The process must load the
-// sanitizer runtime first (LD_PRELOAD=$(g++ -print-file-name=libasan.so)); see tests/test_cpu_sanitize.py.
+// $CUDAJIT_CPU_SANITIZE ("address,undefined", checked by python/cudajit/settings.py): kernels are built with
+// -fsanitize=<it> (and frame pointers, for readable reports); part of the cache key through the flags. The process
+// must load the sanitizer runtime first (LD_PRELOAD=$(g++ -print-file-name=libasan.so)); tests/test_cpu_sanitize.py.
 std::vector<std::string> sanitizer_flags() {
-    const char* s = std::getenv("CUDAJIT_CPU_SANITIZE");
-    if (!s || !*s) return {};
-    std::string list(s);
-    bool plain = list.find_first_not_of("abcdefghijklmnopqrstuvwxyz-,") == std::string::npos;
-    if (!plain || list.front() == ',' || list.back() == ',')
-        throw std::invalid_argument("CUDAJIT_CPU_SANITIZE='" + list +
-                                    "' is not a list of sanitizers: use e.g. address,undefined");
+    std::string list = settings::current().cpu_sanitize;
+    if (list.empty()) return {};
     return {"-fsanitize=" + list, "-fno-omit-frame-pointer", "-g"};
 }
 
@@ -232,8 +228,7 @@ std::optional<std::vector<std::string>> runtime_prelude(const std::string& sourc
 
 // GCC's PCH (clang reads .gch files only through -include); $CUDAJIT_CPU_PCH=0 turns it off.
 bool pch_wanted(const Compiler& cxx) {
-    const char* env = std::getenv("CUDAJIT_CPU_PCH");
-    if (env && std::string(env) == "0") return false;
+    if (!settings::current().cpu_pch) return false;
     return cxx.identity.find("clang") == std::string::npos;
 }
 
@@ -425,8 +420,7 @@ std::optional<std::string> build_in(const std::string& dir, const Compiler& cxx,
 // later runs would load it from the cache and fail even with a working compiler. Under a sanitizer the library needs
 // the sanitizer's runtime loaded first (cpu_launch.cpp says so when it loads it): not checked here.
 void check_loads(const std::string& lib, const Compiler& cxx) {
-    const char* sanitize = std::getenv("CUDAJIT_CPU_SANITIZE");
-    if (sanitize && *sanitize) return;
+    if (!settings::current().cpu_sanitize.empty()) return;
     void* handle = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (handle) {
         dlclose(handle);

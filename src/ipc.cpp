@@ -34,6 +34,7 @@
 #include "driver.h"
 #include "errors.h"
 #include "gil.h"
+#include "settings.h"
 
 namespace cj::ipc {
 namespace {
@@ -66,8 +67,7 @@ std::vector<DevicePool>& pools() {
 }
 
 bool ipc_pool_wanted() {
-    const char* env = std::getenv("CUDAJIT_IPC_POOL");
-    return !(env && std::strcmp(env, "0") == 0);
+    return settings::current().ipc_pool;  // CUDAJIT_IPC_POOL
 }
 
 // Makes `device`'s pool for the current epoch; lock_all() held, the device's context current.

@@ -53,6 +53,10 @@ PYBIND11_MODULE(_core, m) {
     cj::bind_random(m);
     cj::bind_cache(m);
     cj::bind_graph(m);
+    cj::bind_settings(m);
+    // The CUDAJIT_* settings of the environment, before any part reads them (settings.h); a malformed one is
+    // raised where it is used, not here (the core must import for `python -m cudajit` to say what is wrong).
+    py::module_::import("cudajit.settings").attr("sync")(m, false);
     // Interpreter exit: before the interpreter finalizes, wait (holding the GIL, so that no new native call
     // starts) until no thread is inside one; other threads park from then on instead of starting one (gil.h).
     py::module_::import("atexit").attr("register")(py::cpp_function([] {

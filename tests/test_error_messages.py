@@ -346,18 +346,18 @@ def test_eager_compile_error_shows_the_decorated_line(backend, monkeypatch):
     ("CUDAJIT_CPU_STACK", "64Q"),
 ])
 def test_malformed_cpu_settings_warn(monkeypatch, var, value):
-    from cudajit import _backend
+    from cudajit import settings
     monkeypatch.setenv(var, value)
     with pytest.warns(RuntimeWarning, match=f"Environment variable '{var}' .* value '{value}' could not be parsed"):
-        _backend._check_cpu_env()
+        assert settings.value(var) == settings.BY_NAME[var].default      # and the default is used
 
 
 @pytest.mark.parametrize("var, value", [("CUDAJIT_NUM_THREADS", "3"), ("CUDAJIT_CPU_STACK", "128k"),
                                         ("CUDAJIT_CPU_STACK", "16M"), ("CUDAJIT_CPU_STACK", "")])
 def test_valid_cpu_settings_do_not_warn(monkeypatch, recwarn, var, value):
-    from cudajit import _backend
+    from cudajit import settings
     monkeypatch.setenv(var, value)
-    _backend._check_cpu_env()
+    settings.value(var)
     assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
 
 

@@ -7,24 +7,14 @@ the backend they were made under.
 """
 import contextlib
 import os
-import re
 import warnings
 
+from . import settings
 from .errors import CudaSupportError
 
 _current = None       # "gpu" or "cpu" once decided
 _when_set = []        # called each time the backend is set (when_set): upper layers hook in, none is imported here
 _gpu_status = None    # (ok, reason), probed once
-_cpu_env_checked = False
-
-# What the CPU backend's C++ accepts (src/cpu_launch.cpp reads these when it first runs a kernel, and keeps its
-# default for anything else): a positive thread count; a stack size in bytes, KiB (k) or MiB (m), at least 16 KiB.
-_CPU_ENV = {
-    "CUDAJIT_NUM_THREADS": (r"[0-9]+", lambda m: int(m[0]) > 0, "all cores"),
-    "CUDAJIT_CPU_STACK": (r"([0-9]+)([kKmM]?)",
-                          lambda m: int(m[1]) << {"": 0, "k": 10, "m": 20}[m[2].lower()] >= 16 * 1024, "64K"),
-}
-
 
 def gpu_status():
     """(ok, reason): whether the CUDA driver loads and reports a device. Never raises."""
@@ -38,9 +28,7 @@ def gpu_status():
 def name():
     """The backend in use: ``"gpu"`` or ``"cpu"``."""
     if _current is None:
-        want = os.environ.get("CUDAJIT_BACKEND", "auto").strip().lower() or "auto"
-        if want not in ("auto", "gpu", "cpu"):
-            raise ValueError(f"CUDAJIT_BACKEND={want!r}: use 'gpu', 'cpu' or 'auto'")
+        want = settings.value("CUDAJIT_BACKEND")
         if want == "auto":
             want = "cpu" if _cudasim() else "gpu" if gpu_status()[0] else "cpu"
         _set(want)
@@ -50,8 +38,11 @@ def name():
 def simulating():
     """Whether the backend is the CPU because NUMBA_ENABLE_CUDASIM asked for Numba's simulator (CUDAJIT_BACKEND
     unset or auto). Never raises; decides nothing."""
-    want = os.environ.get("CUDAJIT_BACKEND", "auto").strip().lower() or "auto"
     if _current is not None and _current != "cpu":
+        return False
+    try:
+        want = settings.value("CUDAJIT_BACKEND")
+    except settings.SettingError:
         return False
     return want == "auto" and _cudasim()
 
@@ -69,26 +60,9 @@ def _cudasim():
         return False
 
 
-def _check_cpu_env():
-    """Warns, as Numba does for a NUMBA_* value it cannot parse, about each CUDAJIT_* setting of the CPU backend
-    that its C++ ignores (using the default instead)."""
-    global _cpu_env_checked
-    _cpu_env_checked = True
-    for var, (pattern, valid, default) in _CPU_ENV.items():
-        value = os.environ.get(var)
-        if not value:          # unset or empty: the default, silently
-            continue
-        m = re.fullmatch(pattern, value)
-        if not (m and valid(m)):
-            warnings.warn(f"Environment variable '{var}' is defined but its associated value '{value}' could not be "
-                          f"parsed; the default ({default}) is used", RuntimeWarning, stacklevel=4)
-
-
 def _set(backend):
     global _current
     from . import _core
-    if backend == "cpu" and not _cpu_env_checked:
-        _check_cpu_env()
     _core.set_backend(0 if backend == "gpu" else 1)  # allocations and launches follow it
     _current = backend
     for fn in _when_set:
@@ -106,7 +80,10 @@ def when_set(fn):
 
 def reason():
     """Why ``name()`` is what it is, in words (for ``python -m cudajit``). Never raises."""
-    want = os.environ.get("CUDAJIT_BACKEND", "auto").strip().lower() or "auto"
+    try:
+        want = settings.value("CUDAJIT_BACKEND")
+    except settings.SettingError as e:
+        return str(e)
     if want != "auto":
         return f"CUDAJIT_BACKEND={want}"
     if _cudasim():

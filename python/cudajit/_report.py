@@ -86,8 +86,8 @@ def _host_compiler():
 
 
 def _cache():
-    from . import _core
-    directory = _core.cache_dir()
+    from . import cache
+    directory = cache.directory()
     if directory is None:
         return [("directory", "none: caching is off")]
     files, size = 0, 0

@@ -137,7 +137,8 @@ _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 def full_traceback():
     """True when ``CUDAJIT_FULL_TRACEBACK=1`` asks for cudajit's own frames in tracebacks."""
-    return os.environ.get("CUDAJIT_FULL_TRACEBACK") == "1"
+    from . import settings
+    return settings.value("CUDAJIT_FULL_TRACEBACK")
 
 
 def _user_frames(tb):

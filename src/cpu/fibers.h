@@ -104,17 +104,8 @@ inline void context_switch(Context& from, Context& to) { swapcontext(&from.uc, &
 
 size_t stack_bytes() {
     static const size_t bytes = [] {
-        size_t n = 64 * 1024;
-        // Digits with an optional k/K or m/M suffix, at least 16 KiB; anything else keeps the default (Python's
-        // cudajit._backend warns about it when the CPU backend starts).
-        const char* s = std::getenv("CUDAJIT_CPU_STACK");
-        if (s && std::isdigit(static_cast<unsigned char>(*s))) {
-            char* end = nullptr;
-            unsigned long long v = std::strtoull(s, &end, 10);
-            if (*end == 'k' || *end == 'K') v <<= 10, ++end;
-            else if (*end == 'm' || *end == 'M') v <<= 20, ++end;
-            if (*end == '\0' && v >= 16 * 1024) n = size_t(v);
-        }
+        // CUDAJIT_CPU_STACK (at least 16 KiB: python/cudajit/settings.py warns of anything else and passes 64 KiB)
+        size_t n = std::max<size_t>(settings::current().cpu_stack, 16 * 1024);
         size_t page = size_t(sysconf(_SC_PAGESIZE));
         return (n + page - 1) / page * page;
     }();

@@ -4,10 +4,9 @@ GPU: NVRTC → cubin for the current device (PTX where NVRTC is newer than the d
 into a module. CPU: the host C++ compiler → shared library. Both are cached on disk by the core
 (key: source, options, arch or compiler identity, header hash), and per process here.
 """
-import os
 import re
 
-from .. import _backend, _core, _paths, config
+from .. import _backend, _core, _paths, config, settings
 from . import ffi
 from ..errors import CompileError
 
@@ -73,7 +72,7 @@ def nvrtc(source, name, flags, arch, cubin):
         except CompileError as e:
             lean_error = e
     image = _core.nvrtc_compile(source, name, flags, arch, cubin, minimal)
-    if lean is not None and os.environ.get("CUDAJIT_CHECK_NVRTC") == "1":
+    if lean is not None and settings.value("CUDAJIT_CHECK_NVRTC"):
         raise CompileError(f"cudajit bug: the unit compiles with the whole runtime header but not with {lean} "
                            f"(compiler/headers.py's PARTS misses a name):\n{lean_error}")
     return image
@@ -112,7 +111,7 @@ def _build(ks, options):
             kernel.set_coarse(name, read_only, lambda: _core.GpuModule(gpu_image(source, options, cubin=True)))
         return _cooperative(kernel, ks, options)
     ffi.refuse_on_cpu(ks.link_objects)
-    if os.environ.get("CUDAJIT_CHECK_NVRTC") == "1":
+    if settings.value("CUDAJIT_CHECK_NVRTC"):
         check_nvrtc(ks.source, options)
     for attempt in range(4):
         path = _core.compile_host(ks.source, host_options(options), _paths.include_dir())

@@ -1,23 +1,16 @@
 """The checks of the options that cuda.jit, cuda.compile and cuda.reduce take: each option's value is checked once,
 here, and the modules that take options (dispatcher.py, ptx.py, reduction.py) import them from this module, which
 imports nothing of theirs (issue 39: dispatcher.py and ptx.py imported each other for these)."""
-import os
 import types
-import warnings
+
+from .. import settings
 
 
 def env_boundscheck():
     """``CUDAJIT_BOUNDSCHECK``: '0' or '1' forces bounds checks off or on for every kernel (NUMBA_BOUNDSCHECK's
-    meaning: it overrides the decorator); unset or empty leaves each kernel's ``boundscheck`` option."""
-    value = os.environ.get("CUDAJIT_BOUNDSCHECK", "").strip()
-    if value in ("", "0", "1"):
-        return None if value == "" else value == "1"
-    # Numba's handling of a malformed NUMBA_* variable: warn and ignore it
-    warnings.warn(f"Environment variable 'CUDAJIT_BOUNDSCHECK' is defined but its associated value {value!r} "
-                  "could not be parsed (expected 0 or 1); it is ignored", RuntimeWarning, stacklevel=3)
-    return None
-
-
+    meaning: it overrides the decorator); unset or empty leaves each kernel's ``boundscheck`` option; anything else
+    warns, as Numba does of a malformed NUMBA_* variable, and is ignored."""
+    return settings.value("CUDAJIT_BOUNDSCHECK", stacklevel=4)
 def python_function(pyfunc, what):
     """``pyfunc`` if it is a Python function cudajit can compile from its source (a def or a lambda); else a
     TypeError naming what it is (a builtin, a class or a partial failed later with "no attribute '__code__'")."""

@@ -153,6 +153,10 @@ typedef enum CUstreamCaptureMode_enum : int {
     CU_STREAM_CAPTURE_MODE_RELAXED = 2,
 } CUstreamCaptureMode;
 
+typedef enum CUgraphNodeType_enum : int {
+    CU_GRAPH_NODE_TYPE_KERNEL = 0,     // the rest are compared, never named (graph.cpp: an update's precondition)
+} CUgraphNodeType;
+
 typedef enum CUgraphExecUpdateResult_enum : int {
     CU_GRAPH_EXEC_UPDATE_SUCCESS = 0,
 } CUgraphExecUpdateResult;
@@ -277,6 +281,7 @@ enum : unsigned int {
       (CUgraphExec exec, CUgraph graph, CUgraphExecUpdateResultInfo* result))                    \
     X(cuGraphLaunch, cuGraphLaunch, (CUgraphExec exec, CUstream stream))                         \
     X(cuGraphGetNodes, cuGraphGetNodes, (CUgraph graph, CUgraphNode* nodes, size_t* count))      \
+    X(cuGraphNodeGetType, cuGraphNodeGetType, (CUgraphNode node, CUgraphNodeType* type))          \
     X(cuGraphExecDestroy, cuGraphExecDestroy, (CUgraphExec exec))                                \
     X(cuGraphDestroy, cuGraphDestroy, (CUgraph graph))                                           \
     X(cuEventCreate, cuEventCreate, (CUevent* event, unsigned int flags))                        \

@@ -132,8 +132,14 @@ void Graph::instantiate_or_update(CUgraph graph) {
     const drv::Api& a = drv::api();
     size_t count = 0;
     CJ_CU(cuGraphGetNodes, captured.g, nullptr, &count);
+    std::vector<CUgraphNode> nodes(count);
+    CJ_CU(cuGraphGetNodes, captured.g, nodes.data(), &count);
+    std::vector<CUgraphNodeType> types(count);
+    for (size_t i = 0; i < count; ++i) CJ_CU(cuGraphNodeGetType, nodes[i], &types[i]);
+    // An update is tried only where it can succeed: the same nodes, of the same kinds, as the instantiated graph
+    // (another topology fails with CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE, an error report under compute-sanitizer).
     CUgraphExecUpdateResultInfo info{};
-    if (exec_ && a.cuGraphExecUpdate(exec_, captured.g, &info) == CUDA_SUCCESS) {
+    if (exec_ && types == node_types_ && a.cuGraphExecUpdate(exec_, captured.g, &info) == CUDA_SUCCESS) {
         a.cuGraphDestroy(graph_);
         graph_ = captured.release();
         nodes_ = count;
@@ -144,6 +150,7 @@ void Graph::instantiate_or_update(CUgraph graph) {
     graph_ = captured.release();
     CJ_CU(cuGraphInstantiate, &exec_, graph_, 0);
     nodes_ = count;
+    node_types_ = std::move(types);
 }
 
 void Graph::abort() noexcept {
@@ -179,6 +186,7 @@ void Graph::discard() noexcept {
     graph_ = nullptr;
     cpu_ready_ = false;
     nodes_ = 0;
+    node_types_.clear();
     updated_ = false;
     replay_ = Recording();
 }

@@ -4,6 +4,7 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cuda_api.h"
 #include "graph_capture.h"
@@ -44,6 +45,7 @@ class Graph {
     CUgraph graph_ = nullptr;
     CUgraphExec exec_ = nullptr;
     size_t nodes_ = 0;
+    std::vector<CUgraphNodeType> node_types_;  // exec_'s graph's nodes, in cuGraphGetNodes' order
     bool updated_ = false;
     std::string failed_;  // why the last capture failed, for launch()'s message
 };

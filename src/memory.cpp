@@ -1,5 +1,7 @@
 #include "memory.h"
 
+#include <unistd.h>
+
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -172,6 +174,12 @@ HostBuffer::HostBuffer(size_t nbytes, HostKind kind) : nbytes_(nbytes), kind_(ki
         return;
     }
     unsigned flags = CU_MEMHOSTALLOC_PORTABLE | (kind == HostKind::Mapped ? CU_MEMHOSTALLOC_DEVICEMAP : 0);
+    // Page-locked memory beyond the machine's RAM can only fail: refused without the call (as device memory beyond
+    // the device's, device_total_bytes: a failing call is an error report under compute-sanitizer's memcheck).
+    if (long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE); pages > 0 && page > 0 &&
+                                                                          n / size_t(page) >= size_t(pages))
+        throw OutOfMemory("cannot allocate " + std::to_string(nbytes) + " bytes of pinned host memory: the machine "
+                          "has " + std::to_string(size_t(pages) * size_t(page)) + " bytes of RAM");
     check_alloc(drv::api().cuMemHostAlloc(&host_, n, flags), "cuMemHostAlloc", nbytes, "pinned host memory");
     if (kind == HostKind::Mapped) {
         CUdeviceptr p = 0;

@@ -99,9 +99,9 @@ def test_reduce_int_and_device_result(backend, rng):
     red = cuda.reduce(add)
     x = rng.integers(-1000, 1000, 70_001).astype(np.int32)
     d = cuda.to_device(x)
-    res = cuda.device_array(3, np.int32)
+    res = cuda.to_device(np.full(3, -1, np.int32))          # (unwritten memory copied back: an initcheck report)
     assert red(d, res=res, init=7) is None
-    assert res.copy_to_host()[0] == x.sum() + 7
+    assert res.copy_to_host().tolist() == [x.sum() + 7, -1, -1]   # the result in res[0], the rest untouched
     assert red(d, size=1000) == x[:1000].sum()
     assert red(d, size=10 ** 9) == x.sum()
     with pytest.raises(ValueError, match="size"):

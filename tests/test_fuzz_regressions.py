@@ -539,3 +539,28 @@ def test_a_dead_read_of_the_thread_index_compiles(backend, rng):
     run_tls_caller[1, 32](iu, za, ba, np.uint64(7), True, out)
     b = True ^ bool(ba[7] | (not True))          # tls_caller() is True; ~ of a bool is `not` in Numba
     np.testing.assert_array_equal(out, np.full(32, za[1].real + b))
+
+
+# ---- a conversion alone as a statement: `int64_t(cj::inf<double>());` is a declaration to C++, which NVRTC refuses
+# ("qualified name is not allowed"; g++ took it): the whole unit failed to compile on the GPU (H100, fuzz seed 52,
+# batch 58: `int64(1e309)` in a branch; 84 programs of the batch blamed) -------------------------------------------
+@cuda.jit
+def conversions_as_statements(x, out):
+    t = cuda.grid(1)
+    if t < out.size:
+        if t < 0:
+            int64(1e309)                 # never runs: the value would be undefined
+        int32(x[t])
+        complex64(x[t])
+        float32(math.inf)
+        uint8(t)
+        float32(3.285) * 12              # begins with one: `(void)double(...) * 12.0` would not compile
+        out[t] = x[t] * 2
+
+
+def test_a_conversion_alone_as_a_statement_compiles(backend, rng):
+    x = rng.standard_normal(16)
+    out = np.zeros(16)
+    conversions_as_statements[1, 16](x, out)
+    np.testing.assert_array_equal(out, x * 2)
+    assert "(void)(int32_t(" in next(iter(conversions_as_statements.inspect_source().values()))

@@ -459,7 +459,10 @@ class FunctionTranslator(LoopMixin, ExpressionMixin, EvalOrderMixin, ClosureMixi
             return
         v = self.visit_expr(node.value)
         if isinstance(v, Value) and v.code and v.type != T.undefined:
-            self.emit(f"{v.code};", node)
+            # `int64_t(cj::inf<double>());` alone would be a declaration to C++ (NVRTC: "qualified name is not
+            # allowed"): a statement that begins with a conversion is spelled as a discarded value
+            code = f"(void)({v.code})" if v.code.startswith(v.type.cpp + "(") else v.code
+            self.emit(f"{code};", node)
 
     def stmt_Assign(self, node):
         if self._assign_symbols_in_tuple(node):

@@ -5,12 +5,13 @@ import os
 import itertools
 import functools
 import re
-from typing import Optional, Union
+from typing import Optional
 
 import numpy as np
 
 from . import coarsen, types as T
 from .frontend import ParsedFunction, check_kernel_def, reverse_map
+from ..jitoptions import CompileOptions
 from .storage import ascii_identifier
 from . import intrinsics as I
 from .closures import refuse_recursion
@@ -18,40 +19,6 @@ from .errors import typing_error
 from .translator import FunctionTranslator
 from .values import Value, cpp_float_literal, cpp_int_literal
 from ..errors import RequireLiteralValueError, TypingError, UnsupportedError
-
-
-@dataclasses.dataclass(frozen=True)
-class CompileOptions:
-    """The options of ``cuda.jit``, one frozen object read by the compiler and the build alike.
-
-    ``boundscheck``: True/False as given to ``cuda.jit`` (or forced by ``CUDAJIT_BOUNDSCHECK``), None for the
-    default; ``for_backend`` settles None: checks with ``debug=True``, else on the CPU backend (a stray write
-    there kills the interpreter), not on the GPU (Numba's default)."""
-    fastmath: bool = False
-    debug: bool = False
-    lineinfo: bool = False
-    opt: bool = True
-    max_registers: Optional[int] = None
-    inline: bool = False             # "always" (Numba's spelling) is True
-    launch_bounds: Union[int, tuple, None] = None
-    link: tuple = ()                 # what cuda.jit(link=...) links (cuda/ffi.py's LinkableCode)
-    boundscheck: Optional[bool] = None
-    shared_memory_carveout: Optional[int] = None   # percent of L1/shared memory for shared (-1: driver's default)
-    target: str = ""                 # 'cpu' or 'gpu' once for_backend has run: what the kernel is built for
-
-    def __post_init__(self):
-        if self.inline == "always":
-            object.__setattr__(self, "inline", True)
-
-    def for_backend(self, backend):
-        """These options for ``backend`` ('cpu' or 'gpu'): ``target`` set and ``boundscheck`` decided."""
-        check = self.boundscheck if self.boundscheck is not None else self.debug or backend == "cpu"
-        return dataclasses.replace(self, boundscheck=check, target=backend)
-
-    @property
-    def reports_errors(self):
-        """The unit has an error record: raises (debug) or index checks reach the host."""
-        return bool(self.debug or self.boundscheck)
 
 
 @dataclasses.dataclass

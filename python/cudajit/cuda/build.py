@@ -6,7 +6,7 @@ into a module. CPU: the host C++ compiler → shared library. Both are cached on
 """
 import re
 
-from .. import _backend, _core, _paths, config, settings
+from .. import _backend, _core, _paths, config, jitoptions, settings
 from . import ffi
 from ..errors import CompileError
 
@@ -17,34 +17,13 @@ def nvrtc_options(options):
     """NVRTC flags for a kernel's CompileOptions (Numba's: fastmath, lineinfo, debug, max_registers, opt).
     Bounds checks are in the source and add no flag: they compile at full optimisation."""
     includes = [_paths.include_dir()] + _paths.nvrtc_include_dirs()
-    flags = list(_NVRTC_BASE) + ["-I" + d for d in includes] + config.extra_include_flags()
-    if options.fastmath:
-        flags.append("--use_fast_math")
-    if options.debug:
-        flags += ["-G"]
-    elif options.lineinfo:
-        flags.append("-lineinfo")
-    if options.max_registers:
-        flags.append(f"--maxrregcount={int(options.max_registers)}")
-    if options.opt is False:
-        # NVRTC itself always optimises device code; numba-cuda's opt=False (NVVM -opt=0) also leaves a * b + c
-        # unfused, which changes results, so that part is matched
-        flags += ["-Xptxas=-O0", "--fmad=false"]
-    return flags
+    return list(_NVRTC_BASE) + ["-I" + d for d in includes] + config.extra_include_flags() + \
+        jitoptions.nvrtc_flags(options)
 
 
 def host_options(options):
     # -fwrapv: Numba's integers wrap on overflow (as LLVM's and the GPU's do); plain C++ leaves it undefined.
-    flags = ["-fwrapv"] + config.extra_include_flags()
-    if options.fastmath:
-        # numba-cuda's fastmath is flush-to-zero, approximate division/sqrt and contraction; it keeps NaN and inf,
-        # so math.isnan still works. Not -ffast-math itself: it assumes finite values, and g++ then links
-        # crtfastmath.o into the kernel library, which sets flush-to-zero for the whole Python process on load.
-        flags += ["-fno-signed-zeros", "-fno-trapping-math", "-fassociative-math", "-freciprocal-math",
-                  "-ffp-contract=fast"]
-    if options.debug:
-        flags += ["-g", "-O0"]
-    return flags
+    return ["-fwrapv"] + config.extra_include_flags() + jitoptions.host_flags(options)
 
 
 def device_arch():

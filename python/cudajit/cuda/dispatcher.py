@@ -13,10 +13,9 @@ import os
 import pickle
 import threading
 
-from .. import _backend, _core, _sources
+from .. import _backend, _core, _sources, jitoptions
 from ..errors import DeprecationError, LaunchError, TypingError, hide_internal_frames
 from . import build
-from . import options as options_
 from .args import kernel_view, prepare_args
 
 
@@ -130,7 +129,7 @@ class _JitFunction:
     def __init__(self, py_func, options):
         functools.update_wrapper(self, py_func)
         self.py_func = py_func
-        self._options = options or _compiler().CompileOptions()
+        self._options = options or jitoptions.CompileOptions()
         self.__cudajit_pyfunc__ = py_func
         self.__cudajit_options__ = self._options
         _sources.remember(py_func)        # exec() of a string: find the text while it is alive
@@ -218,9 +217,9 @@ class CUDADispatcher(_JitFunction):
                 kernel = self._compile_for_args(args)
                 block = kernel.max_potential_block_size(sharedmem)
             blocks = -(-ntasks // block)         # integer ceiling: exact for any ntasks
-            if blocks > options_.INT32_MAX:
+            if blocks > jitoptions.INT32_MAX:
                 raise OverflowError(f"forall: {ntasks} tasks need {blocks} blocks of {block} threads, more than "
-                                    f"CUDA's limit of {options_.INT32_MAX} blocks")
+                                    f"CUDA's limit of {jitoptions.INT32_MAX} blocks")
             self[blocks, block, stream, sharedmem](*args)
         return launch
 
@@ -704,9 +703,7 @@ def _launcher_can_pack(sig_args, argtypes):
     return True
 
 
-def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=True, lineinfo=False,
-        cache=False, fastmath=False, max_registers=None, launch_bounds=None, forceinline=False, boundscheck=None,
-        lto=False, shared_memory_carveout=None, **kws):
+def jit(func_or_sig=None, **options):
     """Numba's ``cuda.jit``: decorate a kernel (or, with ``device=True``, a device function).
 
     Forms: ``@cuda.jit``, ``@cuda.jit(...)`` with options, ``@cuda.jit("void(float32[:])")``,
@@ -715,65 +712,24 @@ def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=T
     once per combination of argument types; with one (or a list), eagerly, and only for those types.
     Launch a kernel as ``kernel[blockspergrid, threadsperblock, stream, sharedmem](*args)``.
 
-    Options (all keyword-only in practice):
-      device: True makes a device function: called from kernels, may return a value, never launched.
-      inline: True (or ``"always"``) inlines a device function into its callers (``forceinline``: the same).
-      link: code whose functions ``cuda.declare_device`` declares: CUDA C++ (``.cu`` files, ``cuda.CUSource``)
-        compiled with the kernel, or GPU code (``.ptx``, ``.cubin``, ``.fatbin``, ``.o``, ``.a``, ``.ltoir`` and
-        ``cuda.PTXSource``, ``cuda.LTOIR`` ...) linked by nvJitLink (GPU only).
-      debug: True turns a failed ``assert``, a ``raise`` or an out-of-range index in the kernel into that
-        Python exception on the host, naming the thread and the file:line; implies bounds checks.
-      boundscheck: True checks every array index (IndexError on the host, naming the kernel, file:line, thread,
-        index, axis and shape), False never; None (the default) checks with ``debug=True`` and on the CPU backend
-        (where a stray write would crash the interpreter), not on the GPU. ``CUDAJIT_BOUNDSCHECK=0|1``, read when
-        ``cuda.jit`` runs, overrides the option and ``debug``, as NUMBA_BOUNDSCHECK does in Numba.
-      opt: False compiles without optimisation (default True).
-      lineinfo: True keeps source line information for profilers (Nsight Compute) without debug checks.
-      fastmath: True allows fast, less exact float math (flush denormals, approximate division and sqrt,
-        fused multiply-add), as NVRTC's ``--use_fast_math``.
-      max_registers: an upper bound on the registers per thread (NVRTC ``--maxrregcount``).
-      launch_bounds: the largest block the kernel will be launched with, or ``(max_threads, min_blocks)``,
-        as CUDA's ``__launch_bounds__`` (it lets the compiler budget registers for that block size).
-      cache: accepted for compatibility: compiled code is always cached on disk (``CUDAJIT_CACHE_DIR``).
-      lto: a kernel and its device functions are one NVRTC unit, optimised whole, with or without it; True lets
-        ``inspect_lto_ptx()`` give that unit's PTX, as numba-cuda gives its PTX after link-time optimisation.
-      extensions: Numba's kernel extensions, objects whose ``prepare_args`` sees each argument at each launch
-        (see ``CUDADispatcher.extensions``).
-      shared_memory_carveout: how the GPU splits its unified L1 cache and shared memory for this kernel: a
-        percentage of it for shared memory (0 to 100), -1 or ``"default"`` for the driver's choice, ``"MaxL1"``
-        (0) or ``"MaxShared"`` (100), as numba-cuda takes it; a hint to the driver. Nothing on the CPU backend.
-      nopython: accepted for compatibility and ignored, as in numba-cuda.
+    Options (keyword-only; cudajit/jitoptions.py declares each once):
+{options}
     """
-    from .ffi import check_link
-    for name, value in (("device", device), ("opt", opt), ("fastmath", fastmath), ("lineinfo", lineinfo),
-                        ("cache", cache), ("forceinline", forceinline), ("debug", debug), ("boundscheck", boundscheck)):
-        default_none = value is None and name in ("debug", "boundscheck")     # None: the backend's default
-        if not (default_none or (isinstance(value, int) and value in (0, 1))):
-            raise TypeError(f"cuda.jit({name}=...) must be True or False, not {value!r:.60}")
-    if inline not in (True, False, "always", "never"):
-        raise ValueError(f"cuda.jit(inline=...) must be True, False, 'always' or 'never', not {inline!r:.60}")
-    if not (lto is None or isinstance(lto, int) and lto in (0, 1)):     # numba-cuda's default is None
-        raise TypeError(f"cuda.jit(lto=...) must be True, False or None, not {lto!r:.60}")
-    forced = options_.env_boundscheck()
-    options = _compiler().CompileOptions(
-        fastmath=bool(fastmath), debug=bool(debug), lineinfo=bool(lineinfo), opt=bool(opt),
-        max_registers=options_.max_registers(max_registers), inline=inline in (True, "always") or bool(forceinline),
-        launch_bounds=options_.launch_bounds(launch_bounds), link=check_link(link, "cuda.jit(link=...)"),
-        boundscheck=(None if boundscheck is None else bool(boundscheck)) if forced is None else forced,
-        shared_memory_carveout=options_.carveout(shared_memory_carveout))
-    removed = sorted(set(kws) & {"argtypes", "restype", "bind"})
+    removed = sorted(set(options) & set(jitoptions.REMOVED))
     if removed:      # numba-cuda's DeprecationError for the keywords of its first API
         raise DeprecationError(f"Deprecated keyword argument `{removed[0]}`. Signatures should be passed as the "
                                f"first positional argument.")
-    unknown = set(kws) - {"nopython", "extensions"}
-    if unknown:
-        raise TypeError(f"cuda.jit got unexpected options: {', '.join(sorted(unknown))}")
+    values = jitoptions.check(options)
+    forced = jitoptions.env_boundscheck()
+    compile_options = jitoptions.compile_options(
+        values, **({} if forced is None else {"boundscheck": forced}))
+    device, lto, extensions = values["device"], values["lto"], values["extensions"]
 
     def wrap(pyfunc, sigs):
-        options_.python_function(pyfunc, "cuda.jit")
+        jitoptions.python_function(pyfunc, "cuda.jit")
         if device:
-            return DeviceFunction(pyfunc, sigs, options)
-        d = CUDADispatcher(pyfunc, sigs, options, kws.get("extensions"))
+            return DeviceFunction(pyfunc, sigs, compile_options)
+        d = CUDADispatcher(pyfunc, sigs, compile_options, extensions)
         d._lto = bool(lto)
         d._specialized = len(sigs) == 1 and not isinstance(func_or_sig, list)   # Numba: one signature, not a list
         return d
@@ -789,3 +745,7 @@ def jit(func_or_sig=None, device=False, inline=False, link=(), debug=None, opt=T
 def _is_signature(obj):
     from ..compiler import types
     return isinstance(obj, (str, types.Signature))
+
+
+jit.__doc__ = jit.__doc__.format(options=jitoptions.docs())
+jit.__signature__ = jitoptions.signature()

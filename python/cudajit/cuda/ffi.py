@@ -11,6 +11,7 @@ as relocatable code and linked with them into one cubin (nvjitlink.py). The CPU 
 """
 import os
 
+from .. import jitoptions
 from ..errors import CompileError, UnsupportedError
 
 # File suffix -> kind: "cu" is compiled into the unit, every other kind is an nvJitLink input.
@@ -196,6 +197,9 @@ class ExternalFunction:
 
     def __repr__(self):
         return f"<cudajit foreign device function {self.name}: {self.sig}>"
+
+
+jitoptions.install_check("link", check_link)      # cuda.jit(link=...) is checked here, where its file kinds are
 
 
 def declare_device(name, sig, link=None, use_cooperative=False, abi="numba"):

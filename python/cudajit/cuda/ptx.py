@@ -7,10 +7,9 @@ the PTX: ``abi="c"`` returns the value; ``abi="numba"`` is Numba's device ABI, `
 returning 0. Parameters have cudajit's kernel ABI types (docs/INTERNALS.md): scalars as C, arrays as
 ``cj::Array``. Only PTX can be produced (``output="ltoir"`` needs NVVM, which cudajit does not use).
 """
-from .. import _core, config
+from .. import _core, config, jitoptions
 from ..errors import CudaSupportError, hide_internal_frames
 from . import build
-from . import options as options_
 
 
 
@@ -20,7 +19,7 @@ def compile(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=Fals
     """``pyfunc`` compiled for ``sig`` to PTX: ``(ptx text, return type)``. numba-cuda's defaults: a device
     function with the C ABI."""
     from .. import compiler
-    options_.python_function(pyfunc, "cuda.compile")
+    jitoptions.python_function(pyfunc, "cuda.compile")
     if not (isinstance(output, str) and output == "ptx"):
         raise NotImplementedError(f"cuda.compile(output={output!r}): cudajit produces PTX only (output='ptx'); "
                                   f"LTO-IR needs NVVM, which cudajit does not use")
@@ -32,9 +31,10 @@ def compile(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=Fals
     if abi_info is not None and not isinstance(abi_info, dict):
         raise TypeError(f"cuda.compile(abi_info=...) must be a dict such as {{'abi_name': 'f'}}, not {abi_info!r:.60}")
     sig = compiler.parse_signature(sig)
-    bounds = options_.launch_bounds(launch_bounds, "cuda.compile")
-    options = compiler.CompileOptions(debug=bool(debug), lineinfo=bool(lineinfo), fastmath=bool(fastmath), opt=opt,
-                                      inline=forceinline, launch_bounds=bounds).for_backend("gpu")
+    # the options cuda.jit has too: checked by the same entries of its table
+    values = jitoptions.check(dict(debug=debug, lineinfo=lineinfo, fastmath=fastmath, opt=opt, forceinline=forceinline,
+                                   launch_bounds=launch_bounds), "cuda.compile")
+    options = jitoptions.compile_options(values).for_backend("gpu")
     flags = build.nvrtc_options(options)
     if device:
         ds = compiler.compile_device(pyfunc, tuple(sig.args), options)

@@ -194,7 +194,7 @@ class Reduce:
 
     def __init__(self, functor):
         if not hasattr(functor, "__cudajit_pyfunc__"):            # a device function is one already
-            from .options import python_function
+            from ..jitoptions import python_function
             python_function(functor, "cuda.reduce")
         self._functor = functor
         self._kernels = {}

@@ -65,7 +65,7 @@ class InnerFunction:
     def __init__(self, cdef, captured, hidden):
         self.cdef = cdef
         self.__cudajit_pyfunc__ = self
-        self.__cudajit_options__ = cdef.owner.options
+        self.__cudajit_options__ = cdef.owner.state.options
         self.__name__ = self.__qualname__ = cdef.name
         self.cj_parsed = InnerParsed(self, cdef, captured, hidden)
 
@@ -81,7 +81,7 @@ class InnerParsed:
     function's file, its parameters (user's, ``*args``, hidden captures) and its names (captured ones first,
     then the enclosing function's globals and closure)."""
     def __init__(self, pyfunc, cdef, captured, hidden):
-        outer = cdef.owner.parsed
+        outer = cdef.owner.state.parsed
         self.pyfunc, self.name, self.tree, self.outer_parsed = pyfunc, cdef.name, cdef.fn, outer
         self.loc = SourceLocation(outer.loc.filename, outer.loc.firstlineno, outer.loc.lines, cdef.name)
         a = cdef.fn.args
@@ -113,19 +113,22 @@ def closure_value(cdef):
     return Value(T.FunctionValue("closure", cdef, ("closure", id(cdef)), f"closure({cdef.name})"), "")
 
 
-class ClosureMixin:
+class Closures:
     """The translator's side: the placeholders as statements and expressions, calls and escapes."""
+    def __init__(self, fn):
+        self.fn, self.st = fn, fn.state     # the function translator and the state they share
+
 
     def closure_def(self, node):
-        cd = self.closure_defs.get(id(node))
+        cd = self.st.closure_defs.get(id(node))
         if cd is None:
-            cd = self.closure_defs[id(node)] = ClosureDef(self, node)
+            cd = self.st.closure_defs[id(node)] = ClosureDef(self.fn, node)
         return cd
 
     def stmt_InnerDef(self, node):
         cd = self.closure_def(node)
         cd.defaults = self._closure_defaults(node, cd)
-        self.store_var(node, node.name, closure_value(cd), simple=True)
+        self.fn.flow.store_var(node, node.name, closure_value(cd), simple=True)
 
     def expr_InnerLambda(self, node):
         cd = self.closure_def(node)
@@ -137,9 +140,9 @@ class ClosureMixin:
         out = []
         names = [x.arg for x in cd.fn.args.args][-len(node.defaults):] if node.defaults else []
         for name, d in zip(names, node.defaults):
-            v = self.visit_expr(d)
+            v = self.fn.exprs.visit_expr(d)
             if not (isinstance(v, Value) and v.is_const and not isinstance(v.const, str)):
-                self.error(d, f"the default value of parameter '{name}' of the inner function '{cd.name}' must be a "
+                self.fn.error(d, f"the default value of parameter '{name}' of the inner function '{cd.name}' must be a "
                               f"constant")
             out.append(v.const)
         return tuple(out)
@@ -157,15 +160,15 @@ class ClosureMixin:
         hidden = [n for n in values if n not in captured]
         self._check_clashes(node, cd, values)
         fn = cd.function(captured, hidden)
-        return self.call_device_function(node, fn, args, kwargs, hidden=[values[n] for n in hidden])
+        return self.fn.calls.call_device_function(node, fn, args, kwargs, hidden=[values[n] for n in hidden])
 
     def _gather(self, node, cd, out):
         """The values of what ``cd`` captures, as this function sees them now: each free name it binds, and
         what an inner function among them captures in turn (so that its calls there find it)."""
         for name in cd.free:
-            if name in out or not (name in self.locals or name in self.parsed.captured):
+            if name in out or not (name in self.st.locals or name in self.st.parsed.captured):
                 continue                     # a global or builtin: the inner function resolves it itself
-            v = self.expr_Name(self._capture_ref(node, name))
+            v = self.fn.exprs.expr_Name(self._capture_ref(node, name))
             out[name] = v
             if isinstance(v, Symbol) and v.path == "closure":
                 self._gather(node, v.obj, out)
@@ -173,16 +176,16 @@ class ClosureMixin:
     def _capture_ref(self, node, name):
         """A Name load of ``name`` at ``node`` (one per place, so that loops' passes see one use)."""
         key = (id(node), name)
-        ref = self.capture_refs.get(key)
+        ref = self.st.capture_refs.get(key)
         if ref is None:
-            ref = self.capture_refs[key] = ast.copy_location(ast.Name(id=name, ctx=ast.Load()), node)
+            ref = self.st.capture_refs[key] = ast.copy_location(ast.Name(id=name, ctx=ast.Load()), node)
         return ref
 
     def _check_clashes(self, node, cd, values):
         clash = sorted(n for n in values if n in cd.own_locals)
         if clash:
-            self.unsupported(node, f"the inner function '{cd.name}' binds '{clash[0]}', which an inner function it "
-                                   f"calls reads from the enclosing function", "rename one of the two variables")
+            self.fn.unsupported(node, f"the inner function '{cd.name}' binds '{clash[0]}', which an inner function it "
+                                f"calls reads from the enclosing function", "rename one of the two variables")
 
     # ---- escapes -----------------------------------------------------------------------------------------------
     def escape_closure(self, node, cd):
@@ -200,47 +203,48 @@ class ClosureMixin:
         for name in cd.free:
             if name in out:
                 continue
-            if name in owner.function_params:
-                held = owner.function_params[name]
+            if name in owner.state.function_params:
+                held = owner.state.function_params[name]
                 out[name] = Captured(Symbol(held.path, held.obj))
                 continue
-            if name not in owner.locals:
-                found, obj = owner.parsed.lookup(name)
+            if name not in owner.state.locals:
+                found, obj = owner.state.parsed.lookup(name)
                 if isinstance(obj, Captured):
                     out[name] = obj
                     if isinstance(obj.value, Symbol) and obj.value.path == "closure":
                         self._escape_gather(obj.value.obj, out)
                 continue
-            defs = owner.definitions().get(name, [])
+            defs = owner.closures.definitions().get(name, [])
             if len(defs) != 1:
-                raise typing_error(owner.loc, cd.node, f"Cannot capture a constant value for variable '{name}' as "
-                                                       f"there are multiple definitions present.", _ESCAPE_HINT)
+                raise typing_error(owner.state.loc, cd.node, f"Cannot capture a constant value for variable '{name}' "
+                                                             f"as "
+                                   f"there are multiple definitions present.", _ESCAPE_HINT)
             d = defs[0]
             if isinstance(d, (InnerDef, InnerLambda)):
-                sub = owner.closure_def(d)
+                sub = owner.closures.closure_def(d)
                 out[name] = Captured(Symbol("closure", sub))
                 self._escape_gather(sub, out)
                 continue
             c = _constant_of(d)
             if c is _NOT_CONSTANT:
-                raise typing_error(owner.loc, cd.node, f"Cannot capture the non-constant value associated with "
-                                                       f"variable '{name}' in a function that may escape.",
-                                   _ESCAPE_HINT)
+                raise typing_error(owner.state.loc, cd.node, f"Cannot capture the non-constant value associated with "
+                                   f"variable '{name}' in a function that may escape.",
+               _ESCAPE_HINT)
             v = owner.global_value(cd.node, name, c)
             out[name] = Captured(v)
 
     def definitions(self):
         """name -> the nodes that bind it in this function's own scope: a parameter's ``arg``, an ``InnerDef``,
         an ``InnerLambda`` assigned alone to it, the ``Assign`` of ``name = <expression>``, or the Name stored."""
-        if self._definitions is None:
+        if self.st.definitions_by_name is None:
             parents = {}
-            for n in own_scope(self.parsed.tree.body):
+            for n in own_scope(self.st.parsed.tree.body):
                 for child in ast.iter_child_nodes(n):
                     parents[child] = n
             defs = {}
-            for p in self.parsed.param_nodes:
+            for p in self.st.parsed.param_nodes:
                 defs.setdefault(p.arg, []).append(p)
-            for n in own_scope(self.parsed.tree.body):
+            for n in own_scope(self.st.parsed.tree.body):
                 if isinstance(n, InnerDef):
                     defs.setdefault(n.name, []).append(n)
                 elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
@@ -248,22 +252,22 @@ class ClosureMixin:
                     alone = isinstance(up, ast.Assign) and len(up.targets) == 1 and up.targets[0] is n
                     site = (up.value if isinstance(up.value, InnerLambda) else up) if alone else n
                     defs.setdefault(n.id, []).append(site)
-            self._definitions = defs
-        return self._definitions
+            self.st.definitions_by_name = defs
+        return self.st.definitions_by_name
 
     def check_escapes(self):
         """Before typing (as numba-cuda's pass runs before its typing): the inner functions of this scope that
         the syntax shows escaping (named other than as a call's callee; a lambda that is neither assigned to a
         name nor called) must close over constants only."""
-        if not any(isinstance(n, (InnerDef, InnerLambda)) for n in own_scope(self.parsed.tree.body)):
+        if not any(isinstance(n, (InnerDef, InnerLambda)) for n in own_scope(self.st.parsed.tree.body)):
             return
         parents = {}
-        for n in own_scope(self.parsed.tree.body):
+        for n in own_scope(self.st.parsed.tree.body):
             for child in ast.iter_child_nodes(n):
                 parents[child] = n
         defs = self.definitions()
         escaping = []
-        for n in own_scope(self.parsed.tree.body):
+        for n in own_scope(self.st.parsed.tree.body):
             up = parents.get(n)
             called = isinstance(up, ast.Call) and up.func is n
             if isinstance(n, InnerLambda):

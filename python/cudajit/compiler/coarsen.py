@@ -100,19 +100,19 @@ def blockers(kernel_tr, specs, options, prog):
         out.append("cooperative")
     if prog.link_texts() or prog.externs or prog.gpu_objects():
         out.append("linked or foreign code")
-    if kernel_tr.nc_broken:
+    if kernel_tr.state.nc_broken:
         out.append("a read-only parameter is viewed")
-    if any(isinstance(t, T.CPointer) for t in kernel_tr.argtypes):
+    if any(isinstance(t, T.CPointer) for t in kernel_tr.state.argtypes):
         out.append("a pointer parameter")
     for tr, is_kernel in [(kernel_tr, True)] + [(r.translator, False) for r in specs.values()
                                                   if getattr(r, "translator", None) is not None]:
-        if any(isinstance(n, _LOOPS) for n in ast.walk(tr.parsed.tree)):
-            out.append(f"a loop in {tr.parsed.name}")
-        bad = sorted(n for n in tr.intrinsics_used if not _allowed(n) or (not is_kernel and n.startswith(_IDENTITY)))
+        if any(isinstance(n, _LOOPS) for n in ast.walk(tr.state.parsed.tree)):
+            out.append(f"a loop in {tr.state.parsed.name}")
+        bad = sorted(n for n in tr.state.intrinsics_used if not _allowed(n) or (not is_kernel and n.startswith(_IDENTITY)))
         if bad:
-            out.append(f"{', '.join(bad)} in {tr.parsed.name}")
-        if tr.uses_barriers or tr.uses_dynamic_shared:
-            out.append(f"barriers or dynamic shared memory in {tr.parsed.name}")
+            out.append(f"{', '.join(bad)} in {tr.state.parsed.name}")
+        if tr.state.uses_barriers or tr.state.uses_dynamic_shared:
+            out.append(f"barriers or dynamic shared memory in {tr.state.parsed.name}")
     return out
 
 
@@ -130,10 +130,10 @@ def transform(lines, tr, entry):
         for k, v in _X_IDENTITY.items():
             t = t.replace(k, v)
         out_body.append((indent, t, line))
-    params = ", ".join(tr.head_params)
-    names = ", ".join(p.rsplit(" ", 1)[1] for p in tr.head_params)
+    params = ", ".join(tr.state.head_params)
+    names = ", ".join(p.rsplit(" ", 1)[1] for p in tr.state.head_params)
     sep = ", " if params else ""
-    bounds = tr.head_bounds
+    bounds = tr.state.head_bounds
     head_line = lines[1][2]
     return ([lines[0],
              (0, f"template <bool cj_nc> CJ_INLINE void {entry}_body(const int32_t cj_bx, const int32_t cj_nbx"

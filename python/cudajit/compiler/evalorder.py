@@ -18,26 +18,26 @@ from . import types as T
 from .values import Value
 
 
-class EvalOrderMixin:
-    def reset_effects(self):
-        self.fx_writes, self.fx_raises = 0, 0
+class EvalOrder:
+    def __init__(self, fn):
+        self.fn, self.st = fn, fn.state     # the function translator and the state they share
 
     def note_effect(self, writes=False, raises=False):
         """The operation being translated writes memory or synchronises (``writes``) or may raise (``raises``)."""
-        if self.program.options.debug:
-            self.fx_writes += bool(writes)
-            self.fx_raises += bool(raises)
+        if self.st.program.options.debug:
+            self.st.fx_writes += bool(writes)
+            self.st.fx_raises += bool(raises)
 
     def effects_mark(self):
-        return self.fx_writes, self.fx_raises
+        return self.st.fx_writes, self.st.fx_raises
 
     def effects_since(self, mark):
-        return self.fx_writes - mark[0], self.fx_raises - mark[1]
+        return self.st.fx_writes - mark[0], self.st.fx_raises - mark[1]
 
     def needs_order(self, effects):
         """The indices of the operands to hold in temporaries, given each operand's (writes, raises) in Python's
         order: those with an effect before the last such one, where a side effect is among them."""
-        if not (self.final and self.program.options.debug):
+        if not (self.st.final and self.st.program.options.debug):
             return []
         live = [k for k, (w, r) in enumerate(effects) if w or r]
         if len(live) < 2 or not any(effects[k][0] for k in live):
@@ -61,8 +61,8 @@ class EvalOrderMixin:
             v = operands[k]
             if not (isinstance(v, Value) and T.is_scalar(v.type) and v.code):
                 continue                     # an array or tuple operand keeps C++'s order (not a scalar temporary)
-            name = self.temp("seq")
-            self.top_lines.append(f"{v.type.cpp} {name};")
+            name = self.fn.temp("seq")
+            self.st.top_lines.append(f"{v.type.cpp} {name};")
             prefix.append(f"{name} = {v.code}")
             held[k] = Value(v.type, name, nonneg=v.nonneg)
         if not prefix:

@@ -5,7 +5,6 @@ import ast
 import builtins
 import copy
 import enum
-import inspect
 import types as pytypes
 
 import numpy as np
@@ -13,28 +12,26 @@ import numpy as np
 from . import types as T
 from . import intrinsics as I
 from . import datetimes, fp8lib, pyvalues, records, vectors
-from .closures import Captured, function_value
+from .closures import Captured
 from .errors import CONSTRUCT_HINTS, describe_construct, require_literal
-from ..errors import CudaJitError, TypingError
+from ..errors import TypingError
 from .frontend import NOT_FOLDED, TOO_LARGE, canonical_name, python_folded
-from .indexing import IndexingMixin
 from . import methods
-from .methods import call_value_method
 from .operators import PY_OPS, binary, compare, unary
 from .storage import compiler_name
-from .typeconv import resolve, unify
+from .typeconv import unify
 from .typeof import int_enum_type, typeof
-from .values import (Value, Symbol, cast, const_value, is_shape_constant, none_value, reinterpret, tuple_value,
-                     type_name, typed, PRIMARY, UNARY, LAND, LOR, COND)
+from .values import (Value, Symbol, cast, const_value, none_value, reinterpret, tuple_value, type_name, typed,
+                     PRIMARY, UNARY, LAND, LOR, COND)
 
 _BUILTIN_NAMES = {"abs", "min", "max", "round", "pow", "len", "int", "float", "bool", "complex", "print", "range",
                   "isinstance"}
 
 
-_TAKES_OPTIONAL = {"devfunc", "closure", "print"}
+class Expressions:
+    def __init__(self, fn):
+        self.fn, self.st = fn, fn.state     # the function translator and the state they share
 
-
-class ExpressionMixin(IndexingMixin):
     def visit_expr(self, node, target_hint=None, optional=False):
         """The expression's Value or Symbol. A value that may be None at run time (``types.Optional``) is unwrapped
         (``unwrap_optional``) unless ``optional``: where it is kept (an assignment, a return, a device function's
@@ -49,21 +46,23 @@ class ExpressionMixin(IndexingMixin):
         numba-cuda's TypeError status ends it; under debug=True the launch raises TypeError('expected T, got None')
         naming this line."""
         inner = v.type.type
-        if self.program.options.debug:
-            site = 0 if not self.final else self.program.error_site(TypeError, (f"expected {inner}, got None",), self.loc, node)
-            self.may_raise = True
-            self.note_effect(raises=True)
+        if self.st.program.options.debug:
+            site = 0 if not self.st.final else \
+                self.st.program.error_site(TypeError, (f"expected {inner}, got None",), self.st.loc, node)
+            self.st.may_raise = True
+            self.fn.order.note_effect(raises=True)
             return Value(inner, f"cj::opt_value({v.code}, {site})")
         return Value(inner, f"cj::opt_value({v.code})")
 
     def _visit_expr(self, node, target_hint=None):
-        method = getattr(self, "expr_" + type(node).__name__, None)
+        method = self.fn.expressions.get(type(node).__name__)
         if method is None:
-            self.unsupported(node, f"{describe_construct(node)} are not supported in CUDA kernels"
-                             if type(node) in (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp,
-                                               ast.GeneratorExp)
-                             else f"{describe_construct(node)} is not supported in CUDA kernels", CONSTRUCT_HINTS.get(type(node)))
-        self._target_hint = target_hint
+            self.fn.unsupported(node, f"{describe_construct(node)} are not supported in CUDA kernels"
+                                if type(node) in (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp,
+                                                  ast.GeneratorExp)
+                                else f"{describe_construct(node)} is not supported in CUDA kernels",
+                                CONSTRUCT_HINTS.get(type(node)))
+        self.st.target_hint = target_hint
         return method(node)
 
     def as_value(self, node, v):
@@ -71,17 +70,17 @@ class ExpressionMixin(IndexingMixin):
         if isinstance(v, Value):
             return v
         if v.path == "type":
-            self.error(node, f"the type {v.obj} cannot be used as a value here",
-                       f"call it to convert: {v.obj}(x)")
+            self.fn.error(node, f"the type {v.obj} cannot be used as a value here",
+                          f"call it to convert: {v.obj}(x)")
         if v.path == "devfunc":
-            self.error(node, "device functions can only be called, not used as values")
+            self.fn.error(node, "device functions can only be called, not used as values")
         if v.path == "closure":
-            self.error(node, f"the inner function '{v.obj.name}' can only be called or passed to a device function "
-                             f"here (as in Numba, a function cannot be returned or stored)")
+            self.fn.error(node, f"the inner function '{v.obj.name}' can only be called or passed to a device function "
+                          f"here (as in Numba, a function cannot be returned or stored)")
         dim3 = I.dim3_value(v.path)
         if dim3 is not None:
             return dim3
-        self.error(node, f"'{v.path}' cannot be used as a value in a CUDA kernel")
+        self.fn.error(node, f"'{v.path}' cannot be used as a value in a CUDA kernel")
 
     # ---- leaves --------------------------------------------------------------------------------------------
     def expr_Constant(self, node):
@@ -93,15 +92,15 @@ class ExpressionMixin(IndexingMixin):
         self.check_int_range(node, c)
         v = const_value(c)
         if v is None:
-            self.unsupported(node, f"constants of type {type(c).__name__} are not supported in CUDA kernels")
+            self.fn.unsupported(node, f"constants of type {type(c).__name__} are not supported in CUDA kernels")
         return v
 
     def folded_constant(self, node):
         """An operation on constants that Python folds is that constant (as in Numba); None for any other."""
         folded = python_folded(node)
         if folded is TOO_LARGE:
-            self.error(node, f"Int value is too large: {ast.unparse(node)} does not fit in int64 or uint64",
-                       "integer constants in kernels must fit in int64 or uint64; use a float for larger values")
+            self.fn.error(node, f"Int value is too large: {ast.unparse(node)} does not fit in int64 or uint64",
+                          "integer constants in kernels must fit in int64 or uint64; use a float for larger values")
         if folded is NOT_FOLDED:
             return None
         return self.expr_Constant(ast.copy_location(ast.Constant(folded), node))
@@ -109,22 +108,22 @@ class ExpressionMixin(IndexingMixin):
     def check_int_range(self, node, c):
         """Numba types integer constants as int64 or uint64; beyond both it is a typing error, not a wrapped value."""
         if isinstance(c, int) and not isinstance(c, bool) and not -2**63 <= c < 2**64:
-            self.error(node, f"Int value is too large: {c}",
-                       "integer constants in kernels must fit in int64 or uint64; use a float for larger values")
+            self.fn.error(node, f"Int value is too large: {c}",
+                          "integer constants in kernels must fit in int64 or uint64; use a float for larger values")
 
     def expr_Name(self, node):
-        held = self.function_params.get(node.id)
+        held = self.st.function_params.get(node.id)
         if held is not None:
             return Symbol(held.path, held.obj)
-        if node.id in self.locals:
-            return self.load_var(node, node.id)
-        found, obj = self.parsed.lookup(node.id)
-        if not found and node.id == self.parsed.name and not self.is_kernel:
+        if node.id in self.st.locals:
+            return self.fn.flow.load_var(node, node.id)
+        found, obj = self.st.parsed.lookup(node.id)
+        if not found and node.id == self.st.parsed.name and not self.st.is_kernel:
             # A device function compiled eagerly names itself before its decorator has bound the name.
-            found, obj = True, _SelfReference(self.parsed.pyfunc, self.options)
+            found, obj = True, _SelfReference(self.st.parsed.pyfunc, self.st.options)
         if not found:
-            self.error(node, f"name '{node.id}' is not defined",
-                       "define it at module level before the kernel is first launched, or pass it as an argument")
+            self.fn.error(node, f"name '{node.id}' is not defined",
+                          "define it at module level before the kernel is first launched, or pass it as an argument")
         return self.global_value(node, node.id, obj)
 
     def global_value(self, node, name, obj):
@@ -142,7 +141,7 @@ class ExpressionMixin(IndexingMixin):
                 except TypingError:
                     pass                               # a heterogeneous enum's member: its int, as before
                 return v
-            return pyvalues.enum_member(self, node, obj)
+            return pyvalues.enum_member(self.fn, node, obj)
         if isinstance(obj, type) and issubclass(obj, int) and obj is not bool and obj.__module__ != "builtins":
             return Symbol(obj.__name__, obj)           # another library's int enum (cuda.bindings' cudaRoundMode)
         if isinstance(obj, int) and type(obj) not in (int, bool) and not isinstance(obj, np.generic):
@@ -156,15 +155,15 @@ class ExpressionMixin(IndexingMixin):
         if isinstance(obj, np.generic):
             t = T.from_dtype(obj.dtype)
             if t is None:
-                self.error(node, f"'{name}' is a NumPy scalar of unsupported dtype {obj.dtype}")
+                self.fn.error(node, f"'{name}' is a NumPy scalar of unsupported dtype {obj.dtype}")
             if isinstance(t, T.FP8):                   # ml_dtypes' float8: its bits (a conversion would saturate)
                 return Value(t, f"{t.cpp}::from_bits({int(np.asarray(obj).view(np.uint8))}u)")
             return cast(const_value(obj.item()), t)
         if isinstance(obj, tuple):
             parts = [self.global_value(node, name, o) for o in obj]
             if not all(isinstance(p, Value) and isinstance(p.type, (T.Scalar, T.Array, T.BaseTuple)) for p in parts):
-                self.error(node, f"global tuple '{name}' must hold numbers, arrays or tuples of them to be used in a "
-                                 f"kernel")
+                self.fn.error(node, f"global tuple '{name}' must hold numbers, arrays or tuples of them to be used "
+                              f"in a kernel")
             cls = type(obj) if T.is_namedtuple_class(type(obj)) else None
             return tuple_value(T.named_tuple([p.type for p in parts], cls), parts)
         if T.is_namedtuple_class(obj):
@@ -180,15 +179,15 @@ class ExpressionMixin(IndexingMixin):
         if isinstance(obj, type) and issubclass(obj, np.generic):
             t = T.from_dtype(obj)
             if t is None:
-                self.error(node, f"NumPy type {obj.__name__} is not supported in CUDA kernels")
+                self.fn.error(node, f"NumPy type {obj.__name__} is not supported in CUDA kernels")
             return Symbol("type", t)
         if isinstance(obj, np.dtype):
             t = T.from_dtype(obj)
             if t is None:
-                self.error(node, f"dtype {obj} is not supported in CUDA kernels")
+                self.fn.error(node, f"dtype {obj} is not supported in CUDA kernels")
             return Symbol("type", t)
         if isinstance(obj, np.ndarray):
-            return self.program.frozen_array(self, node, name, obj)
+            return self.st.program.frozen_array(self.fn, node, name, obj)
         if hasattr(obj, "__cudajit_pyfunc__"):
             return Symbol("devfunc", obj)
         if _is_numba_cpu_dispatcher(obj):
@@ -203,14 +202,14 @@ class ExpressionMixin(IndexingMixin):
         path = getattr(obj, "_path", None)
         if path is not None and type(obj).__module__.startswith(("cudajit.cuda", "numba")):
             return Symbol("cuda." + path, obj)
-        rname = self.program.reverse_names.get(id(obj))
+        rname = self.st.program.reverse_names.get(id(obj))
         if rname:
             return Symbol(rname, obj)
         if obj in (int, float, bool, complex, range) or (isinstance(obj, pytypes.BuiltinFunctionType)
                                                   and getattr(builtins, obj.__name__, None) is obj):
             if obj.__name__ in _BUILTIN_NAMES:
                 return Symbol(obj.__name__, obj)
-            self.unsupported(node, f"the builtin {obj.__name__}() is not supported in CUDA kernels")
+            self.fn.unsupported(node, f"the builtin {obj.__name__}() is not supported in CUDA kernels")
         if isinstance(obj, pytypes.ModuleType):
             return Symbol(obj.__name__, obj)
         if type(obj).__module__.startswith("cffi") and type(obj).__name__ == "FFI":
@@ -219,27 +218,27 @@ class ExpressionMixin(IndexingMixin):
             # str, list, dict, bytes, ...: Python's own classes, not functions a user could decorate. A TypingError,
             # as numba-cuda raises for them
             if obj is str:
-                self.error(node, "str() is not supported in CUDA kernels: kernels have no strings (as in numba-cuda, "
-                           "neither str() of a number nor string operations compile)",
-                           "print() takes numbers and string constants directly: print('i =', i)")
-            self.error(node, f"the builtin {obj.__name__}() is not supported in CUDA kernels")
+                self.fn.error(node, "str() is not supported in CUDA kernels: kernels have no strings (as in "
+                              "numba-cuda, neither str() of a number nor string operations compile)",
+                              "print() takes numbers and string constants directly: print('i =', i)")
+            self.fn.error(node, f"the builtin {obj.__name__}() is not supported in CUDA kernels")
         if callable(obj):
-            self.error(node, f"'{name}' is a Python function, not a device function",
-                       "decorate it with @cuda.jit(device=True) to call it from a kernel")
-        self.error(node, f"'{name}' refers to a {type(obj).__name__}, which cannot be used in a CUDA kernel")
+            self.fn.error(node, f"'{name}' is a Python function, not a device function",
+                          "decorate it with @cuda.jit(device=True) to call it from a kernel")
+        self.fn.error(node, f"'{name}' refers to a {type(obj).__name__}, which cannot be used in a CUDA kernel")
 
     def global_record(self, node, name, obj):
         """A global structured scalar (``np.rec.array(...)[0]``, ``arr[0]`` of a structured array): Numba makes its
         bytes a constant record; here it is element 0 of a one-element frozen array of its dtype (read-only, as
         frozen arrays are)."""
         key = ("record", id(obj))
-        known = self.program.frozen.get(key)
+        known = self.st.program.frozen.get(key)
         if known is None:
             arr = np.empty(1, dtype=obj.dtype)
             arr[0] = obj
-            known = self.program.frozen[key] = (obj, arr)    # keeps obj alive, so its id stays its own
-        frozen = self.program.frozen_array(self, node, name, known[1])
-        return self.element(node, frozen, [Value(T.int64, "0", const=0, nonneg=True)])
+            known = self.st.program.frozen[key] = (obj, arr)    # keeps obj alive, so its id stays its own
+        frozen = self.st.program.frozen_array(self.fn, node, name, known[1])
+        return self.fn.index.element(node, frozen, [Value(T.int64, "0", const=0, nonneg=True)])
 
     def captured_device_array(self, node, name, obj):
         """A device array named by a kernel (global or closure): captured by pointer, as Numba does."""
@@ -272,40 +271,40 @@ class ExpressionMixin(IndexingMixin):
         path = f"{base.path}.{attr}"
         entry = I.lookup(path)
         if entry is not None and entry.kind == "attr":
-            self.intrinsics_used.add(entry.name)
-            return entry.impl(self, node)
+            self.st.intrinsics_used.add(entry.name)
+            return entry.impl(self.fn, node)
         obj = getattr(base.obj, attr, None) if base.obj is not None else None
         if entry is not None or I.is_namespace(path):
             canon = canonical_name(obj) if obj is not None else None
             return Symbol(canon or path, obj)
         if base.path in ("cuda", "cudajit.cuda") and obj is None:
-            self.unsupported(node, f"cuda.{attr} is not supported in CUDA kernels")
+            self.fn.unsupported(node, f"cuda.{attr} is not supported in CUDA kernels")
         if base.path in ("math", "cmath") and obj is not None and not isinstance(obj, float):
-            self.unsupported(node, f"{path}() is not supported in CUDA kernels")
+            self.fn.unsupported(node, f"{path}() is not supported in CUDA kernels")
         if base.path == "np" and callable(obj) and not isinstance(obj, type):
-            self.unsupported(node, f"{path}() is not supported in CUDA kernels",
-                             "numba-cuda supports NumPy ufuncs such as np.sin, np.add, np.maximum (no array creation)")
+            self.fn.unsupported(node, f"{path}() is not supported in CUDA kernels",
+                                "numba-cuda supports NumPy ufuncs such as np.sin, np.add, np.maximum (no array creation)")
         if base.path == "type" and attr in ("dtype", "type"):    # np.float32.dtype, a.dtype.type: the type itself
             return base
         if obj is None and not hasattr(base.obj, attr):
-            self.error(node, f"'{base.path}' has no attribute '{attr}'")
+            self.fn.error(node, f"'{base.path}' has no attribute '{attr}'")
         return self.global_value(node, path, obj)
 
     def value_attribute(self, node, v, attr):
         t = v.type
-        found = methods.value_attribute(self, node, v, attr)     # arrays' and the other registered kinds'
+        found = methods.value_attribute(self.fn, node, v, attr)     # arrays' and the other registered kinds'
         if found is not None:
             return found
         if isinstance(t, vectors.Vector):
-            return vectors.attribute(self, node, v, attr)
+            return vectors.attribute(self.fn, node, v, attr)
         if isinstance(t, T.Record):
-            return records.load(self, node, v, attr)
+            return records.load(self.fn, node, v, attr)
         if isinstance(t, (T.NamedUniTuple, T.NamedTuple)):
-            return pyvalues.namedtuple_attribute(self, node, v, attr)
+            return pyvalues.namedtuple_attribute(self.fn, node, v, attr)
         if isinstance(t, T.EnumMember):
-            return pyvalues.enum_attribute(self, node, v, attr)
+            return pyvalues.enum_attribute(self.fn, node, v, attr)
         if fp8lib.involved(t):
-            return fp8lib.attribute(self, node, v, attr)
+            return fp8lib.attribute(self.fn, node, v, attr)
         if T.is_number(t) or t == T.boolean:
             if attr == "value" and isinstance(v.const, enum.IntEnum):
                 return const_value(int(v.const))       # Agent.FIXED.value: an IntEnum member's int
@@ -315,10 +314,10 @@ class ExpressionMixin(IndexingMixin):
                 if isinstance(t, T.Complex):
                     return Value(t.underlying, f"{v.at(PRIMARY)}.{'re' if attr == 'real' else 'im'}")
                 return v if attr == "real" else cast(const_value(0), t)
-            self.error(node, f"'{t}' has no attribute '{attr}'")
+            self.fn.error(node, f"'{t}' has no attribute '{attr}'")
         if t == T.undefined:
             return Value(T.undefined, "?")
-        self.error(node, f"'{t}' has no attribute '{attr}'")
+        self.fn.error(node, f"'{t}' has no attribute '{attr}'")
 
     def component_view(self, node, v, attr):
         """``a.real`` / ``a.imag``: a strided view of a complex array's parts; of a real array ``.real`` is the
@@ -328,8 +327,8 @@ class ExpressionMixin(IndexingMixin):
         if not isinstance(t.dtype, T.Complex):
             if attr == "real":
                 return v
-            self.unsupported(node, f"'.imag' of a {t.dtype} array is not supported in CUDA kernels",
-                             "it would allocate an array of zeros: use 0 instead")
+            self.fn.unsupported(node, f"'.imag' of a {t.dtype} array is not supported in CUDA kernels",
+                                "it would allocate an array of zeros: use 0 instead")
         offset = "0" if attr == "real" else str(t.dtype.underlying.dtype.itemsize)
         return reinterpret(v, T.Array(t.dtype.underlying, t.ndim, "A", t.readonly), offset)
 
@@ -346,20 +345,20 @@ class ExpressionMixin(IndexingMixin):
         folded = self.folded_constant(node)
         if folded is not None:
             return folded
-        mark = self.effects_mark()
+        mark = self.fn.order.effects_mark()
         a = self.as_value(node.left, self.visit_expr(node.left))
-        fa, mark = self.effects_since(mark), self.effects_mark()
+        fa, mark = self.fn.order.effects_since(mark), self.fn.order.effects_mark()
         b = self.as_value(node.right, self.visit_expr(node.right))
-        fb, mark = self.effects_since(mark), self.effects_mark()
+        fb, mark = self.fn.order.effects_since(mark), self.fn.order.effects_mark()
         op = PY_OPS[type(node.op).__name__]
         result = self.binop(node, op, a, b)
-        return self.in_python_order(result, lambda ab: self.binop(node, op, *ab), [a, b], [fa, fb],
-                                    self.effects_since(mark))
+        return self.fn.order.in_python_order(result, lambda ab: self.binop(node, op, *ab), [a, b], [fa, fb],
+                                             self.fn.order.effects_since(mark))
 
     def binop(self, node, op, a, b):
         if op == "@":
-            self.unsupported(node, "the @ operator is not supported in CUDA kernels")
-        return binary(self, node, op, a, b)
+            self.fn.unsupported(node, "the @ operator is not supported in CUDA kernels")
+        return binary(self.fn, node, op, a, b)
 
     def expr_UnaryOp(self, node):
         folded = self.folded_constant(node)
@@ -367,21 +366,21 @@ class ExpressionMixin(IndexingMixin):
             return folded
         a = self.as_value(node.operand, self.visit_expr(node.operand))
         op = "not" if isinstance(node.op, ast.Not) else PY_OPS[type(node.op).__name__]
-        return unary(self, node, op, a)
+        return unary(self.fn, node, op, a)
 
     def expr_Compare(self, node):
         operands, effects = [], []
         is_op = [isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops]
         for i, n in enumerate([node.left] + node.comparators):
-            mark = self.effects_mark()
+            mark = self.fn.order.effects_mark()
             # an operand of `is` / `is not` only keeps an Optional (its test reads the flag); any other unwraps it
             keep = all(is_op[j] for j in (i - 1, i) if 0 <= j < len(is_op))
             operands.append(self.as_value(n, self.visit_expr(n, optional=keep)))
-            effects.append(self.effects_since(mark))
-        mark = self.effects_mark()
+            effects.append(self.fn.order.effects_since(mark))
+        mark = self.fn.order.effects_mark()
         result = self.comparisons(node, operands)
-        return self.in_python_order(result, lambda vs: self.comparisons(node, vs), operands, effects,
-                                    self.effects_since(mark))
+        return self.fn.order.in_python_order(result, lambda vs: self.comparisons(node, vs), operands, effects,
+                                             self.fn.order.effects_since(mark))
 
     def comparisons(self, node, operands):
         """``a < b <= c``: each comparison of neighbours, joined by ``&&``."""
@@ -393,8 +392,8 @@ class ExpressionMixin(IndexingMixin):
                 continue
             name = {ast.Is: "is", ast.IsNot: "is not"}.get(type(op)) or PY_OPS.get(type(op).__name__)
             if name is None:
-                self.unsupported(node, f"the '{type(op).__name__}' comparison is not supported in CUDA kernels")
-            parts.append(compare(self, node, name, left, right))
+                self.fn.unsupported(node, f"the '{type(op).__name__}' comparison is not supported in CUDA kernels")
+            parts.append(compare(self.fn, node, name, left, right))
             left = right
         if len(parts) == 1:
             return parts[0]
@@ -409,9 +408,9 @@ class ExpressionMixin(IndexingMixin):
         if T.undefined in (item.type, container.type):
             return Value(T.undefined, "?")
         if not isinstance(container.type, T.BaseTuple):
-            self.unsupported(node, f"'in' is supported on tuples in CUDA kernels, not on {type_name(container)}",
-                             "compare with each value, or loop over the array")
-        tests = [compare(self, node, "==", item, e) for e in self.tuple_elements(node, container)]
+            self.fn.unsupported(node, f"'in' is supported on tuples in CUDA kernels, not on {type_name(container)}",
+                                "compare with each value, or loop over the array")
+        tests = [compare(self.fn, node, "==", item, e) for e in self.tuple_elements(node, container)]
         if any(t.type == T.undefined for t in tests):
             return Value(T.undefined, "?")
         if any(t.is_const and t.const is True for t in tests):
@@ -452,10 +451,10 @@ class ExpressionMixin(IndexingMixin):
         for v in values[1:]:
             t = unify(t, v.type)
             if t is None:
-                self.error(node, f"cannot unify {values[0].type} and {v.type} in '{'and' if is_and else 'or'}'")
+                self.fn.error(node, f"cannot unify {values[0].type} and {v.type} in '{'and' if is_and else 'or'}'")
         if not T.is_scalar(t):          # None, strings, arrays, tuples: no truth value the C++ can test
-            self.error(node, f"'{'and' if is_and else 'or'}' of {type_name(values[0])} values is not supported in "
-                             f"CUDA kernels", "compare explicitly, e.g. x is not None")
+            self.fn.error(node, f"'{'and' if is_and else 'or'}' of {type_name(values[0])} values is not supported in "
+                          f"CUDA kernels", "compare explicitly, e.g. x is not None")
         out = cast(values[-1], t)
         for v in reversed(values[:-1]):
             first = cast(v, t)
@@ -467,7 +466,7 @@ class ExpressionMixin(IndexingMixin):
         return out
 
     def expr_IfExp(self, node):
-        cond = self.condition(node.test)
+        cond = self.fn.condition(node.test)
         if cond.is_const and isinstance(cond.const, bool):      # the other branch is never typed (Numba prunes it)
             chosen = node.body if cond.const else node.orelse
             return self.as_value(chosen, self.visit_expr(chosen, optional=True))
@@ -478,10 +477,10 @@ class ExpressionMixin(IndexingMixin):
             # gives the type so far (`n if n < 2 else fib(n - 1) + fib(n - 2)` has a base case); the passes'
             # fixed point unifies both.
             known = b if a.type == T.undefined else a
-            return Value(T.undefined if self.final else known.type, "?")
+            return Value(T.undefined if self.st.final else known.type, "?")
         t = unify(a.type, b.type)
         if t is None:
-            self.error(node, f"cannot unify {a.type} and {b.type} in a conditional expression")
+            self.fn.error(node, f"cannot unify {a.type} and {b.type} in a conditional expression")
         # integer branches get their exact C++ type: `c ? int16_t(x) : 32767` would be a C++ int
         conv = typed if T.is_int(t) else cast
         return Value(t, f"{cond.at(COND + 1)} ? {conv(a, t).at(COND)} : {conv(b, t).at(COND)}", COND,
@@ -492,38 +491,38 @@ class ExpressionMixin(IndexingMixin):
         for e in node.elts:
             if isinstance(e, ast.Starred):
                 # (*t, x): the elements of the tuple t, as Numba's rewrite of LIST_TO_TUPLE makes of it
-                spread = self.starred_argument(e, bound, "in a tuple display")
+                spread = self.fn.calls.starred_argument(e, bound, "in a tuple display")
                 if spread is None:
                     return Value(T.undefined, "?")
                 parts.extend(spread)
                 effects.extend([(0, 0)] * len(spread))
                 origins.extend([e] * len(spread))
                 continue
-            mark = self.effects_mark()
+            mark = self.fn.order.effects_mark()
             parts.append(self.as_value(e, self.visit_expr(e)))
-            effects.append(self.effects_since(mark))
+            effects.append(self.fn.order.effects_since(mark))
             origins.append(e)
         result = self.tuple_of(node, parts, origins)
         if not bound:
-            return self.in_python_order(result, lambda ps: self.tuple_of(node, ps, origins), parts, effects)
+            return self.fn.order.in_python_order(result, lambda ps: self.tuple_of(node, ps, origins), parts, effects)
         for name, v in reversed(bound):
             # (*g(x), y): g runs once, its tuple is the parameter of a lambda around the new tuple
             result = Value(result.type, f"[&](const {v.type.cpp}& {name}) {{ return {result.code}; }}({v.code})")
         return result
 
     def tuple_of(self, node, parts, origins=None):
-        if node is self.returned_node:
+        if node is self.st.returned_node:
             for e in node.elts:
-                if id(e) in self.self_calls:
+                if id(e) in self.st.self_calls:
                     # T = Tuple(..., T): the type nests one level deeper at each pass (numba-cuda's words first)
-                    self.error(e, f"Return type of recursive function does not converge: '{self.parsed.name}' "
+                    self.fn.error(e, f"Return type of recursive function does not converge: '{self.st.parsed.name}' "
                                   f"returns a tuple holding its own result, whose type would nest without end",
                                "return a value of a fixed type (write the parts into an array argument)")
         if any(p.type == T.undefined for p in parts):
             return Value(T.undefined, "?")
         for p, e in zip(parts, origins or node.elts):
             if not (T.is_scalar(p.type) or isinstance(p.type, (T.BaseTuple, T.Array, T.EnumMember))):
-                self.error(e, f"a tuple cannot hold a value of type {p.type}")
+                self.fn.error(e, f"a tuple cannot hold a value of type {p.type}")
         parts = [typed(p, p.type) for p in parts]      # a literal 2 is int64 in the tuple, not C++'s int
         return tuple_value(T.Tuple([p.type for p in parts]), parts)
 
@@ -545,14 +544,14 @@ class ExpressionMixin(IndexingMixin):
         if isinstance(v.type, T.Optional) and not isinstance(t, T.Optional):
             v = self.unwrap_optional(node, v)
         if v.type != t and fp8lib.involved(v.type, t):
-            fp8lib.implicit_error(self, node, v, t)
+            fp8lib.implicit_error(self.fn, node, v, t)
         if datetimes.involved(v.type, t) and v.type != t and not datetimes.convertible(v.type, t):
-            self.error(node, f"cannot convert {v.type} to {t}",
-                       "NumPy converts a datetime64/timedelta64 only to one of its kind with a finer unit")
+            self.fn.error(node, f"cannot convert {v.type} to {t}",
+                          "NumPy converts a datetime64/timedelta64 only to one of its kind with a finer unit")
         if not (T.is_scalar(v.type) and T.is_scalar(t)) and v.type != t and not datetimes.involved(v.type):
-            self.error(node, f"cannot convert {type_name(v)} to {t}")
+            self.fn.error(node, f"cannot convert {type_name(v)} to {t}")
         if isinstance(v.type, T.Complex) and not isinstance(t, T.Complex):
-            self.error(node, f"cannot convert {v.type} to {t} (a complex number has no real conversion)")
+            self.fn.error(node, f"cannot convert {v.type} to {t} (a complex number has no real conversion)")
         return cast(v, t)
 
     def explicit_cast(self, node, v, t):
@@ -560,14 +559,14 @@ class ExpressionMixin(IndexingMixin):
         if v.type == T.undefined:
             return Value(T.undefined, "?")
         if fp8lib.involved(v.type, t):
-            return fp8lib.explicit_cast(self, node, v, t)
+            return fp8lib.explicit_cast(self.fn, node, v, t)
         if not T.is_scalar(v.type):
-            self.error(node, f"cannot convert {type_name(v)} to {t}")
+            self.fn.error(node, f"cannot convert {type_name(v)} to {t}")
         if t == T.boolean and v.type != T.boolean:
             # Numba casts any value to boolean by its truth: bool(z) and boolean(z) of a complex z too
             return Value(T.boolean, f"cj::py_bool({v.code})")
         if isinstance(v.type, T.Complex) and not isinstance(t, T.Complex):
-            self.error(node, f"cannot convert {v.type} to {t}")
+            self.fn.error(node, f"cannot convert {v.type} to {t}")
         return cast(v, t)
 
     def const_shape(self, node, v, kind):
@@ -579,10 +578,10 @@ class ExpressionMixin(IndexingMixin):
             if isinstance(c, tuple) and all(isinstance(x, int) and not isinstance(x, bool) for x in c):
                 return c
         hint = "use a number or a module-level constant, e.g. TPB = 16 ... (TPB, TPB)"
-        if isinstance(v, Value) and v.param is not None and not self.is_kernel:
+        if isinstance(v, Value) and v.param is not None and not self.st.is_kernel:
             # a device function's parameter: its callers may pass a constant (Program.device_function)
-            raise require_literal(self.loc, node, msg, f"{hint}, or pass one to '{self.parsed.name}'")
-        self.error(node, msg, hint)
+            raise require_literal(self.st.loc, node, msg, f"{hint}, or pass one to '{self.st.parsed.name}'")
+        self.fn.error(node, msg, hint)
 
     def dtype_of(self, node, v):
         if isinstance(v, Symbol) and v.path == "type" and isinstance(v.obj, (T.Scalar, T.Record)):
@@ -595,19 +594,19 @@ class ExpressionMixin(IndexingMixin):
             if t is not None:
                 return t
             # numba-cuda's words first
-            self.error(node, f"Invalid NumPy dtype specified: {v.const!r:.60}; dtype must be a type such as float32, "
-                             f"np.float32 or 'float32'")
-        self.error(node, "dtype must be a type such as float32, np.float32 or 'float32'")
+            self.fn.error(node, f"Invalid NumPy dtype specified: {v.const!r:.60}; dtype must be a type such as "
+                          f"float32, np.float32 or 'float32'")
+        self.fn.error(node, "dtype must be a type such as float32, np.float32 or 'float32'")
 
     def declare_array_storage(self, node, kind, dtype, shape, alignment=None):
         """Storage for a shared/local array at the top of the function (it lives as long as the call);
         ``alignment``: bytes, or None for the dtype's own."""
-        known = self.storage_decls.get(id(node))
+        known = self.st.storage_decls.get(id(node))
         if known is None:
-            hint = getattr(self, "_storage_hint", None) or "arr"
+            hint = self.st.storage_hint or "arr"
             what = "storage" if kind == "shared" else "local"
             name = compiler_name(hint, what)                  # cj_sA_storage, cj_buf_local
-            used = {n for n, _ in self.storage_decls.values()}
+            used = {n for n, _ in self.st.storage_decls.values()}
             k = 1
             while name in used:
                 k += 1
@@ -616,295 +615,12 @@ class ExpressionMixin(IndexingMixin):
             qual = "CJ_SHARED " if kind == "shared" else ""
             align = f"alignas({alignment}) " if alignment else ""
             known = (name, f"{align}{qual}{dtype.storage_cpp} {name}[{count}];")
-            self.storage_decls[id(node)] = known
-        if self.final and known[1] not in self.top_lines:
-            self.top_lines.append(known[1])
+            self.st.storage_decls[id(node)] = known
+        if self.st.final and known[1] not in self.st.top_lines:
+            self.st.top_lines.append(known[1])
         return known[0]
 
     # ---- calls ---------------------------------------------------------------------------------------------
-    def expr_Call(self, node):
-        hint = self._target_hint
-        self._storage_hint = hint.id if isinstance(hint, ast.Name) else None
-        if isinstance(node.func, ast.Attribute):
-            base = self.visit_expr(node.func.value)
-            if isinstance(base, Value):                        # a method: z.conjugate()
-                func = Symbol("method:" + node.func.attr, base)
-            else:
-                func = self.symbol_attribute(node.func, base, node.func.attr)
-        else:
-            func = self.visit_expr(node.func)
-        args, bound, effects = [], [], []
-        # device functions take an Optional as it is (a specialisation of their own, as Numba's dispatcher); print()
-        # refuses one (_print_item); everything else unwraps it
-        keep = getattr(func, "path", None) in _TAKES_OPTIONAL
-        for a in node.args:
-            if isinstance(a, ast.Tuple) and getattr(func, "path", None) == "isinstance":
-                args.append(tuple(self.visit_expr(e) for e in a.elts))   # a tuple of classes: never a value
-                effects.append((0, 0))
-                continue
-            if not isinstance(a, ast.Starred):
-                mark = self.effects_mark()
-                args.append(self.visit_expr(a, optional=keep))
-                effects.append(self.effects_since(mark))
-                continue
-            spread = self.starred_argument(a, bound)
-            if spread is None:
-                return Value(T.undefined, "?")
-            args.extend(spread)
-            effects.extend([(0, 0)] * len(spread))
-        kwargs = {}
-        for k in node.keywords:
-            mark = self.effects_mark()
-            kwargs[k.arg] = self.visit_expr(k.value, optional=keep)
-            effects.append(self.effects_since(mark))
-        if None in kwargs:
-            self.unsupported(node, "**kwargs in calls is not supported in CUDA kernels")
-        if isinstance(func, Value):
-            self.error(node, f"a value of type {func.type} is not callable")
-        mark = self.effects_mark()
-        result = self.call_symbol(node, func, args, kwargs)
-        if not bound:
-            # Python evaluates the arguments in order (keywords last), then calls
-            n = len(args)
-            result = self.in_python_order(
-                result, lambda vs: self.call_symbol(node, func, vs[:n], dict(zip(kwargs, vs[n:]))),
-                args + list(kwargs.values()), effects, self.effects_since(mark))
-        for name, v in reversed(bound):
-            # f(*g(x)): g runs once, its tuple is the parameter of a lambda around the call
-            result = Value(result.type, f"[&](const {v.type.cpp}& {name}) {{ return {result.code}; }}({v.code})")
-        return result
-
-    def starred_argument(self, node, bound, where="in a call"):
-        """The elements of the tuple ``*t`` spreads into a call's arguments or a tuple (None while ``t``'s type is
-        unknown). A tuple that is neither a variable nor built in place is named once: (name, value) joins ``bound``."""
-        v = self.as_value(node, self.visit_expr(node.value))
-        if v.type == T.undefined:
-            return None
-        if not isinstance(v.type, T.BaseTuple):
-            self.error(node, f"*args {where} must be a tuple, not {v.type}")
-        if v.elements is None and not v.code.isidentifier():
-            name = self.temp("spread")
-            bound.append((name, v))
-            v = Value(v.type, name)
-        return self.tuple_elements(node, v)
-
-    def call_symbol(self, node, func, args, kwargs):
-        if func.path == "type":
-            if isinstance(func.obj, (T.FP8, T.FP8Vector)):
-                return fp8lib.construct(self, node, func.obj, args, kwargs)
-            if kwargs or len(args) != 1:
-                self.error(node, f"{func.obj}() takes exactly one argument")
-            return self.explicit_cast(node, args[0], func.obj)
-        if func.path == "devfunc":
-            return self.call_device_function(node, func.obj, args, kwargs)
-        if func.path == "closure":
-            return self.call_closure(node, func.obj, args, kwargs)
-        if func.path == "extern":
-            return self.call_extern(node, func.obj, args, kwargs)
-        if func.path == "namedtuple":
-            return pyvalues.construct_namedtuple(self, node, func.obj, args, kwargs)
-        if func.path == "literal_unroll":
-            self.unsupported(node, "literal_unroll() is supported only as the iterable of a for loop",
-                             "write: for x in literal_unroll(t): ...")
-        if func.path.startswith("method:"):
-            return self.call_method(node, func, args, kwargs)
-        entry = I.lookup(func.path)
-        if entry is None or entry.kind != "call":
-            if func.path.startswith("cuda."):
-                self.unsupported(node, f"{func.path}() is not supported in CUDA kernels")
-            self.error(node, f"'{func.path}' is not callable in a CUDA kernel")
-        args = I.bind_args(self, node, entry, args, kwargs)
-        self.intrinsics_used.add(entry.name)
-        if entry.barrier:
-            self.uses_barriers = True
-        if entry.effect:
-            self.note_effect(writes=True)
-        try:
-            return entry.impl(self, node, args, {})
-        except CudaJitError:
-            raise
-        except (AttributeError, TypeError, KeyError, IndexError) as e:
-            # an implementation given a compile-time object (a module, a function, a type) where it reads a value
-            bad = next((a for a in args if isinstance(a, Symbol)), None)
-            if bad is None:
-                raise
-            self.error(node, f"{entry.name}() cannot take '{bad.path}' {_symbol_kind(bad)} as an argument")
-
-    def call_method(self, node, func, args, kwargs):
-        v, name = func.obj, func.path.split(":", 1)[1]
-        entry = I.lookup(f"{v.type.name}.{name}")
-        if entry is not None and entry.kind == "method":     # g.sync() of a grid group: the registry's
-            self.intrinsics_used.add(entry.name)
-            if entry.barrier:
-                self.uses_barriers = True
-            if entry.effect:
-                self.note_effect(writes=True)
-            return entry.impl(self, node, [v] + list(args), kwargs)
-        if name == "conjugate" and not args:
-            if isinstance(v.type, T.Complex):
-                return Value(v.type, f"cj::conj({v.code})")
-            return v
-        result = call_value_method(self, node, v, name, args, kwargs)
-        if result is None:
-            self.error(node, f"'{v.type}' has no method '{name}'")
-        return result
-
-    def call_extern(self, node, ext, args, kwargs):
-        """A foreign device function (cuda.declare_device): arguments converted to its declared types."""
-        sig = ext.sig
-        if kwargs or len(args) != len(sig.args):
-            self.error(node, f"{ext.name}() takes {len(sig.args)} positional arguments as declared ({sig}), "
-                             f"{len(args)} given")
-        vals = [self.as_value(node, a) for a in args]
-        if any(v.type == T.undefined for v in vals):
-            return Value(T.undefined, "?")
-        conv = [self.extern_argument(node, ext, k, v, t) for k, (v, t) in enumerate(zip(vals, sig.args), 1)]
-        known = self.program.externs.get(ext.name)
-        if known is not None and (known.sig, known.abi) != (sig, ext.abi):
-            self.error(node, f"the foreign function {ext.name} is declared twice with different signatures")
-        self.program.externs[ext.name] = ext
-        for item in ext.link:
-            if item not in self.program.link:
-                self.program.link.append(item)
-        if ext.cooperative:
-            self.program.cooperative = True
-        self.note_effect(writes=True)
-        return Value(sig.return_type, f"cj_ext_{ext.name}({', '.join(conv)})")
-
-    def extern_argument(self, node, ext, k, v, t):
-        """Argument ``k`` of a foreign function declared as ``t``: a number converted to it; for a CPointer or array
-        parameter, a pointer of the same element type or an array's data pointer."""
-        if isinstance(t, (T.CPointer, T.Array)):
-            if isinstance(v.type, T.CPointer) and v.type.dtype == t.dtype:
-                return v.code
-            if isinstance(v.type, T.Array) and v.type.dtype == t.dtype:
-                return f"{v.at(PRIMARY)}.data"
-        elif T.is_scalar(v.type) and not (isinstance(v.type, T.Complex) and not isinstance(t, T.Complex)):
-            return self.convert(node, v, t).code
-        self.error(node, f"{ext.name}() argument {k}: cannot convert {v.type} to {t} (the foreign function "
-                         f"{ext.name} is declared as {ext.declared} with cuda.declare_device)")
-
-    def call_device_function(self, node, obj, args, kwargs, hidden=()):
-        """A call of a device function: arguments bound to its parameters as Python binds them (keywords,
-        defaults, the extra positional ones as the ``*args`` tuple), then ``hidden`` (an inner function's
-        captured variables, closures.py)."""
-        pyfunc = obj.__cudajit_pyfunc__
-        name = pyfunc.__name__
-        params, defaults, vararg = device_signature(pyfunc)
-        extra = list(args[len(params):])
-        if extra and vararg is None:
-            self.error(node, f"{name}() takes {len(params)} arguments, {len(args)} given")
-        bound = list(args[:len(params)]) + [None] * (len(params) - min(len(args), len(params)))
-        for k, v in kwargs.items():
-            if k not in params:
-                self.error(node, f"{name}() got an unexpected keyword argument '{k}'")
-            if bound[params.index(k)] is not None:
-                self.error(node, f"{name}() got multiple values for argument '{k}'")
-            bound[params.index(k)] = v
-        for i, b in enumerate(bound):
-            if b is None:
-                j = i - (len(params) - len(defaults))
-                if j < 0:
-                    self.error(node, f"{name}() missing argument '{params[i]}'")
-                # Numba's Omitted: the default as a constant, as the kernel sees a global of that value (a number,
-                # None, a tuple, an array frozen into constant memory, an Enum member, a function)
-                bound[i] = self.global_value(node, params[i], defaults[j])
-        vals = [self.argument_value(node, b) for b in bound]
-        if vararg is not None:
-            vals.append(self.star_args(node, name, vararg, extra))
-        vals += hidden
-        if any(v.type == T.undefined for v in vals):
-            return Value(T.undefined, "?")
-        sigs = [s for s in (getattr(obj, "__cudajit_signatures__", None) or ()) if s is not None]
-        if sigs:
-            # Declared signatures (cuda.jit("f4(f4)", device=True)): Numba picks one and converts the arguments.
-            found = resolve([(s.return_type, tuple(s.args)) for s in sigs], [v.type for v in vals],
-                            [v.literal for v in vals])
-            if found is None:
-                self.error(node, f"{pyfunc.__name__}() has no signature matching "
-                                 f"({', '.join(str(v.type) for v in vals)}); declared: "
-                                 f"{', '.join(str(s) for s in sigs)}")
-            vals = [self.convert(node, v, t) if T.is_scalar(t) else v for v, t in zip(vals, found[1])]
-        declared_ret = found[0] if sigs else None
-        argtypes = tuple(v.type for v in vals)
-        consts = tuple(v.const if v.is_const and is_shape_constant(v.const) else None for v in vals)
-        res = self.program.device_function(self, node, obj, argtypes, declared_ret, consts)
-        if res.translator is self:
-            self.self_calls.add(id(node))
-        if res.return_type == T.undefined:     # recursion whose return type is not known yet
-            return Value(T.undefined, "?")
-        if res.translator.may_raise:
-            self.may_raise = True
-        self.note_effect(writes=True, raises=res.translator.may_raise)   # it may write arrays (evalorder.py)
-        if res.uses_barriers:
-            self.uses_barriers = True
-        if res.uses_dynamic_shared:
-            self.uses_dynamic_shared = True
-        call = f"{res.cname}({', '.join(v.code for v in vals if not T.is_compile_time(v.type))})"
-        call = Value(res.return_type, f"{res.return_type.cpp}({call})" if res.cast_result else call)
-        if declared_ret is not None and T.is_scalar(declared_ret) and res.return_type != declared_ret:
-            call = self.convert(node, call, declared_ret)
-        return call
-
-
-    def star_args(self, node, name, vararg, extra):
-        """The ``*args`` parameter's value: a tuple of the extra positional arguments (Numba's StarArgTuple)."""
-        parts = [self.argument_value(node, a) for a in extra]
-        if any(T.is_compile_time(p.type) for p in parts):
-            self.unsupported(node, f"a function, type or None passed through *{vararg} of {name}() is not supported "
-                                   f"in CUDA kernels", "give it a parameter of its own")
-        if any(p.type == T.undefined for p in parts):
-            return Value(T.undefined, "?")
-        return tuple_value(T.Tuple([p.type for p in parts]), [typed(p, p.type) for p in parts])
-
-    def argument_value(self, node, v):
-        """An argument of a device function: a Value, or a function or type passed as a value (Numba's
-        first-class Dispatcher/Function/NumberClass arguments), which becomes a compile-time FunctionValue."""
-        if isinstance(v, Value):
-            return v
-        return I.dim3_value(v.path) or Value(function_value_type(self, node, v), "")
-
-
-def function_value_type(cx, node, sym):
-    """The FunctionValue type of the Symbol ``sym`` used as a value; an error for a module or namespace."""
-    if sym.path == "closure":                        # an inner function escapes: a device function of its own
-        return function_value(cx.escape_closure(node, sym.obj))
-    if sym.path == "type":
-        return T.FunctionValue("type", sym.obj, ("type", sym.obj.key), f"class({sym.obj})")
-    if sym.path in ("devfunc", "extern"):
-        pyfunc = getattr(sym.obj, "__cudajit_pyfunc__", None)
-        name = pyfunc.__name__ if pyfunc is not None else sym.obj.name
-        return T.FunctionValue(sym.path, sym.obj, (sym.path, id(sym.obj)), f"function({name})")
-    entry = I.lookup(sym.path)
-    if entry is not None and entry.kind == "call":
-        return T.FunctionValue(sym.path, sym.obj, ("intrinsic", sym.path), f"Function({sym.path})")
-    cx.as_value(node, sym)      # raises: a module, a namespace, a method, an attribute
-
-
-def device_signature(pyfunc):
-    """(positional parameter names, their default values, the ``*args`` parameter's name or None) of a device
-    function's Python function (an inner function gives its own: closures.py)."""
-    sig = getattr(pyfunc, "cj_signature", None)
-    if sig is not None:
-        return sig
-    ps = inspect.signature(pyfunc).parameters.values()
-    names = [p.name for p in ps if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    vararg = next((p.name for p in ps if p.kind == p.VAR_POSITIONAL), None)
-    return names, tuple(pyfunc.__defaults__ or ()), vararg
-
-
-def _symbol_kind(sym):
-    """What a compile-time object is, for a message: '(a module)', '(a type)', '(a function)' ..."""
-    obj = sym.obj
-    if sym.path == "type":
-        return f"(the type {obj})"
-    if isinstance(obj, pytypes.ModuleType):
-        return "(a module)"
-    if callable(obj):
-        return "(a function)"
-    return f"(a {type(obj).__name__})"
-
-
 def _is_numba_cpu_dispatcher(obj):
     """A ``@numba.jit``/``@numba.njit`` function: numba-cuda compiles its Python for the device when a kernel calls
     it (numba-cuda's CPU/GPU compatibility example), and so does cudajit."""

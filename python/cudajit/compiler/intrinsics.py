@@ -1,8 +1,8 @@
 """The one registry of intrinsics: a Python name (``cuda.atomic.add``, ``math.sqrt``, ``cuda.syncthreads``) maps
 to an entry that types the call and emits its C++ (a ``Value``). Adding an intrinsic is one entry.
 
-An entry's ``impl(cx, node, args, kwargs)`` receives the translator ``cx`` (errors, array indexing, storage
-declarations), the call's AST node and its translated arguments (``Value``/``Symbol``); an attribute entry
+An entry's ``impl(cx, node, args, kwargs)`` receives the translator ``cx`` (its interface to entries: ``error``,
+``unsupported``, ``emit``, ``state`` and translator.INTRINSIC_INTERFACE), the call's AST node and its translated arguments (``Value``/``Symbol``); an attribute entry
 (``kind="attr"``, e.g. ``cuda.threadIdx.x``) receives ``(cx, node)``. ``barrier=True`` marks entries after which
 the CPU backend must run a block's threads as fibers (syncthreads*, syncwarp, warp collectives). ``doc`` is the
 user's documentation of the name: ``cudajit.cuda``'s placeholders take their docstrings from it (kernelapi.py).
@@ -147,7 +147,7 @@ def _syncwarp(cx, node, args, kwargs):
                "until every thread of the grid has reached it. Using it makes the kernel's launches cooperative.")
 def _this_grid(cx, node, args, kwargs):
     expect_args(cx, node, "cuda.cg.this_grid", args, 0)
-    cx.program.cooperative = True
+    cx.state.program.cooperative = True
     return Value(T.grid_group, "cj::this_grid()")
 
 
@@ -175,14 +175,14 @@ def _check_array_size(cx, node, dtype, shape, kind, limit, what_limit, hint):
     """A local or shared array of more bytes than CUDA allows: a TypingError naming it, its bytes and the limit."""
     nbytes = math.prod(shape) * dtype.dtype.itemsize
     if nbytes > limit:
-        name = getattr(cx, "_storage_hint", None)
+        name = cx.state.storage_hint
         what = f"{kind} array '{name}'" if name else f"{kind} array"
         cx.error(node, f"{what} of shape {shape} and dtype {dtype} takes {nbytes} bytes, more than {what_limit}", hint)
     return nbytes
 
 
 def _check_local_size(cx, node, dtype, shape):
-    cx.local_bytes[id(node)] = _check_array_size(
+    cx.state.local_bytes[id(node)] = _check_array_size(
         cx, node, dtype, shape, "local", LOCAL_MEMORY_LIMIT,
         f"CUDA's per-thread local memory limit of {LOCAL_MEMORY_LIMIT} bytes (512 KiB)",
         "use a smaller array, or global memory (an array argument or cuda.device_array)")
@@ -205,13 +205,13 @@ def _alignment(cx, node, args, kind):
     if not isinstance(c, int) or isinstance(c, bool):
         what = f"cuda.{kind}.array alignment must be a constant integer"
         hint = "e.g. alignment=16 (a power of two, a multiple of 8)"
-        if isinstance(v, Value) and v.param is not None and not cx.is_kernel:
-            raise require_literal(cx.loc, node, what, f"{hint}, or pass one to '{cx.parsed.name}'")
-        raise require_literal(cx.loc, node, what + (f", got {c!r}" if c is not Value.NOCONST else ""), hint)
+        if isinstance(v, Value) and v.param is not None and not cx.state.is_kernel:
+            raise require_literal(cx.state.loc, node, what, f"{hint}, or pass one to '{cx.state.parsed.name}'")
+        raise require_literal(cx.state.loc, node, what + (f", got {c!r}" if c is not Value.NOCONST else ""), hint)
     problem = ("positive" if c <= 0 else "a power of 2" if c & (c - 1) else
                f"a multiple of {POINTER_SIZE}" if c % POINTER_SIZE else None)
     if problem:
-        raise NumbaValueError(format_message(cx.loc, node, f"Alignment must be {problem}, got {c}"))
+        raise NumbaValueError(format_message(cx.state.loc, node, f"Alignment must be {problem}, got {c}"))
     return c
 
 
@@ -225,7 +225,7 @@ def _array_alloc(kind):
         dtype = cx.dtype_of(node, args[1])
         alignment = _alignment(cx, node, args, kind)
         if kind == "shared" and shape in ((0,), ()):
-            cx.uses_dynamic_shared = True
+            cx.state.uses_dynamic_shared = True
             # Every dynamic shared array starts at the launch's dynamic shared memory, as in Numba.
             return Value(T.Array(dtype, 1, "C"),
                          f"cj::c_array(cj::dynamic_shared<{dtype.storage_cpp}>(), cj::dynamic_shared_count<{dtype.storage_cpp}>())")
@@ -504,7 +504,7 @@ def _activemask(cx, node, args, kwargs):
     # The CPU backend's lanes wait for each other there (a barrier, thread.h) and the lanes at the same call form
     # the mask: the call's site, a number of its function and place, tells the calls apart.
     expect_args(cx, node, "cuda.activemask", args, 0)
-    site = zlib.crc32(f"{cx.cname}:{node.lineno}:{node.col_offset}".encode())
+    site = zlib.crc32(f"{cx.state.cname}:{node.lineno}:{node.col_offset}".encode())
     return Value(T.uint32, f"cj::activemask({site}u)")
 intrinsic("cuda.lanemask_lt", doc="cuda.lanemask_lt(): the mask (uint32) of the lanes below this one.")(
     lambda cx, node, args, kwargs: expect_args(cx, node, "cuda.lanemask_lt", args, 0)

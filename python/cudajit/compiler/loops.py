@@ -29,42 +29,45 @@ class UnrolledIteration(ast.stmt):
     _fields = ("body",)
 
 
-class LoopMixin:
+class Loops:
+    def __init__(self, fn):
+        self.fn, self.st = fn, fn.state     # the function translator and the state they share
+
     # ---- for loops -----------------------------------------------------------------------------------------
     def stmt_For(self, node):
         if not isinstance(node.target, ast.Name):
-            self.unsupported(node.target, "for loop targets must be variables in CUDA kernels")
+            self.fn.unsupported(node.target, "for loop targets must be variables in CUDA kernels")
         it = node.iter
         if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range" \
-                and "range" not in self.locals:
+                and "range" not in self.st.locals:
             self.for_range(node, it)
         elif isinstance(it, ast.Call) and isinstance(it.func, (ast.Name, ast.Attribute)) \
-                and _is_symbol(self.visit_expr(it.func), "range"):
+                and _is_symbol(self.fn.exprs.visit_expr(it.func), "range"):
             self.for_range(node, it)                # range by another name: Numba's prange outside parallel code
         elif isinstance(it, ast.Call) and isinstance(it.func, (ast.Name, ast.Attribute)) \
-                and _is_symbol(self.visit_expr(it.func), "literal_unroll"):
+                and _is_symbol(self.fn.exprs.visit_expr(it.func), "literal_unroll"):
             self.for_unrolled(node, it)
         else:
-            self.for_each(node, self.as_value(node.iter, self.visit_expr(node.iter)))
+            self.for_each(node, self.fn.exprs.as_value(node.iter, self.fn.exprs.visit_expr(node.iter)))
 
     def for_unrolled(self, node, call):
         """``for x in literal_unroll(t)``: over a tuple, the body once per element (at compile time), each copy
         typed for its element (Numba's literal_unroll); over an array, an ordinary loop."""
         if len(call.args) != 1 or call.keywords:
-            self.error(call, "literal_unroll() takes one argument (a tuple)")
-        seq = self.as_value(call.args[0], self.visit_expr(call.args[0]))
+            self.fn.error(call, "literal_unroll() takes one argument (a tuple)")
+        seq = self.fn.exprs.as_value(call.args[0], self.fn.exprs.visit_expr(call.args[0]))
         if not isinstance(seq.type, T.BaseTuple):
             if seq.type != T.undefined and not isinstance(seq.type, T.Array):
-                self.error(call, f"literal_unroll() takes a tuple, not {seq.type}")
+                self.fn.error(call, f"literal_unroll() takes a tuple, not {seq.type}")
             self.for_each(node, seq)
             return
         iterations = self.unrolled_iterations(node, call, seq.type.count)
-        self.loop_ctx.append(LoopContext(id(node), unrolled=True))
-        code = self.sub_block(iterations)
-        self.loop_ctx.pop()
-        self.emit("{", node)
-        self.lines.extend(code)
-        self.emit("}")
+        self.st.loop_ctx.append(LoopContext(id(node), unrolled=True))
+        code = self.fn.sub_block(iterations)
+        self.st.loop_ctx.pop()
+        self.fn.emit("{", node)
+        self.st.lines.extend(code)
+        self.fn.emit("}")
 
     def unrolled_iterations(self, node, call, count):
         """``_cj_unrollN = t`` and one UnrolledIteration per element (``x = _cj_unrollN[k]`` then a copy of the
@@ -72,9 +75,9 @@ class LoopMixin:
         nowhere outside the loop is a variable of each copy's own (``_cj_x_u0_1``), so the elements may have
         types that do not unify (arrays of other dtypes or dimensions), as Numba versions the body per element."""
         key = (id(node), count)
-        if key not in self.unrolled:
-            seq = f"_cj_unroll{len(self.unrolled)}"
-            self.locals.add(seq)
+        if key not in self.st.unrolled:
+            seq = f"_cj_unroll{len(self.st.unrolled)}"
+            self.st.locals.add(seq)
             private = self._private_target(node)
             at = lambda new, old=node: ast.fix_missing_locations(ast.copy_location(new, old))
             stmts = [at(ast.Assign(targets=[at(ast.Name(seq, ast.Store()))], value=call.args[0]))]
@@ -85,49 +88,49 @@ class LoopMixin:
                 body = copy.deepcopy(node.body, memo)
                 for orig in (n for part in node.body for n in ast.walk(part)):
                     if isinstance(orig, ast.For):       # loops inside a copy are judged as their original
-                        self.unroll_origin[id(memo[id(orig)])] = self.unroll_origin.get(id(orig), orig)
+                        self.st.unroll_origin[id(memo[id(orig)])] = self.st.unroll_origin.get(id(orig), orig)
                 if private:
-                    own = f"_cj_{private}_u{len(self.unrolled)}_{k}"
-                    self.locals.add(own)
+                    own = f"_cj_{private}_u{len(self.st.unrolled)}_{k}"
+                    self.st.locals.add(own)
                     for part in [first] + body:
                         for n in ast.walk(part):
                             if isinstance(n, ast.Name) and n.id == private:
                                 n.id = own
                 stmts.append(at(UnrolledIteration(body=[first] + body)))
-            self.unrolled[key] = stmts
-        return self.unrolled[key]
+            self.st.unrolled[key] = stmts
+        return self.st.unrolled[key]
 
     def _private_target(self, node):
         """The loop's target name if the function uses it only inside loops over it (this one and others that
         bind the same name first), so no value of it outlives one iteration's copy; else None."""
-        orig = self.unroll_origin.get(id(node), node)
+        orig = self.st.unroll_origin.get(id(node), node)
         if not isinstance(orig.target, ast.Name):
             return None
         name = orig.target.id
-        inside = {id(n) for loop in ast.walk(self.parsed.tree)
+        inside = {id(n) for loop in ast.walk(self.st.parsed.tree)
                   if isinstance(loop, ast.For) and isinstance(loop.target, ast.Name) and loop.target.id == name
                   for part in [loop.target] + loop.body for n in ast.walk(part)}
-        for n in ast.walk(self.parsed.tree):
+        for n in ast.walk(self.st.parsed.tree):
             if isinstance(n, ast.Name) and n.id == name and (id(n) not in inside or getattr(n, "cj_capture", False)):
                 return None               # (an inner function's body names it too: renaming would miss it)
         return name
 
     def stmt_UnrolledIteration(self, node):
-        code = self.sub_block(node.body)
-        self.emit("{", node)
-        self.lines.extend(code)
-        self.emit("}")
+        code = self.fn.sub_block(node.body)
+        self.fn.emit("{", node)
+        self.st.lines.extend(code)
+        self.fn.emit("}")
 
     def for_range(self, node, call):
         if call.keywords or not 1 <= len(call.args) <= 3:
-            self.error(call, f"range expected 1 to 3 arguments, got {len(call.args)}")
-        args = [self.as_value(a, self.visit_expr(a)) for a in call.args]
+            self.fn.error(call, f"range expected 1 to 3 arguments, got {len(call.args)}")
+        args = [self.fn.exprs.as_value(a, self.fn.exprs.visit_expr(a)) for a in call.args]
         if any(a.type == T.undefined for a in args):
             rtype = T.int64
         else:
             for a in args:
                 if not (T.is_int(a.type) or a.type == T.boolean):
-                    self.error(a_node(call, args, a), f"range() takes integers, not {type_name(a)}")
+                    self.fn.error(a_node(call, args, a), f"range() takes integers, not {type_name(a)}")
             cases = [(r, (t,) * len(args)) for r, t in _RANGE_CASES]
             rtype = resolve(cases, [a.type for a in args], [a.literal for a in args])[0]
         start, stop, step = ([Value(T.int64, "0", const=0, literal=True, nonneg=True)] + args + [None])[:3] \
@@ -136,16 +139,16 @@ class LoopMixin:
             step = Value(T.int64, "1", const=1, literal=True, nonneg=True)
         start, stop, step = cast(start, rtype), cast(stop, rtype), cast(step, rtype)
         if step.is_const and step.const == 0:
-            self.error(call, "range() arg 3 must not be zero")
+            self.fn.error(call, "range() arg 3 must not be zero")
         stop = self.hoist_unless_stable(node, call.args[-2 if len(call.args) == 3 else -1], stop, "stop")
-        if not step.is_const and self.program.options.debug:
+        if not step.is_const and self.st.program.options.debug:
             # debug=True: a zero step raises ValueError, as Python's range() and Numba's 'python' error model do
             # (without debug the loop runs no iteration); checked once, before the loop
-            site = self.program.error_site(ValueError, ("range() arg 3 must not be zero",), self.loc, call)
-            self.may_raise = True
-            self.note_effect(raises=True)
-            name = self.temp("step")
-            self.emit(f"const {step.type.cpp} {name} = cj::check_nonzero({site}, {step.code});", node)
+            site = self.st.program.error_site(ValueError, ("range() arg 3 must not be zero",), self.st.loc, call)
+            self.st.may_raise = True
+            self.fn.order.note_effect(raises=True)
+            name = self.fn.temp("step")
+            self.fn.emit(f"const {step.type.cpp} {name} = cj::check_nonzero({site}, {step.code});", node)
             step = Value(step.type, name, nonneg=step.nonneg)
         elif not step.is_const:
             step = self.hoist_unless_stable(node, call.args[2], step, "step")
@@ -163,8 +166,8 @@ class LoopMixin:
                                                           for n in ast.walk(expr))
         if stable or v.is_const:
             return v
-        name = self.temp(hint)
-        self.emit(f"const {v.type.cpp} {name} = {v.code};", node)
+        name = self.fn.temp(hint)
+        self.fn.emit(f"const {v.type.cpp} {name} = {v.code};", node)
         return Value(v.type, name, nonneg=v.nonneg)
 
     def loop(self, node, itype, start, stop, step, var_nonneg, element=None):
@@ -172,68 +175,69 @@ class LoopMixin:
         variable's value (None: the counter itself)."""
         target = node.target
         key = id(target)
-        self.def_loop[key] = id(node)
-        direct = self.final and element is None and key in self.direct_loops
-        counter = self.storage[key].cname if direct else self.temp(cpp_identifier(target.id))
-        loop_site = self._loop_site(node)
+        self.st.def_loop[key] = id(node)
+        direct = self.st.final and element is None and key in self.st.direct_loops
+        counter = self.st.storage[key].cname if direct else self.fn.temp(cpp_identifier(target.id))
+        loop_site = self.fn._loop_site(node)
 
         def one_pass():
-            saved_lines, self.lines = self.lines, []
+            saved_lines, self.st.lines = self.st.lines, []
             counter_v = Value(itype, counter, nonneg=var_nonneg)
             value = element(counter_v) if element else counter_v
             if direct:
-                self.store_var(target, target.id, value, simple=False)
+                self.fn.flow.store_var(target, target.id, value, simple=False)
             else:
-                self.next_block += 1
-                saved_block = self.block
-                self.block = self.block + (-self.next_block,)
-                code = self.store_var(target, target.id, value, simple=True)
-                self.block = saved_block
+                self.st.next_block += 1
+                saved_block = self.st.block
+                self.st.block = self.st.block + (-self.st.next_block,)
+                code = self.fn.flow.store_var(target, target.id, value, simple=True)
+                self.st.block = saved_block
                 if code:
-                    self.lines.append((len(self.chain), code, self.loc.lineno(node)))
-            self.visit_block(node.body)
-            body, self.lines = self.lines, saved_lines
+                    self.st.lines.append((len(self.st.chain), code, self.st.loc.lineno(node)))
+            self.fn.visit_block(node.body)
+            body, self.st.lines = self.st.lines, saved_lines
             return body
         head, ctx, body = self.loop_to_fixed_point(node, one_pass)
-        self.env = self._merge(head, *ctx.breaks)
-        self.loop_sites[id(node)] = loop_site
+        self.st.env = self.fn.flow._merge(head, *ctx.breaks)
+        self.st.loop_sites[id(node)] = loop_site
         if step.is_const:
             test = f"{counter} {'<' if step.const > 0 else '>'} {stop.at(SHIFT)}"
             incr = {1: f"++{counter}", -1: f"--{counter}"}.get(step.const, f"{counter} += {step.code}")
         else:
             test = f"({step.at(REL)} > 0 ? {counter} < {stop.at(SHIFT)} : {counter} > {stop.at(SHIFT)})"
             incr = f"{counter} += {step.code}"
-        self.emit(f"for ({itype.cpp} {counter} = {start.code}; {test}; {incr}) {{", node)
+        self.fn.emit(f"for ({itype.cpp} {counter} = {start.code}; {test}; {incr}) {{", node)
         if not _short_loop(start, stop, step):
             self.emit_loop_poll()
         if not direct:
             # the loop variable's assignment sits at the top of the body: fix its indentation
-            body = [(len(self.chain) + 1, b[1], b[2]) if b[0] == len(self.chain) and i == 0 and "\0D" in b[1] else b
+            depth = len(self.st.chain)
+            body = [(depth + 1, b[1], b[2]) if b[0] == depth and i == 0 and "\0D" in b[1] else b
                     for i, b in enumerate(body)]
-        self.lines.extend(body)
-        self.emit("}")
+        self.st.lines.extend(body)
+        self.fn.emit("}")
 
     def emit_loop_poll(self):
         """First line of a loop body: on the CPU a cheap check that lets Ctrl-C or a failed thread stop a
         long-running thread (kernels/cudajit/thread.h); nothing on the GPU."""
-        self.emit("CJ_LOOP_POLL();", indent=len(self.chain) + 1)
+        self.fn.emit("CJ_LOOP_POLL();", indent=len(self.st.chain) + 1)
 
     def loop_to_fixed_point(self, node, one_pass):
         """Type a loop until the variables entering its body stop changing. ``one_pass()`` visits the body once
-        (``self.env`` is the loop head) and returns its rendering; returns (head, LoopContext, last rendering)."""
-        before = self.env
+        (``self.st.env`` is the loop head) and returns its rendering; returns (head, LoopContext, last rendering)."""
+        before = self.st.env
         head = before
         ctx = LoopContext(id(node))
         for _ in range(20):
-            self.env = dict(head)
+            self.st.env = dict(head)
             ctx.breaks, ctx.conts = [], []
-            self.loop_ctx.append(ctx)
-            saved_loops = self.loops
-            self.loops = self.loops + (id(node),)
+            self.st.loop_ctx.append(ctx)
+            saved_loops = self.st.loops
+            self.st.loops = self.st.loops + (id(node),)
             result = one_pass()
-            self.loops = saved_loops
-            self.loop_ctx.pop()
-            new_head = self._merge(before, self.env, *ctx.conts)
+            self.st.loops = saved_loops
+            self.st.loop_ctx.pop()
+            new_head = self.fn.flow._merge(before, self.st.env, *ctx.conts)
             if new_head == head:
                 break
             head = new_head
@@ -246,18 +250,18 @@ class LoopMixin:
         if isinstance(t, T.Array) and t.ndim >= 1:
             name = seq.code
             if not _is_identifier(name):
-                name = self.temp("seq")
-                self.emit(f"const {t.cpp} {name} = {seq.code};", node)
+                name = self.fn.temp("seq")
+                self.fn.emit(f"const {t.cpp} {name} = {seq.code};", node)
             arr = Value(t, name)
             stop = Value(T.int64, f"{name}.shape[0]", nonneg=True)
             zero = Value(T.int64, "0", const=0, nonneg=True)
             one = Value(T.int64, "1", const=1, nonneg=True)
             self.loop(node, T.int64, zero, stop, one, True,
-                      element=lambda i: self.subscript(node.iter, arr, [i]))
+                      element=lambda i: self.fn.index.subscript(node.iter, arr, [i]))
         elif isinstance(t, T.UniTuple):
-            name = self.temp("seq")
-            if self.final:
-                self.emit(f"const {t.cpp} {name} = {seq.code};", node)
+            name = self.fn.temp("seq")
+            if self.st.final:
+                self.fn.emit(f"const {t.cpp} {name} = {seq.code};", node)
             zero = Value(T.int64, "0", const=0, nonneg=True)
             one = Value(T.int64, "1", const=1, nonneg=True)
             self.loop(node, T.int64, zero, Value(T.int64, str(t.count), const=t.count, nonneg=True), one, True,
@@ -266,24 +270,24 @@ class LoopMixin:
             self.loop(node, T.int64, Value(T.int64, "0"), Value(T.int64, "0"), Value(T.int64, "1", const=1), True,
                       element=lambda i: Value(T.undefined, "?"))
         else:
-            self.unsupported(node.iter, f"for loops over {t} are not supported in CUDA kernels",
-                             "iterate over range(...), a 1-d array or a tuple")
+            self.fn.unsupported(node.iter, f"for loops over {t} are not supported in CUDA kernels",
+                                "iterate over range(...), a 1-d array or a tuple")
 
     def _choose_direct_loops(self):
         """Loops whose variable is private to the loop (not reassigned in the body, not used after it, not
         carried from before) declare it in the for statement itself: ``for (int64_t i = 0; ...)``."""
-        self.direct_loops = set()
-        for node in ast.walk(self.parsed.tree):
+        self.st.direct_loops = set()
+        for node in ast.walk(self.st.parsed.tree):
             if isinstance(node, ast.For) and isinstance(node.target, ast.Name) and isinstance(node.iter, ast.Call) \
                     and isinstance(node.iter.func, ast.Name) and node.iter.func.id == "range":
                 key = id(node.target)
-                if key not in self.storage or key in self.escapes:
+                if key not in self.st.storage or key in self.st.escapes:
                     continue
-                web = [k for k in self.storage if self.web_of.get(k) == self.web_of.get(key)]
+                web = [k for k in self.st.storage if self.st.web_of.get(k) == self.st.web_of.get(key)]
                 stored = any(isinstance(n, ast.Name) and n.id == node.target.id and isinstance(n.ctx, ast.Store)
                              for s in node.body for n in ast.walk(s))
-                if web == [key] and not stored and self.def_types.get(key) == self.storage[key].type:
-                    self.direct_loops.add(key)
+                if web == [key] and not stored and self.st.def_types.get(key) == self.st.storage[key].type:
+                    self.st.direct_loops.add(key)
                     self._own_variable(key)
 
     def _own_variable(self, key):
@@ -291,15 +295,15 @@ class LoopMixin:
         evaluates before the target is bound. Webs of one name and type share a C++ variable (storage.py), so
         ``xc = h; for xc in range(xc, 10)`` would read ``for (int64_t xc = xc; ...)``, the new variable from
         itself: such a loop variable gets a C++ name of its own (``xc_1``) and shadows nothing."""
-        var = self.storage[key]
-        if not any(v is var for k, v in self.storage.items() if k != key):
+        var = self.st.storage[key]
+        if not any(v is var for k, v in self.st.storage.items() if k != key):
             return
-        used = {v.cname for v in self.storage.values()} | set(self.reserved_names)
+        used = {v.cname for v in self.st.storage.values()} | set(self.st.reserved_names)
         n, cname = 0, var.cname
         while cname in used:
             n += 1
             cname = numbered(var.cname, n)
-        self.storage[key] = StorageVar(cname, var.type)
+        self.st.storage[key] = StorageVar(cname, var.type)
 
 
 def _short_loop(start, stop, step):

@@ -166,10 +166,10 @@ def _reshape(cx, node, v, args, kwargs):
     if consts.count(-1) > 1:
         cx.error(node, "reshape() can only infer one dimension (-1)")
     site = -1
-    if cx.program.options.debug:
-        site = cx.program.error_site(ValueError, ("cannot reshape array: total size of new array must be unchanged",),
-                                     cx.loc, node)
-        cx.may_raise = True
+    if cx.state.program.options.debug:
+        site = cx.state.program.error_site(ValueError, ("cannot reshape array: total size of new array must be unchanged",),
+                                           cx.state.loc, node)
+        cx.state.may_raise = True
         cx.note_effect(raises=True)
     rt = T.Array(t.dtype, len(values), "C", t.readonly)
     shape = ", ".join(f"int64_t({d.code})" for d in values)

@@ -142,8 +142,8 @@ def _checked_divisor(cx, node, op, ret, b):
         msg = "complex division by zero"
     else:
         msg = _INT_ZERO_DIVISION.get(op) if T.is_int(ret) else None
-    site = cx.program.error_site(ZeroDivisionError, (msg or _ZERO_DIVISION[op],), cx.loc, node)
-    cx.may_raise = True
+    site = cx.state.program.error_site(ZeroDivisionError, (msg or _ZERO_DIVISION[op],), cx.state.loc, node)
+    cx.state.may_raise = True
     cx.note_effect(raises=True)                    # a zero divisor ends the thread before the division (debug.h)
     return Value(b.type, f"cj::check_divisor({site}, {b.code})", nonneg=b.nonneg)
 
@@ -163,9 +163,9 @@ def binary(cx, node, op, a, b):
     if T.is_int(ret) and fa != fb and op not in ("<<", ">>"):
         fa = fb = ret                 # int64 op uint64: Numba converts both operands to the result type
     # float32 / float32 under fastmath is CUDA's fast division in numba-cuda, which has no zero check
-    fast_division = op == "/" and ret == T.float32 and cx.program.options.fastmath
-    if (op in _ZERO_DIVISION and cx.program.options.debug and not (b.is_const and b.const != 0)
-            and not fast_division):
+    fast_division = op == "/" and ret == T.float32 and cx.state.program.options.fastmath
+    if (op in _ZERO_DIVISION and cx.state.program.options.debug and not (b.is_const and b.const != 0)
+        and not fast_division):
         b = _checked_divisor(cx, node, op, ret, b)
     if (a.is_const and b.is_const and T.is_int(ret) and isinstance(a.const, int) and isinstance(b.const, int)
             and not isinstance(a.const, bool) and not isinstance(b.const, bool)):

@@ -241,12 +241,13 @@ class Program:
             del self.specs[key]
             raise
         for call_node, caller, seen in pending.outside_calls:
-            if seen != tr.return_type:
+            if seen != tr.state.return_type:
                 caller.error(call_node, f"the return type of recursive function '{pyfunc.__name__}' was taken as "
-                                        f"{seen} here but is {tr.return_type}",
+                                        f"{seen} here but is {tr.state.return_type}",
                              "declare its signature: @cuda.jit('<return type>(<argument types>)', device=True)")
         self.functions.append(lines)
-        res = FunctionResult(tr.cname, tr.return_type, tr.uses_barriers, tr.uses_dynamic_shared, tr)
+        st = tr.state
+        res = FunctionResult(st.cname, st.return_type, st.uses_barriers, st.uses_dynamic_shared, tr)
         self.specs[key] = res
         return res
 
@@ -258,25 +259,25 @@ class Program:
             return
         if argtypes_differ and not any(isinstance(r, _Pending) and k[0] is pyfunc for k, r in self.specs.items()):
             return
-        raise refuse_recursion(cx.loc, node, cdef.name)
+        raise refuse_recursion(cx.state.loc, node, cdef.name)
 
     def _recursive_call(self, cx, node, key, pending, declared_ret):
         """A call to a device function whose translation is under way: self-recursion, or mutual recursion
         through other functions. Its return type is the one declared, else what its typing has found so far
         (its non-recursive returns); the fixed point of the typing passes settles it."""
         tr = pending.translator
-        tr.recursive = True
-        ret = declared_ret or pending.declared_ret or tr.return_type
+        tr.state.recursive = True
+        ret = declared_ret or pending.declared_ret or tr.state.return_type
         if cx is not tr:
             # Mutual recursion: the function is defined after this caller, so the unit needs its prototype.
             self.prototypes[key] = tr
-            if cx.final:
+            if cx.state.final:
                 if ret == T.undefined:
-                    cx.error(node, f"cannot infer the return type of recursive function '{tr.parsed.name}' here",
+                    cx.error(node, f"cannot infer the return type of recursive function '{tr.state.parsed.name}' here",
                              "give it a return that does not recurse before this call, or declare its signature")
                 pending.outside_calls.append((node, cx, ret))
-        res = FunctionResult(tr.cname, ret, tr.uses_barriers, tr.uses_dynamic_shared, tr)
-        res.cast_result = ret is not tr.return_type     # a declared type: the C++ function's may differ
+        res = FunctionResult(tr.state.cname, ret, tr.state.uses_barriers, tr.state.uses_dynamic_shared, tr)
+        res.cast_result = ret is not tr.state.return_type     # a declared type: the C++ function's may differ
         return res
 
     def frozen_array(self, cx, node, name, arr):
@@ -367,13 +368,14 @@ def _escape(filename):
 
 
 def _listing(tr):
-    loc, p = tr.loc, tr.parsed
-    out = [f"{p.name} ({', '.join(map(str, tr.argtypes))})" + ("" if tr.is_kernel else f" -> {tr.return_type}"),
+    st = tr.state
+    loc, p = st.loc, st.parsed
+    out = [f"{p.name} ({', '.join(map(str, st.argtypes))})" + ("" if st.is_kernel else f" -> {st.return_type}"),
            "-" * 80, f"# File: {loc.filename}"]
     by_line = {}
-    for (line, name), t in tr.typed_vars.items():
+    for (line, name), t in tr.state.typed_vars.items():
         by_line.setdefault(line, []).append((name, t))
-    for name, t in zip(p.params, tr.argtypes):
+    for name, t in zip(p.params, tr.state.argtypes):
         by_line.setdefault(p.tree.lineno, []).append((name, t))
     for i, text in enumerate(loc.lines, start=1):
         out.append(f"# --- LINE {loc.firstlineno + i - 1} --- ")
@@ -426,12 +428,12 @@ def compile_kernel(pyfunc, argtypes, options=None):
                                                     f"{len(argtypes)} given")
     params = [spec for t, n in zip(argtypes, parsed.params) for spec in _param_specs(t, n, parsed)]
     tr, lines = prog.translate(pyfunc, argtypes, True, options)
-    entry = tr.cname
+    entry = tr.state.cname
     coarse_lines = None
     if options.target == "gpu" and not coarsen.blockers(tr, prog.specs, options, prog):
         coarse_lines = coarsen.transform(lines, tr, entry)
-    uses_barriers = tr.uses_barriers or any(r.uses_barriers for r in prog.specs.values())
-    dyn = tr.uses_dynamic_shared or any(r.uses_dynamic_shared for r in prog.specs.values())
+    uses_barriers = tr.state.uses_barriers or any(r.uses_barriers for r in prog.specs.values())
+    dyn = tr.state.uses_dynamic_shared or any(r.uses_dynamic_shared for r in prog.specs.values())
     filename = parsed.loc.filename
     head = [(0, f"// cudajit: kernel '{parsed.name}' from {filename}:{parsed.loc.firstlineno}", None),
             (0, f"// argument types: ({', '.join(map(str, argtypes))})", None),
@@ -458,17 +460,17 @@ def compile_kernel(pyfunc, argtypes, options=None):
         leaves += param_leaves(t)
     ptypes = ", ".join(t.cpp for t in leaves)
     tail = [(0, f"CJ_ENTRY({entry}, {ptypes})" if leaves else f"CJ_ENTRY0({entry})", None)]
-    if tr.fit_sites:
-        tail = _entry_fits(entry, ptypes, first_leaf, tr.fit_sites)
+    if tr.state.fit_sites:
+        tail = _entry_fits(entry, ptypes, first_leaf, tr.state.fit_sites)
     source = render(head + _linked_sources(prog) + body + tail)
     coarse = None
     if coarse_lines is not None:
         # a second unit, compiled when a launch first wants it (build.py): the first compile costs what it did
         coarse_source = render(head + _linked_sources(prog) + body[:kernel_at] + coarse_lines + tail)
-        coarse = (f"{entry}_x{coarsen.COARSE}", sorted(first_leaf[p] for p in tr.nc_params), coarse_source)
+        coarse = (f"{entry}_x{coarsen.COARSE}", sorted(first_leaf[p] for p in tr.state.nc_params), coarse_source)
     listing = "\n\n".join(reversed(prog.listings))
-    local_bytes = sum(tr.local_bytes.values()) + sum(sum(r.translator.local_bytes.values())
-                                                     for r in prog.specs.values() if isinstance(r, FunctionResult))
+    local_bytes = sum(tr.state.local_bytes.values()) + sum(
+        sum(r.translator.state.local_bytes.values()) for r in prog.specs.values() if isinstance(r, FunctionResult))
     return KernelSource(source, entry, params, uses_barriers, dyn, T.Signature(T.none, argtypes), listing,
                         prog.error_sites if options.reports_errors else (), prog.cooperative, local_bytes,
                         prog.gpu_objects(), coarse)
@@ -483,8 +485,8 @@ def _entry_fits(entry, ptypes, first_leaf, fit_sites):
 
 
 def _prototypes(prog):
-    return [(0, f"{tr.qualifier()} {tr.return_type.cpp} {tr.cname}("
-                f"{', '.join(t.cpp for t in tr.argtypes if not T.is_compile_time(t))});", None)
+    return [(0, f"{tr.qualifier()} {tr.state.return_type.cpp} {tr.state.cname}("
+             f"{', '.join(t.cpp for t in tr.state.argtypes if not T.is_compile_time(t))});", None)
             for tr in prog.prototypes.values()] + ([(0, "", None)] if prog.prototypes else [])
 
 
@@ -541,7 +543,8 @@ def compile_device(pyfunc, argtypes, options=None):
         body += f + [(0, "", None)]
     body += lines
     source = render(_runtime_include(prog) + _linked_sources(prog) + body)
-    return DeviceSource(source, tr.return_type, T.Signature(tr.return_type, tuple(argtypes)), tr.cname)
+    st = tr.state
+    return DeviceSource(source, st.return_type, T.Signature(st.return_type, tuple(argtypes)), st.cname)
 
 
 class DeviceSource:

@@ -226,10 +226,10 @@ def _print(cx, node, args, kwargs):
     fmt = " ".join(fmts)
     if len(args) > _PRINT_MAX_ITEMS:
         # CUDA's vprintf takes at most 32 arguments: numba-cuda then prints its format string as text, and warns
-        if cx.final:
+        if cx.state.final:
             warnings.warn_explicit(f"CUDA print() cannot print more than {_PRINT_MAX_ITEMS} items. The raw format "
                                    "string will be emitted by the kernel instead.", NumbaWarning,
-                                   cx.loc.filename, cx.loc.lineno(node))
+                                   cx.state.loc.filename, cx.state.loc.lineno(node))
         fmt, values = fmt.replace("%", "%%"), []
     rest = "".join(", " + v for v in values)
     return Value(T.none, f'CJ_PRINTF("{fmt}\\n"{rest})')

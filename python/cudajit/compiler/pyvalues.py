@@ -1,5 +1,5 @@
 """Python objects a kernel uses as values, as Numba types them: namedtuple instances and classes, ``enum.Enum``
-members, and ``literal_unroll`` (its loop is ``loops.LoopMixin.for_unrolled``)."""
+members, and ``literal_unroll`` (its loop is ``loops.Loops.for_unrolled``)."""
 from . import types as T
 from .typeof import typeof
 from .values import Value, cast, const_value, tuple_value, typed

@@ -34,7 +34,7 @@ def load(cx, node, rec, key):
     if shape is None:
         return Value(ftype, f"cj::get_field<{ftype.cpp}, {offset}>({rec.code})")
     align = ftype.dtype.dtype.alignment
-    if cx.program.options.target == "gpu" and (offset % align or rec.type.alignment % align):
+    if cx.state.program.options.target == "gpu" and (offset % align or rec.type.alignment % align):
         cx.error(node, f"the nested array field '{key}' of {rec.type} is not aligned for {ftype.dtype} "
                        f"(offset {offset}, record alignment {rec.type.alignment}): GPU loads of it would fault",
                  "use an aligned dtype: np.dtype([...], align=True)")
@@ -45,7 +45,7 @@ def load(cx, node, rec, key):
 def store(cx, node, rec, key, value, stmt):
     """``r.x = value`` / ``r['x'] = value``; a nested array field takes a scalar (filled) or an array (copied)."""
     ftype, offset, shape = _field(cx, node, rec, key)
-    if not cx.final:
+    if not cx.state.final:
         return
     if shape is not None:
         view = load(cx, node, rec, key).code
@@ -69,7 +69,7 @@ def field_view(cx, node, arr, key):
         cx.unsupported(node, f"'.{key}' of a record array, a nested array field, is not supported in CUDA kernels",
                        f"index the array first: a[i].{key}")
     align = ftype.dtype.alignment
-    if cx.program.options.target == "gpu" and (offset % align or t.dtype.alignment % align):
+    if cx.state.program.options.target == "gpu" and (offset % align or t.dtype.alignment % align):
         cx.error(node, f"the field '{key}' of the record array's {t.dtype} is not aligned for {ftype} "
                        f"(offset {offset}, record alignment {t.dtype.alignment}): GPU loads of it would fault",
                  "use an aligned dtype: np.dtype([...], align=True)")

@@ -87,11 +87,11 @@ def _flag(b):
 def _empty_site(cx, node, message):
     """Under debug=True an empty array raises Numba's ValueError (the thread records it and ends); otherwise -1:
     the reduction gives NaN (floats, complex), 0 (integers, bools) or -1 (argmin/argmax)."""
-    if not cx.program.options.debug:
+    if not cx.state.program.options.debug:
         return -1
-    cx.may_raise = True
+    cx.state.may_raise = True
     cx.note_effect(raises=True)
-    return cx.program.error_site(ValueError, (message,), cx.loc, node)
+    return cx.state.program.error_site(ValueError, (message,), cx.state.loc, node)
 
 
 _EMPTY = "zero-size array to reduction operation {} which has no identity"

@@ -51,37 +51,37 @@ class StorageVar:
 
 
 def assign_storage(tr):
-    """Group definitions into webs and webs into C++ variables (``tr.storage``: def key -> StorageVar)."""
+    """Group definitions into webs and webs into C++ variables (``tr.state.storage``: def key -> StorageVar)."""
     webs = {}
-    for key in sorted(tr.def_names, key=lambda k: tr.def_order[k]):
-        webs.setdefault(tr.find(key), []).append(key)
+    for key in sorted(tr.state.def_names, key=lambda k: tr.state.def_order[k]):
+        webs.setdefault(tr.flow.find(key), []).append(key)
     by_name = {}
     for root, keys in webs.items():
-        by_name.setdefault(tr.def_names[keys[0]], []).append(keys)
-    # Parameters are spelled first (tr.param_cnames), each its own even where it has no variable (unused, or a
+        by_name.setdefault(tr.state.def_names[keys[0]], []).append(keys)
+    # Parameters are spelled first (tr.state.param_cnames), each its own even where it has no variable (unused, or a
     # tuple's elements): two names spelled alike (``_x`` and ``u_x`` are both ``u_x_``) are numbered instead of
     # redeclaring one, as locals are below.
-    used = set(tr.reserved_names)
-    tr.param_cnames = {}
-    for p in tr.parsed.params:
+    used = set(tr.state.reserved_names)
+    tr.state.param_cnames = {}
+    for p in tr.state.parsed.params:
         cname, n = cpp_identifier(p), 0
         while cname in used:
             n += 1
             cname = numbered(cpp_identifier(p), n)
         used.add(cname)
-        tr.param_cnames[p] = cname
-    tr.storage = {}
-    tr.web_of = {}
-    for name in sorted(by_name, key=lambda n: min(tr.def_order[k] for ks in by_name[n] for k in ks)):
+        tr.state.param_cnames[p] = cname
+    tr.state.storage = {}
+    tr.state.web_of = {}
+    for name in sorted(by_name, key=lambda n: min(tr.state.def_order[k] for ks in by_name[n] for k in ks)):
         base = cpp_identifier(name)
-        own = tr.param_cnames.get(name)           # the first variable of a parameter's name takes its spelling
+        own = tr.state.param_cnames.get(name)           # the first variable of a parameter's name takes its spelling
         by_type = {}
         for keys in by_name[name]:
-            t = unify_all([tr.def_types.get(k, T.undefined) for k in keys])
+            t = unify_all([tr.state.def_types.get(k, T.undefined) for k in keys])
             if t is None:
                 k1 = keys[0]
-                ts = sorted({str(tr.def_types[k]) for k in keys})
-                tr.error(tr.def_nodes[k1], f"cannot unify {' and '.join(ts)} for variable '{name}'",
+                ts = sorted({str(tr.state.def_types[k]) for k in keys})
+                tr.error(tr.state.def_nodes[k1], f"cannot unify {' and '.join(ts)} for variable '{name}'",
                          "give the variable one type on every path (e.g. convert with float(...) or int(...))")
             if t == T.undefined or T.is_compile_time(t):     # None, a type, a function: no C++ variable
                 continue
@@ -97,10 +97,10 @@ def assign_storage(tr):
                     cname = numbered(base, n)
                 used.add(cname)
                 var = by_type[t] = StorageVar(cname, t)
-            root = tr.find(keys[0])
+            root = tr.flow.find(keys[0])
             for k in keys:
-                tr.storage[k] = var
-                tr.web_of[k] = root
+                tr.state.storage[k] = var
+                tr.state.web_of[k] = root
 
 
 class Site:

@@ -190,7 +190,7 @@ def cast(v, t):
 def _optional_cast(v, t):
     """Conversions into and out of ``cj::Optional`` (lang.h). Out of one, this reads the value *unchecked*: it is
     for a variable's use that only non-None definitions reach; a use that may meet None goes through
-    ``ExpressionMixin.unwrap_optional``, which checks the flag."""
+    ``Expressions.unwrap_optional``, which checks the flag."""
     if isinstance(t, T.Optional):
         if v.type == T.none:
             return Value(t, f"{t.cpp}{{}}")

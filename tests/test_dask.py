@@ -84,3 +84,21 @@ def test_kernel_and_reduce_per_chunk_on_gpu_cluster(example):
     chunk = -(-n // (2 * gpus))
     out = _run_example("gpu", n, chunk)
     assert f"{n} elements in chunks of {chunk} on {gpus} GPU workers" in out, out
+
+
+def test_the_scaling_benchmark_runs_on_the_cpu_backend(example):
+    """benchmarks/bench_dask.py (issue 42) as CI runs it: 1 and 2 CPU-backend worker processes, its results checked
+    against NumPy by the script itself (a mismatch raises); the figures are not asserted (two shared cores)."""
+    import json
+    import subprocess
+    out = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"bench_dask_{os.getpid()}.json")
+    script = os.path.join(os.path.dirname(EXAMPLES), "benchmarks", "bench_dask.py")
+    r = subprocess.run([sys.executable, script, "--workers", "1,2", "--n", str(2**20), "--chunk", str(2**17),
+                        "--iters", "20", "--repeat", "2", "--json", out], capture_output=True, text=True,
+                       timeout=300, env=dict(os.environ, CUDAJIT_BACKEND="cpu"))
+    assert r.returncode == 0, r.stdout + r.stderr[-4000:]
+    assert "results equal NumPy's" in r.stdout, r.stdout
+    figures = json.load(open(out))
+    os.remove(out)
+    assert [row["workers"] for row in figures["rows"]] == [1, 2] and not figures["gpu"]
+    assert all(row["seconds"] > 0 for row in figures["rows"]) and figures["rows"][0]["speedup"] == 1.0

@@ -39,6 +39,9 @@
 #if !defined(CJ_LEAN) || defined(CJ_WANT_RANDOM)
 #include "random.h"
 #endif
+#if !defined(CJ_LEAN) || defined(CJ_WANT_LIBDEVICE)
+#include "libdevice.h"
+#endif
 #include "cpu_exec.h"
 #if !defined(CJ_LEAN) || defined(CJ_WANT_REDUCE_RING)
 #include "reduce_ring.h"

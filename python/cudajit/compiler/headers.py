@@ -27,6 +27,7 @@ PARTS = {
     "RECORD": ("Record", "_field", "field_", "copy_bytes"),
     "RANDOM": ("xoro",),
     "REDUCE_RING": ("reduce_ring",),
+    "LIBDEVICE": ("ld::",),
     "ARRAY_REDUCTIONS": ("array_all", "array_any", "array_argextremum", "array_count_nonzero", "array_extremum",
                          "array_mean", "array_nanextremum", "array_prod", "array_sum", "array_var", "empty_array"),
 }

@@ -358,7 +358,16 @@ class NPTimedelta(NPTime):
 
 
 class BaseTuple(Type):
-    pass
+    """A tuple type: as Numba's, it has a length and iterates over its element types (``len(t)``, ``for e in t``);
+    an empty one is still true."""
+    def __len__(self):
+        return len(self.types)
+
+    def __iter__(self):
+        return iter(self.types)
+
+    def __bool__(self):
+        return True
 
 
 class UniTuple(BaseTuple):

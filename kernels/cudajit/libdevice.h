@@ -428,16 +428,13 @@ inline Tuple<float, int32_t> frexpf(float x) { int e = 0; float m = std::frexp(x
 inline Tuple<double, int32_t> frexp(double x) { int e = 0; double m = std::frexp(x, &e); return make_tuple(m, int32_t(e)); }
 inline UniTuple<float, 2> modff(float x) { float i; float f = std::modf(x, &i); return UniTuple<float, 2>{{f, i}}; }
 inline UniTuple<double, 2> modf(double x) { double i; double f = std::modf(x, &i); return UniTuple<double, 2>{{f, i}}; }
-inline Tuple<float, int32_t> remquof(float x, float y) {
+template <class T> inline Tuple<T, int32_t> remquo_of(T x, T y) {
     int q = 0;
-    float r = std::remquo(x, y, &q);
+    T r = std::remquo(x, y, &q);
     return make_tuple(r, int32_t(q));
 }
-inline Tuple<double, int32_t> remquo(double x, double y) {
-    int q = 0;
-    double r = std::remquo(x, y, &q);
-    return make_tuple(r, int32_t(q));
-}
+inline Tuple<float, int32_t> remquof(float x, float y) { return remquo_of(x, y); }
+inline Tuple<double, int32_t> remquo(double x, double y) { return remquo_of(x, y); }
 #endif
 
 }  // namespace ld

@@ -40,7 +40,6 @@ class FunctionState:
         self.returns_value = False
         self.returned_node = None    # the expression of the return statement being typed
         self.typed_vars = {}         # (lineno, name) -> type, for typed_listing
-        self.undefined_uses = {}     # id(Name node) -> (node, name): reads no definition reaches (this pass)
         self.omitted = {}            # parameter left out of the launch -> its default's Value (this pass)
 
         # ---- storage, chosen after typing (storage.py) ---------------------------------------------------------
@@ -92,5 +91,5 @@ class FunctionState:
         self.next_block, self.next_sid, self.temp_counter = 1, 0, 0
         self.top_lines = []
         self.fx_writes, self.fx_raises = 0, 0   # effects of the expression being translated (evalorder.py)
-        self.undefined_uses = {}
+        self.undefined_uses = {}     # id(Name node) -> (node, name): reads no definition reaches
         self.fit_codes = []

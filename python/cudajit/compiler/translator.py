@@ -127,8 +127,6 @@ class FunctionTranslator:
             self.state.env[name] = frozenset([key])
             if final:
                 self.flow._record("def", name, frozenset([key]), simple=False)
-        self.state.undefined_uses = {}
-        self.state.fit_codes = []
         self.visit_block(self.state.parsed.tree.body, new_block=False)
         if self.state.env is not None and not self.state.is_kernel and self.state.returns_value \
                 and unify(self.state.return_type, T.none) is not None:

@@ -9,7 +9,7 @@ import numpy as np
 np.row_stack = np.vstack          # numba-cuda 0.30 under NumPy 2.5
 sys.path.insert(0, os.path.dirname(__file__))
 import seeds_kernels                                     # noqa: E402
-from cudajit import _core, cuda                          # noqa: E402
+from cudajit import _backend, _core, cuda                        # noqa: E402
 from cudajit.compiler import CompileOptions, compile_kernel, types as T  # noqa: E402
 from cudajit.cuda import build                           # noqa: E402
 
@@ -49,7 +49,7 @@ def main():
     ks = compile_kernel(cj.naive_mm.py_func, (T.float32[:, ::1], T.float32[:, ::1], T.float64[:, ::1]))
     params = [(p.kind, p.code, p.ndim) for p in ks.params]
     kernels = {name: _core.Kernel(ks.entry, params,
-                                  _core.GpuModule(_core.nvrtc_compile(src, "k.cu", flags, build.device_arch(), True)))
+                                  _core.GpuModule(_core.nvrtc_compile(src, "k.cu", flags, _backend.GPU.arch(), True)))
                for name, src, flags in variants(ks.source)}
     rng = np.random.default_rng(0)
     A = cuda.to_device(rng.normal(size=(N, N)).astype(np.float32))

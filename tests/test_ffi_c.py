@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import cudajit
-from cudajit import cuda, types
+from cudajit import _backend, cuda, types
 from cudajit.errors import TypingError, UnsupportedError
 
 SOURCE = cuda.CUSource(r'''
@@ -253,7 +253,7 @@ def test_cpu_backend_refuses_gpu_code_naming_it(tmp_path):
 def test_kernel_linked_with_gpu_code_runs(kind, tmp_path, rng):
     _needs_nvjitlink()
     from cudajit.cuda import build
-    arch = build.device_arch()
+    arch = _backend.GPU.arch()
     if kind == "ptx":
         link = [cuda.PTXSource(_nvrtc_ptx(arch))]
     elif kind == "ptx-file":

@@ -25,14 +25,114 @@ def gpu_status():
     return _gpu_status
 
 
-def name():
-    """The backend in use: ``"gpu"`` or ``"cpu"``."""
+class Backend:
+    """One target kernels run on, and its rules: where arrays live (``core_id``, the C++ core's number), which device
+    is current, the architecture the compiler targets, how streams and index checks behave. Two instances, ``GPU`` and
+    ``CPU``; ``current()`` is the one in use. Upper layers ask it rather than compare names."""
+
+    __slots__ = ()
+    name = None
+    core_id = None          # the core's backend number (set_backend; a DeviceNDArray's _backend)
+    is_cpu = is_gpu = False
+    checks_by_default = False   # whether index checks are on when neither boundscheck= nor debug= asks
+
+    def device(self):
+        """The current device's number."""
+        raise NotImplementedError
+
+    def arch(self):
+        """The SM version kernels are compiled for: the current GPU's, or 90 on the CPU backend (which emulates what
+        an sm_90 kernel may use; inspect_asm and compile_ptx build for it)."""
+        raise NotImplementedError
+
+    def compute_capability(self):
+        """``arch()`` as numba's (major, minor)."""
+        return divmod(self.arch(), 10)
+
+    def device_count(self):
+        raise NotImplementedError
+
+    def check_device(self, devnum):
+        """``devnum`` (an int), or CudaSupportError saying which devices there are."""
+        if not 0 <= devnum < self.device_count():       # (the core takes a C int)
+            raise CudaSupportError(f"device {devnum} does not exist: {self.devices_phrase()}")
+        return devnum
+
+    def devices_phrase(self):
+        raise NotImplementedError
+
+    def target(self):
+        """Where a compiled specialization runs: "cpu", or ("gpu", device): a GPU module is loaded in one device's
+        context, so each device has its own."""
+        raise NotImplementedError
+
+    def __repr__(self):
+        return f"<cudajit {self.name} backend>"
+
+
+class _Gpu(Backend):
+    __slots__ = ()
+    name, core_id, is_gpu = "gpu", 0, True
+
+    def device(self):
+        from . import _core
+        return _core.current_device()
+
+    def device_count(self):
+        from . import _core
+        return _core.device_count()
+
+    def devices_phrase(self):
+        return f"there are {self.device_count()} GPU(s)"
+
+    def arch(self):
+        from . import _core
+        major, minor = _core.Device(_core.current_device()).compute_capability
+        return major * 10 + minor
+
+    def target(self):
+        return ("gpu", self.device())
+
+
+class _Cpu(Backend):
+    __slots__ = ()
+    name, core_id, is_cpu = "cpu", 1, True
+    checks_by_default = True    # a stray index on the host corrupts the interpreter's heap, not a GPU's memory
+
+    def device(self):
+        return 0
+
+    def device_count(self):
+        return 1
+
+    def devices_phrase(self):
+        return "the CPU backend has one device, 0"
+
+    def arch(self):
+        return 90
+
+    def target(self):
+        return "cpu"
+
+
+GPU, CPU = _Gpu(), _Cpu()
+BACKENDS = {"gpu": GPU, "cpu": CPU}
+BY_CORE_ID = {GPU.core_id: GPU, CPU.core_id: CPU}   # a DeviceNDArray's _backend -> its Backend
+
+
+def current():
+    """The :class:`Backend` in use, decided on first use (CUDAJIT_BACKEND, else the GPU when one is usable)."""
     if _current is None:
         want = settings.value("CUDAJIT_BACKEND")
         if want == "auto":
             want = "cpu" if _cudasim() else "gpu" if gpu_status()[0] else "cpu"
         _set(want)
-    return _current
+    return BACKENDS[_current]
+
+
+def name():
+    """The backend in use: ``"gpu"`` or ``"cpu"``."""
+    return current().name
 
 
 def simulating():
@@ -63,7 +163,7 @@ def _cudasim():
 def _set(backend):
     global _current
     from . import _core
-    _core.set_backend(0 if backend == "gpu" else 1)  # allocations and launches follow it
+    _core.set_backend(BACKENDS[backend].core_id)  # allocations and launches follow it
     _current = backend
     for fn in _when_set:
         fn()
@@ -93,12 +193,12 @@ def reason():
 
 
 def is_gpu():
-    return name() == "gpu"
+    return current().is_gpu
 
 
 def require_gpu(what):
     """Raise CudaSupportError unless the GPU backend is usable; ``what`` names the caller."""
-    if name() != "gpu":
+    if not current().is_gpu:
         raise CudaSupportError(f"{what} needs the GPU backend, but the CPU backend is in use")
     ok, reason = gpu_status()
     if not ok:

@@ -15,7 +15,7 @@ import inspect
 import types
 from typing import Any, Callable, Optional
 
-from . import settings
+from . import _backend, settings
 
 INT32_MAX = 2**31 - 1     # CUDA takes launch numbers and these options as C ints
 
@@ -236,9 +236,11 @@ def held_defaults():
 
 
 def _for_backend(self, backend):
-    """These options for ``backend`` ('cpu' or 'gpu'): ``target`` set and ``boundscheck`` decided."""
-    check = self.boundscheck if self.boundscheck is not None else self.debug or backend == "cpu"
-    return dataclasses.replace(self, boundscheck=check, target=backend)
+    """These options for ``backend`` (a _backend.Backend, or its name): ``target`` set and ``boundscheck`` decided
+    (given, else on with ``debug``, else the backend's default)."""
+    backend = _backend.BACKENDS.get(backend, backend)
+    check = self.boundscheck if self.boundscheck is not None else self.debug or backend.checks_by_default
+    return dataclasses.replace(self, boundscheck=check, target=backend.name)
 
 
 def _reports_errors(self):

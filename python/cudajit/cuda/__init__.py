@@ -75,18 +75,14 @@ def is_bfloat16_supported():
     """Whether kernels may use bfloat16 (``cuda.bf16``), as numba-cuda answers: on the GPU backend, when the current
     device's compute capability is 8.0 or more; always on the CPU backend. (cudajit's bfloat16 needs no bf16
     instructions, so it also runs on older GPUs; numba-cuda's does not.)"""
-    if _backend.name() == "cpu":
-        return True
-    return get_current_device().supports_bfloat16
+    return _backend.current().is_cpu or get_current_device().supports_bfloat16
 
 
 def is_fp8_supported():
     """Whether kernels may use the fp8 types (``cuda.fp8``, numba.cuda._internal.cuda_fp8), as numba-cuda answers: on
     the GPU backend, when the current device's compute capability is 8.9 or more; always on the CPU backend.
     (cudajit's fp8 conversions need no fp8 instructions, so they also run on older GPUs; numba-cuda's do not.)"""
-    if _backend.name() == "cpu":
-        return True
-    return get_current_device().supports_fp8
+    return _backend.current().is_cpu or get_current_device().supports_fp8
 
 
 def require_context(fn):

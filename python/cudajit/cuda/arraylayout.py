@@ -71,10 +71,6 @@ def _axis(a, ndim):
     return int(a) % ndim
 
 
-def _backend_name(backend_id):
-    return "CPU" if backend_id == 1 else "GPU"
-
-
 def _span_bytes(shape, strides, itemsize):
     lo, hi = _span(shape, strides, itemsize)
     return hi - lo

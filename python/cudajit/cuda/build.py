@@ -26,11 +26,6 @@ def host_options(options):
     return ["-fwrapv"] + config.extra_include_flags() + jitoptions.host_flags(options)
 
 
-def device_arch():
-    major, minor = _core.Device(_core.current_device()).compute_capability
-    return major * 10 + minor
-
-
 def _params(ks):
     return [(p.kind, p.code, p.ndim) for p in ks.params]
 
@@ -59,7 +54,7 @@ def nvrtc(source, name, flags, arch, cubin):
 
 def gpu_image(source, options, arch=None, cubin=True, name="kernel.cu"):
     """Compile generated ``source`` with NVRTC (disk-cached); returns the cubin or PTX bytes."""
-    return nvrtc(source, name, nvrtc_options(options), arch or device_arch(), cubin)
+    return nvrtc(source, name, nvrtc_options(options), arch or _backend.GPU.arch(), cubin)
 
 
 def build(ks, options):
@@ -78,17 +73,22 @@ def build(ks, options):
 
 def _build(ks, options):
     handler = _error_handler(ks) if ks.error_sites else None
-    if _backend.name() == "gpu":
-        if ks.link_objects:
-            image = ffi.link_gpu(ks.source, nvrtc_options(options), ks.link_objects, device_arch())
-        else:
-            image = gpu_image(ks.source, options, cubin=True)
-        module = _core.GpuModule(image)
-        kernel = _core.Kernel(ks.entry, _params(ks), module, None, handler)
-        if ks.coarse:                          # compiler/coarsen.py: the entry for large elementwise launches
-            name, read_only, source = ks.coarse
-            kernel.set_coarse(name, read_only, lambda: _core.GpuModule(gpu_image(source, options, cubin=True)))
-        return _cooperative(kernel, ks, options)
+    return _cooperative(_BUILDERS[_backend.current()](ks, options, handler), ks, options)
+
+
+def _build_gpu(ks, options, handler):
+    if ks.link_objects:
+        image = ffi.link_gpu(ks.source, nvrtc_options(options), ks.link_objects, _backend.GPU.arch())
+    else:
+        image = gpu_image(ks.source, options, cubin=True)
+    kernel = _core.Kernel(ks.entry, _params(ks), _core.GpuModule(image), None, handler)
+    if ks.coarse:                          # compiler/coarsen.py: the entry for large elementwise launches
+        name, read_only, source = ks.coarse
+        kernel.set_coarse(name, read_only, lambda: _core.GpuModule(gpu_image(source, options, cubin=True)))
+    return kernel
+
+
+def _build_cpu(ks, options, handler):
     ffi.refuse_on_cpu(ks.link_objects)
     if settings.value("CUDAJIT_CHECK_NVRTC"):
         check_nvrtc(ks.source, options)
@@ -102,7 +102,12 @@ def _build(ks, options):
             # the compile verified it: compile again (src/cpu_launch.cpp, open_private_copy), a few times at most.
             if "was removed or changed while it was loaded" not in str(e) or attempt == 3:
                 raise
-    return _cooperative(_core.Kernel(ks.entry, _params(ks), None, cpu, handler, _max_threads(options)), ks, options)
+    return _core.Kernel(ks.entry, _params(ks), None, cpu, handler, _max_threads(options))
+
+
+# Each backend's build of a compiled unit into a launchable _core.Kernel: NVRTC to a cubin loaded as a module, or
+# the host compiler to a shared object run by the CPU launcher.
+_BUILDERS = {_backend.GPU: _build_gpu, _backend.CPU: _build_cpu}
 
 
 def _cooperative(kernel, ks, options):

@@ -14,15 +14,13 @@ from .. import _backend, _core
 from ..errors import CudaJitError
 from .streams import stream_handle as _stream_handle
 from .arraylayout import (_c_strides, _f_strides, _normalize_shape, _check_dtype, _core_typestr, _axis,
-                          _backend_name, _span, _check_fits, _c_strides_skip1, _is_f_contig, _same_layout,
+                          _span, _check_fits, _c_strides_skip1, _is_f_contig, _same_layout,
                           _host_addr, _normalize_strides, _check_host_target, _check_compatible, _is_array_index,
                           _check_one_value_per_element)
 
-_BACKEND_ID = {"gpu": 0, "cpu": 1}
-
 
 def _backend_id():
-    return _BACKEND_ID[_backend.name()]
+    return _backend.current().core_id
 
 
 def _current_device(backend_id):
@@ -235,7 +233,7 @@ class DeviceNDArray(_core.ArrayCore):
         return self.shape[0]
 
     def __repr__(self):
-        where = _backend_name(self._backend) + (f" device {self._device}" if self._device >= 0 else "")
+        where = _backend.BY_CORE_ID[self._backend].name.upper() + (f" device {self._device}" if self._device >= 0 else "")
         return f"<cudajit.DeviceNDArray shape={self.shape} dtype={self.dtype} on {where}>"
 
     # --- copies ---------------------------------------------------------------------------
@@ -313,7 +311,7 @@ class DeviceNDArray(_core.ArrayCore):
 
     def _check_backend(self):
         if self._backend != _backend_id():
-            raise CudaJitError(f"this array belongs to the {_backend_name(self._backend)} backend, "
+            raise CudaJitError(f"this array belongs to the {_backend.BY_CORE_ID[self._backend].name.upper()} backend, "
                                f"but the {_backend.name()} backend is in use")
 
     @property

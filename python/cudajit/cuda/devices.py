@@ -24,8 +24,6 @@ MemoryInfo.__doc__ = "Bytes of memory (free, total): what ``Context.get_memory_i
 _entered = threading.local()   # .stack: the devices current before each `with cuda.gpus[i]:` of this thread
 
 
-def _on_cpu():
-    return _backend.name() == "cpu"
 
 
 class DeviceName(bytes):
@@ -135,12 +133,9 @@ class Device:
         if isinstance(devnum, bool) or not hasattr(devnum, "__index__"):
             raise TypeError(f"Device: devnum must be an int, not {type(devnum).__name__} {devnum!r:.40}")
         devnum = operator.index(devnum)
-        if _on_cpu() and devnum != 0:
-            raise CudaSupportError(f"device {devnum} does not exist: the CPU backend has one device, 0")
-        if not _on_cpu() and not 0 <= devnum < _core.device_count():       # (the core takes a C int)
-            raise CudaSupportError(f"device {devnum} does not exist: there are {_core.device_count()} GPU(s)")
-        self.id = devnum
-        if _on_cpu():
+        backend = _backend.current()
+        self.id = backend.check_device(devnum)
+        if backend.is_cpu:
             self._core = None
             self.name = DeviceName(b"cudajit CPU")
             self.compute_capability = (9, 0)
@@ -239,11 +234,10 @@ class _DeviceList:
         self._devices = {}  # per backend: the CPU's pseudo-device and the GPUs differ
 
     def _list(self):
-        key = _on_cpu()
-        if key not in self._devices:
-            n = 1 if key else _core.device_count()
-            self._devices[key] = [Device(i) for i in range(n)]
-        return self._devices[key]
+        backend = _backend.current()
+        if backend not in self._devices:
+            self._devices[backend] = [Device(i) for i in range(backend.device_count())]
+        return self._devices[backend]
 
     def __getitem__(self, devnum):
         devices = self._list()
@@ -254,7 +248,7 @@ class _DeviceList:
         devnum = operator.index(devnum)
         if not -len(devices) <= devnum < len(devices):     # list indexing, as numba-cuda's (an IndexError)
             raise IndexError(f"cuda.gpus[{devnum}]: there is no device {devnum}; "
-                             f"{'the CPU backend has one device, 0' if _on_cpu() else f'{len(devices)} device(s)'}")
+                             f"{_backend.current().devices_phrase()}")
         return devices[devnum]
 
     def __iter__(self):
@@ -269,7 +263,7 @@ class _DeviceList:
     @property
     def current(self):
         """The selected device."""
-        return self[0 if _on_cpu() else _core.current_device()]
+        return self[_backend.current().device()]
 
 
 gpus = _DeviceList()
@@ -316,7 +310,7 @@ class Context:
         mgr = self.memory_manager
         if mgr is not None:
             return mgr.get_memory_info()
-        if _on_cpu():
+        if _backend.current().is_cpu:
             return _host_memory()
         with self.device:
             return MemoryInfo(*_core.mem_info())
@@ -382,7 +376,7 @@ class Context:
 
     def synchronize(self):
         """Wait for all work on this context's device."""
-        if _on_cpu():
+        if _backend.current().is_cpu:
             return
         with self.device:
             synchronize()
@@ -405,11 +399,8 @@ def select_device(device_id):
     if isinstance(device_id, bool) or not hasattr(device_id, "__index__"):
         raise TypeError(f"select_device: device_id must be an int, not {type(device_id).__name__}")
     device_id = operator.index(device_id)
-    if _on_cpu():
-        if device_id != 0:
-            raise CudaSupportError(
-                f"device {device_id} does not exist: the CPU backend has one device, 0")
-        return gpus[0]
+    if _backend.current().is_cpu:
+        return gpus[_backend.CPU.check_device(device_id)]
     _core.select_device(device_id)
     return gpus[device_id]
 
@@ -436,13 +427,13 @@ def get_context(devnum=None):
 
 def close():
     """Release this process's contexts (Numba: ``cuda.close()``); a no-op on the CPU."""
-    if not _on_cpu():
+    if not _backend.current().is_cpu:
         _core.close()
 
 
 def synchronize():
     """Wait for all work on this thread's current device to finish (releases the GIL)."""
-    if _on_cpu():
+    if _backend.current().is_cpu:
         _core.stream_synchronize(0)  # returns at once, or refuses while a stream is being captured (cuda.graph)
     else:
         _core.synchronize()
@@ -451,7 +442,7 @@ def synchronize():
 def detect(file=None):
     """Print the devices found, like Numba's ``cuda.detect()``; True when one is usable."""
     out = file or sys.stdout
-    if _on_cpu():
+    if _backend.current().is_cpu:
         print("cudajit is using its CPU backend: kernels run on the host's cores.", file=out)
         ok, why = _core.driver_status()
         if not ok:

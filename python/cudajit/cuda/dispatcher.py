@@ -70,13 +70,6 @@ def _check_parameter_bytes(name, argtypes):
                           f"instead")
 
 
-def _target():
-    """Where a specialization runs: "cpu", or ("gpu", device) — a GPU module is loaded in one device's context,
-    so each device has its own (the C++ dispatcher's key holds the device too)."""
-    name = _backend.name()
-    return name if name == "cpu" else (name, _core.current_device())
-
-
 class _Specialization:
     """One compiled signature: the generated source and the launchable kernel."""
 
@@ -148,10 +141,10 @@ class CUDADispatcher(_JitFunction):
     def __init__(self, py_func, sigs=(), options=None, extensions=None):
         super().__init__(py_func, options)
         self._extensions = _extension_list(extensions)
-        self._specs = {}      # (_target(), argtypes) -> _Specialization
+        self._specs = {}      # (Backend.target(): where it runs, argtypes) -> _Specialization
         self._eager = []      # Signatures given to jit(); once set, no other types compile
         self._specialized = False
-        self._specializations = {}   # (_target(), argtypes) -> CUDADispatcher made by specialize()
+        self._specializations = {}   # (Backend.target(), argtypes) -> CUDADispatcher made by specialize()
         self._launchers = {}         # (griddim, blockdim) two ints -> the launcher kern[g, b] made
         params = tuple(inspect.signature(py_func).parameters)
         self._core = _core.Dispatcher(self._compile_for_args,
@@ -293,14 +286,14 @@ class CUDADispatcher(_JitFunction):
                           f"{', '.join(map(str, argtypes))}; it was compiled for: {sigs}")
 
     def _specialize(self, argtypes):
-        key = (_target(), argtypes)
+        key = (_backend.current().target(), argtypes)
         spec = self._specs.get(key)
         if spec is None:
             _check_parameter_bytes(self.__name__, argtypes)
             with _compile_lock:
                 spec = self._specs.get(key)
                 if spec is None:
-                    options = self._options.for_backend(_backend.name())
+                    options = self._options.for_backend(_backend.current())
                     ks = _compiler().compile_kernel(self.py_func, argtypes, options)
                     spec = _Specialization(ks.signature, ks, build.build(ks, options))
                     self._specs[key] = spec
@@ -322,7 +315,7 @@ class CUDADispatcher(_JitFunction):
             raise RuntimeError(f"Dispatcher already specialized: kernel '{self.__name__}' has its one signature")
         # A type (``float32[::1]``) stands for itself: the specialization for arguments of that type.
         argtypes = tuple(a if isinstance(a, _compiler().types.Type) else _compiler().typeof(a) for a in args)
-        key = (_target(), argtypes)
+        key = (_backend.current().target(), argtypes)
         d = self._specializations.get(key)
         if d is None:
             d = CUDADispatcher(self.py_func, options=self._options, extensions=self._extensions)
@@ -349,7 +342,7 @@ class CUDADispatcher(_JitFunction):
         # a test now selects the CPU), compile them before saying what there is.
         for sig in self._eager:
             self._specialize(tuple(sig.args))
-        target = _target()
+        target = _backend.current().target()
         return {argtypes: s for (t, argtypes), s in self._specs.items() if t == target}
 
     @property
@@ -388,8 +381,8 @@ class CUDADispatcher(_JitFunction):
 
     def inspect_asm(self, signature=None):
         """PTX for each specialization (for the current device, or sm_90 without a GPU)."""
-        arch = build.device_arch() if _backend.name() == "gpu" else 90
-        options = self._options.for_backend("gpu")
+        arch = _backend.current().arch()
+        options = self._options.for_backend(_backend.GPU)
         out = {k: build.gpu_image(s.source.source, options, arch=arch, cubin=False).decode()
                for k, s in self._pick(signature).items()}
         return next(iter(out.values())) if signature is not None else out
@@ -416,8 +409,8 @@ class CUDADispatcher(_JitFunction):
         """SASS for each specialization: the cubin NVRTC builds for the current device (sm_90 without a GPU),
         disassembled by the toolkit's cuobjdump or nvdisasm (CudaSupportError when neither is installed)."""
         from .ptx import sass
-        arch = build.device_arch() if _backend.name() == "gpu" else 90
-        options = self._options.for_backend("gpu")
+        arch = _backend.current().arch()
+        options = self._options.for_backend(_backend.GPU)
         out = {k: sass(build.gpu_image(s.source.source, options, arch=arch, cubin=True))
                for k, s in self._pick(signature).items()}
         return next(iter(out.values())) if signature is not None else out
@@ -554,7 +547,7 @@ class DeviceFunction(_JitFunction):
         device dispatcher. For the current device's architecture, or sm_90 without a GPU."""
         from .ptx import compile_ptx
         o = self._options
-        cc = divmod(build.device_arch(), 10) if _backend.name() == "gpu" else (9, 0)
+        cc = _backend.current().compute_capability()
         sigs = self.__cudajit_signatures__ if signature is None else [_compiler().parse_signature(signature)]
         out = {tuple(sig.args): compile_ptx(self.py_func, sig, debug=o.debug, lineinfo=o.lineinfo, device=True,
                                             fastmath=o.fastmath, cc=cc, opt=o.opt, forceinline=o.inline)[0]

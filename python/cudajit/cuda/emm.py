@@ -368,7 +368,7 @@ def manager(device=None):
     if _plugin is None:
         return None
     if device is None:
-        device = 0 if _backend.name() == "cpu" else _core.current_device()
+        device = _backend.current().device()
     mgr = _managers.get(device)
     if mgr is None:
         mgr = _plugin(context=context_of(device))

@@ -43,7 +43,7 @@ class Graph:
         into this graph, replacing its previous work. An exception in the block ends the capture, discards
         the graph and propagates; the stream is usable again."""
         handle = stream_handle(stream)
-        _backend.name()  # settles the backend (and tells the core) before the capture starts
+        _backend.current()  # settles the backend (and tells the core) before the capture starts
         self._core.begin(handle)
         try:
             yield self

@@ -18,14 +18,13 @@ import contextlib
 
 import numpy as np
 
-from .. import _core
+from .. import _backend, _core
 from ..errors import CudaSupportError
 from . import devicearray, devices
 
 
 def _require_gpu(what):
-    from .devices import _on_cpu
-    if _on_cpu():
+    if _backend.current().is_cpu:
         raise CudaSupportError(f"{what}: CUDA IPC needs a GPU; under the CPU backend device memory is this "
                                f"process's own memory, which other processes cannot open")
 

@@ -18,13 +18,13 @@ def _driver_call(name):
 
 def profile_start():
     """Start the profiler's capture (GPU backend; nothing under the CPU backend)."""
-    if _backend.name() == "gpu":
+    if _backend.current().is_gpu:
         _driver_call("cuProfilerStart")
 
 
 def profile_stop():
     """Stop the profiler's capture (GPU backend; nothing under the CPU backend)."""
-    if _backend.name() == "gpu":
+    if _backend.current().is_gpu:
         _driver_call("cuProfilerStop")
 
 

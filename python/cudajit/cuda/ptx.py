@@ -7,7 +7,7 @@ the PTX: ``abi="c"`` returns the value; ``abi="numba"`` is Numba's device ABI, `
 returning 0. Parameters have cudajit's kernel ABI types (docs/INTERNALS.md): scalars as C, arrays as
 ``cj::Array``. Only PTX can be produced (``output="ltoir"`` needs NVVM, which cudajit does not use).
 """
-from .. import _core, config, jitoptions
+from .. import _backend, _core, config, jitoptions
 from ..errors import CudaSupportError, hide_internal_frames
 from . import build
 
@@ -34,7 +34,7 @@ def compile(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=Fals
     # the options cuda.jit has too: checked by the same entries of its table
     values = jitoptions.check(dict(debug=debug, lineinfo=lineinfo, fastmath=fastmath, opt=opt, forceinline=forceinline,
                                    launch_bounds=launch_bounds), "cuda.compile")
-    options = jitoptions.compile_options(values).for_backend("gpu")
+    options = jitoptions.compile_options(values).for_backend(_backend.GPU)
     flags = build.nvrtc_options(options)
     if device:
         ds = compiler.compile_device(pyfunc, tuple(sig.args), options)

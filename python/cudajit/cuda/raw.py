@@ -12,7 +12,6 @@ import numpy as np
 
 from .. import _backend, _core
 from ..errors import CudaSupportError
-from . import build
 from .args import prepare_args
 from .devicearray import DeviceNDArray
 
@@ -41,7 +40,7 @@ class RawModule:
         ``arch`` is given: CI compiles for sm_90 this way."""
         if arch is None:
             _backend.require_gpu("compiling a raw kernel for the current device")
-            arch = build.device_arch()
+            arch = _backend.GPU.arch()
         return _core.nvrtc_compile(self.code, self.name, self._flags(), int(arch), bool(cubin))
 
     def module(self):
@@ -68,7 +67,7 @@ class RawKernel:
         self._core = _core.Dispatcher(self._kernel_for, functools.partial(prepare_args, kernel=name))
 
     def _kernel_for(self, args):
-        if _backend.name() != "gpu":
+        if not _backend.current().is_gpu:
             raise CudaSupportError("raw CUDA C++ kernels run on the GPU backend only; the CPU backend is in use")
         params = [_param_of(a, i) for i, a in enumerate(args)]
         return _core.Kernel(self.name, params, self.raw_module.module(), None)

@@ -208,7 +208,7 @@ class Reduce:
         return _rebuild_reduce, pickled_function(self._functor, self)
 
     def _kernel(self, dtype):
-        key = (_backend.name(), dtype)
+        key = (_backend.current(), dtype)
         kernel = self._kernels.get(key)
         if kernel is None:
             kernel = self._kernels[key] = _make_kernel(self._functor, dtype)
@@ -217,8 +217,7 @@ class Reduce:
     def _launcher(self, dev, dtype, n_blocks, stream, handle):
         """``kernel[blocks, threads, stream, ring bytes]`` for pass 1's shape. Those for the legacy stream are kept
         (another stream's are not: a launcher holds its stream, and a stream's scratch goes with the stream)."""
-        backend = _backend.name()
-        key = (backend, -1 if backend != "gpu" else _core.current_device(), dtype, n_blocks,
+        key = (_backend.current().target(), dtype, n_blocks,
                dev.strides[0] == dtype.itemsize and dev._ptr % 16 == 0)
         launcher = self._launchers.get(key) if handle == 0 else None
         if launcher is None:
@@ -313,7 +312,7 @@ def _scratch(dev, dtype, stream):
     that keeps it (None: not kept) and its key there."""
     handle = stream_handle(stream)
     table = _scratch_table(stream, handle)
-    key = (_backend.name(), dev._device, dtype)
+    key = (_backend.current(), dev._device, dtype)
     scratch = table.get(key) if table is not None else None
     if scratch is None or scratch.epoch != _core.context_epoch():
         if table is not None:
@@ -346,7 +345,7 @@ def _pass1_shape(dev):
     """(threads per block, dynamic shared bytes) of pass 1: with producer warps on a GPU of compute capability 9.0
     or later, for a contiguous input whose data is 16-byte aligned; else numba-cuda's 128 threads."""
     itemsize = dev.dtype.itemsize
-    if _backend.name() != "gpu" or itemsize not in (1, 2, 4, 8, 16) or dev.strides[0] != itemsize:
+    if not _backend.current().is_gpu or itemsize not in (1, 2, 4, 8, 16) or dev.strides[0] != itemsize:
         return _BLOCK, 0
     if dev._ptr % 16:
         return _BLOCK, 0

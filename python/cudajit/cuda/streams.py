@@ -29,10 +29,6 @@ _DEFAULT_NAMES = {
 _cpu_handles = itertools.count(0x1000)
 
 
-def _on_cpu():
-    return _backend.name() == "cpu"
-
-
 class Stream:
     """A CUDA stream (Numba: ``numba.cuda.cudadrv.driver.Stream``).
 
@@ -123,13 +119,13 @@ class Stream:
 
 def stream():
     """A new stream that this process owns (Numba: ``cuda.stream()``)."""
-    if _on_cpu():
+    if _backend.current().is_cpu:
         return Stream(handle=next(_cpu_handles))
     return Stream(_core.Stream())
 
 
 def _special(handle):
-    if _on_cpu():
+    if _backend.current().is_cpu:
         return Stream(handle=handle)
     return Stream(_core.Stream.external(handle))
 
@@ -160,7 +156,7 @@ def external_stream(ptr):
 
 def _external(ptr, device=-1):
     # device: the GPU whose context the stream's calls use (a foreign array's); -1 the current one
-    if _on_cpu():
+    if _backend.current().is_cpu:
         return Stream(handle=ptr, external=True)
     return Stream(_core.Stream.external(ptr, device), external=True)
 
@@ -185,7 +181,7 @@ class Event:
 
     def __init__(self, timing=True):
         self.timing = bool(timing)
-        self._core = None if _on_cpu() else _core.Event(self.timing)
+        self._core = None if _backend.current().is_cpu else _core.Event(self.timing)
         self._recorded_at = None  # perf_counter() at the last record(): the CPU backend's time, and whether it was
 
     @property

@@ -136,6 +136,7 @@ LauncherObject make_launcher(std::shared_ptr<Dispatcher> d, py::handle grid, py:
                              py::handle shmem) {
     py::object owner = d->owner();
     LaunchConfig config = parse_config(grid, block, stream, shmem);
+    warn_low_occupancy(config);
     auto* obj = PyObject_GC_New(LauncherPy, g_launcher_type);
     if (!obj) throw py::error_already_set();
     obj->vectorcall = &launch_vectorcall;

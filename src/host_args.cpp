@@ -63,6 +63,22 @@ struct Plain {
 
 }  // namespace
 
+namespace {
+py::object& perf_warnings() {
+    static py::object& mod = *new py::object(py::module_::import("cudajit.cuda.perfwarnings"));  // never freed
+    return mod;
+}
+}  // namespace
+
+void warn_low_occupancy(const LaunchConfig& config) {
+    const uint64_t blocks = uint64_t{config.grid[0]} * config.grid[1] * config.grid[2];
+    if (blocks < 128) perf_warnings().attr("low_occupancy")(blocks);
+}
+
+void warn_implicit_copy(size_t arrays) {
+    if (arrays) perf_warnings().attr("implicit_copy")(arrays);
+}
+
 bool Dispatcher::call_with_host_arrays(const LaunchConfig& cfg, py::tuple args) {
     static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "typestr_of assumes little-endian native order");
     const Py_ssize_t n = PyTuple_GET_SIZE(args.ptr());
@@ -123,6 +139,7 @@ bool Dispatcher::call_with_host_arrays(const LaunchConfig& cfg, py::tuple args) 
     if (!make_key(&PyTuple_GET_ITEM(converted.ptr(), 0), static_cast<size_t>(n), &key, &has_tuple)) return false;
     std::shared_ptr<Kernel> kernel = cached(key);
     if (!kernel) return false;
+    warn_implicit_copy(plain.size());
 
     auto block = std::make_shared<DeviceBuffer>(end, cfg.stream);
     std::vector<HostRange> in, back;

@@ -247,4 +247,10 @@ void register_stream_type(pybind11::handle type);
 LaunchConfig parse_config(pybind11::handle grid, pybind11::handle block, pybind11::handle stream,
                           pybind11::handle shared_mem);
 
+// numba-cuda's performance warnings, issued by python/cudajit/cuda/perfwarnings.py (which reads cudajit.config):
+// a launcher made for fewer than 128 blocks (bind_launch.cpp), `arrays` NumPy arrays copied implicitly (host_args.cpp).
+// Raises (error_already_set) where a warnings filter makes the warning an error.
+void warn_low_occupancy(const LaunchConfig& config);
+void warn_implicit_copy(size_t arrays);
+
 }  // namespace cj

@@ -98,6 +98,13 @@ def _require_gpu(config):
 
 
 def pytest_configure(config):
+    # numba-cuda's performance warnings are off in the suite, as its own CUDATestCase turns them off: nearly every
+    # test launches a small grid or passes NumPy arrays. By their variables, so that a reload of cudajit.config and
+    # the programs tests run in other processes see them off too; tests/test_perf_warnings.py turns them on.
+    from cudajit import config as cj_config
+    for knob in ("CUDA_LOW_OCCUPANCY_WARNINGS", "CUDA_WARN_ON_IMPLICIT_COPY"):
+        os.environ["NUMBA_" + knob] = "0"
+        setattr(cj_config, knob, 0)
     if _require_gpu(config):
         from cudajit import _backend
         ok, reason = _backend.gpu_status()

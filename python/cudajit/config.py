@@ -20,6 +20,17 @@ CUDA_PER_THREAD_DEFAULT_STREAM: whether the default stream (handle 0: launches a
 ALWAYS_WARN_UNINIT_VAR: Numba's NUMBA_ALWAYS_WARN_UNINIT_VAR (0 by default): when set, compiling a kernel or device
   function that reads a local variable no assignment reaches warns "Detected uninitialized variable x" (NumbaWarning,
   with the file and line); the read gives zero either way, as in Numba.
+CUDA_LOW_OCCUPANCY_WARNINGS: whether making a launch configuration of fewer than 128 blocks warns
+  (NumbaPerformanceWarning "Grid size N will likely result in GPU under-utilization due to low occupancy.", as
+  numba-cuda does); NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS, 1 by default. A configuration made before
+  (``kernel[1, 1]`` again) is reused and does not warn again.
+CUDA_WARN_ON_IMPLICIT_COPY: whether a NumPy array passed to a kernel, and so copied to the device and back,
+  warns (NumbaPerformanceWarning "Host array used in CUDA kernel will incur copy overhead to/from device.");
+  NUMBA_CUDA_WARN_ON_IMPLICIT_COPY, 1 by default. Device, mapped and managed arrays and ``cuda.In``/``Out``/
+  ``InOut`` wrappers (an explicit copy) do not warn.
+DISABLE_PERFORMANCE_WARNINGS: NUMBA_DISABLE_PERFORMANCE_WARNINGS (0 by default): when set, neither of the two above
+  warns. (``warnings.simplefilter("ignore", NumbaPerformanceWarning)`` silences them too; so does a filter on
+  ``numba.core.errors.NumbaPerformanceWarning`` when numba is imported: the warning is of both classes then.)
 ENABLE_CUDASIM: Numba's NUMBA_ENABLE_CUDASIM as an int (1 when it asks for the simulator, else 0; a value that is not
   an integer counts as 0, as Numba's reader makes it). Here it also picks the CPU backend (``_backend``); programs
   read it to adapt to the simulator (numba's own cuda/random.py compiles its helpers in object mode then).
@@ -50,6 +61,9 @@ CUDA_PER_THREAD_DEFAULT_STREAM = int(any(
     _flag(os.environ.get(v, "")) for v in ("NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM",
                                            "CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM")))
 ALWAYS_WARN_UNINIT_VAR = int(_flag(os.environ.get("NUMBA_ALWAYS_WARN_UNINIT_VAR", "0")))
+CUDA_LOW_OCCUPANCY_WARNINGS = int(_flag(os.environ.get("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "1")))
+CUDA_WARN_ON_IMPLICIT_COPY = int(_flag(os.environ.get("NUMBA_CUDA_WARN_ON_IMPLICIT_COPY", "1")))
+DISABLE_PERFORMANCE_WARNINGS = int(_flag(os.environ.get("NUMBA_DISABLE_PERFORMANCE_WARNINGS", "0")))
 ENABLE_CUDASIM = int(_flag(os.environ.get("NUMBA_ENABLE_CUDASIM", "0")))
 CUDA_DEFAULT_PTX_CC = _cc(os.environ.get("NUMBA_CUDA_DEFAULT_PTX_CC", "7.5"), "NUMBA_CUDA_DEFAULT_PTX_CC")
 

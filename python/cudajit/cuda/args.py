@@ -14,6 +14,7 @@ from .arrays import device_array
 from .arraylayout import _host_addr
 from .devicearray import DeviceNDArray
 from .random import as_kernel_states, xoroshiro128p_dtype
+from . import perfwarnings
 
 
 class _Direction:
@@ -433,6 +434,7 @@ def _host_argument(a, direction, where, i, copies, hosts):
     if where.capture:
         where.element(i).refuse_host_copy("a NumPy array")
     dev = hosts.add(host, direction.copy_in if direction else True, direction.copy_out if direction else True)
-    if direction is None:
+    if direction is None:                  # a copy the user did not ask for (cuda.In/Out/InOut ask)
+        perfwarnings.implicit_copy()
         copies[id(a)] = dev
     return dev

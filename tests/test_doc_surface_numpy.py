@@ -137,7 +137,7 @@ def array_zeros_like(a):
 
 
 REFUSED = {
-    "copy": (array_copy, "the array method .copy() is not supported", "b = a.copy()"),
+    "copy": (array_copy, "a.copy() of an array whose shape is known only at run time", "b = a.copy()"),
     "cumsum": (array_cumsum, "the array method .cumsum() is not supported", "a[0] = a.cumsum()[0]"),
     "astype": (array_astype, "the array method .astype() is not supported", "a.astype"),
     "np.empty": (array_creation, "np.empty() is not supported", "np.empty(3)"),

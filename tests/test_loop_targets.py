@@ -241,3 +241,28 @@ def test_direct_loop_variable_shadows_nothing(backend):
     init = head.split("(", 1)[1].split(";")[0]                # "int64_t xc_1 = xc"
     declared, value = (s.strip() for s in init.split("="))
     assert declared.split()[-1] != value, head
+
+
+@cuda.jit
+def enumerate_stepped_range(out, p):
+    acc = 0
+    n = 0
+    for i, j in enumerate(range(p[0], p[1], p[2])):           # numba-cuda's test_flow_control shape, any step
+        acc += (i + 1) * j
+        n += 1
+    for (a, b), c in zip(enumerate(range(p[1], p[0], -p[2]), 3), range(p[3])):
+        acc += a * b * c
+    out[0] = acc
+    out[1] = n
+
+
+def test_enumerate_and_zip_over_a_stepped_range(backend, rng):
+    """enumerate(range(lo, hi, step)) and zip over it: every sign of step, empty and one-trip ranges (issue 40)."""
+    cases = [(3, 20, 4, 9), (20, 3, -4, 9), (5, 5, 1, 9), (4, 1, 2, 9), (-7, 8, 5, 1)]
+    cases += [tuple(int(x) for x in rng.integers(-30, 30, 2)) + (int(rng.choice([-7, -3, -1, 1, 2, 5])),
+                                                               int(rng.integers(0, 12))) for _ in range(10)]
+    for p in cases:
+        got, want = np.zeros(2, np.int64), np.zeros(2, np.int64)
+        enumerate_stepped_range[1, 1](got, np.array(p, np.int64))
+        enumerate_stepped_range.py_func(want, np.array(p, np.int64))
+        np.testing.assert_array_equal(got, want, err_msg=str(p))

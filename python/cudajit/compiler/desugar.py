@@ -135,6 +135,18 @@ class _Desugar:
             zero = _at(ast.Constant(value=0), it)
             length = _at(ast.Call(func=_load("max", it), args=[diff, zero], keywords=[]), it)
             return prelude, length, lambda k: _at(ast.BinOp(left=_load(names[0], it), op=ast.Add(), right=k), it)
+        if _builtin_call(it, "range") and len(it.args) == 3 and not it.keywords:
+            # range(lo, hi, step): max(0, (hi - lo + step - sign(step)) // step) trips, element lo + k * step
+            names = self.name("lo"), self.name("hi"), self.name("step")
+            prelude = [_at(ast.Assign(targets=[_store(n, v)], value=v), it) for n, v in zip(names, it.args)]
+            lo, hi, step = (lambda n=n: _load(n, it) for n in names)
+            b = lambda left, op, right: _at(ast.BinOp(left=left, op=op, right=right), it)
+            one = lambda v: _at(ast.Constant(value=v), it)
+            sign = _at(ast.IfExp(test=_at(ast.Compare(left=step(), ops=[ast.Gt()], comparators=[one(0)]), it),
+                                 body=one(1), orelse=one(-1)), it)
+            trips = b(b(b(b(hi(), ast.Sub(), lo()), ast.Add(), step()), ast.Sub(), sign), ast.FloorDiv(), step())
+            length = _at(ast.Call(func=_load("max", it), args=[trips, one(0)], keywords=[]), it)
+            return prelude, length, lambda k: b(lo(), ast.Add(), b(k, ast.Mult(), step()))
         if _ndenumerate(it) or _flat(it):
             prelude, _, _ = self.evaluated(it.args[0] if _ndenumerate(it) else it.value)
             seq = prelude[0].targets[0].id

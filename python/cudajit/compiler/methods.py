@@ -14,7 +14,7 @@ ATTRIBUTES = {}    # (kind, name) -> impl(cx, node, value, name): a Value, or No
 
 # NumPy array methods a user may reach for that allocate; numba-cuda offers none of them in kernels.
 _NUMPY_ARRAY_METHODS = {
-    "copy", "astype", "fill", "cumsum", "cumprod", "sort", "argsort", "flatten", "ravel", "nonzero", "repeat", "take",
+    "astype", "fill", "cumsum", "cumprod", "sort", "argsort", "flatten", "ravel", "nonzero", "repeat", "take",
     "dot", "clip", "round", "squeeze", "swapaxes", "tolist", "item", "itemset", "conj", "conjugate", "tobytes",
     "resize", "ptp",
 }
@@ -193,6 +193,30 @@ def _view(cx, node, v, args, kwargs):
         cx.error(node, f"view() as {new} changes the itemsize ({old_size} to {new_size} bytes): the array must be "
                        f"C-contiguous, and {t} is not", "view a C-contiguous array, or a type of the same size")
     return reinterpret(v, t.copy(dtype=new), "0", rescale=True)
+
+
+@method("array", "copy")
+def _copy(cx, node, v, args, kwargs):
+    """``a.copy()`` of an array whose shape the compiler knows (a global NumPy array frozen into the kernel): a
+    C-contiguous array of the calling thread's local memory, writable, with ``a``'s elements (numba-cuda, with its
+    NRT on, allocates the copy on the device heap). Another array's shape is known only when the kernel runs, and
+    kernels allocate nothing then: an UnsupportedError saying what to do instead."""
+    t = v.type
+    if args or kwargs:
+        cx.error(node, "copy() takes no arguments in CUDA kernels (the copy is C-contiguous: no order=)")
+    shape = v.const.shape if v.is_const and hasattr(v.const, "shape") else None
+    if shape is None:
+        cx.unsupported(node, f"a.copy() of an array whose shape is known only at run time ({t}) is not supported in "
+                             f"CUDA kernels", "kernels allocate no memory: copy into a cuda.local.array of a constant "
+                             "shape (b[:] = a) or pass a second array for the copy")
+    count = 1
+    for n in shape:
+        count *= n
+    storage = cx.declare_array_storage(node, "local", t.dtype, (max(count, 1),))
+    rt = T.Array(t.dtype, len(shape), "C")
+    copy = Value(rt, f"cj::c_array({', '.join([storage] + [str(n) for n in shape])})")
+    cx.emit(f"cj::copy_into(-1, -1, {copy.code}, {v.code});", node)
+    return copy
 
 
 # ---- integers ----------------------------------------------------------------------------------------------------

@@ -129,6 +129,8 @@ void bind_devices(py::module_& m) {
                         "per_thread_default_stream"_a = drv::per_thread_default_stream());
     }, "What the driver loader found: {found, usable, path, version, why, per_thread_default_stream}. Never raises.");
     m.def("device_count", &device_count);
+    m.def("device_can_access_peer", &device_can_access_peer, py::arg("device"), py::arg("peer"),
+          "cuDeviceCanAccessPeer: whether `device` can map the memory of `peer` (Context.can_access_peer).");
     m.def("driver_version", &driver_version, "cuDriverGetVersion, e.g. 12040.");
 
     auto dev = py::class_<Device>(m, "Device")

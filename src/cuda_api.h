@@ -200,6 +200,7 @@ enum : unsigned int {
     X(cuDeviceTotalMem, cuDeviceTotalMem_v2, (size_t* bytes, CUdevice device))                   \
     X(cuDeviceGetUuid, cuDeviceGetUuid_v2, (CUuuid* uuid, CUdevice device))                      \
     X(cuDeviceGetPCIBusId, cuDeviceGetPCIBusId, (char* bus_id, int capacity, CUdevice device))   \
+    X(cuDeviceCanAccessPeer, cuDeviceCanAccessPeer, (int* can, CUdevice device, CUdevice peer))  \
     X(cuDevicePrimaryCtxRetain, cuDevicePrimaryCtxRetain, (CUcontext* context, CUdevice device)) \
     X(cuDevicePrimaryCtxRelease, cuDevicePrimaryCtxRelease_v2, (CUdevice device))                \
     X(cuDevicePrimaryCtxReset, cuDevicePrimaryCtxReset_v2, (CUdevice device))                    \

@@ -56,6 +56,12 @@ int device_count() {
 
 int driver_version() { return drv::api().driver_version; }
 
+bool device_can_access_peer(int device, int peer) {
+    int can = 0;
+    CJ_CU(cuDeviceCanAccessPeer, &can, get_device(device), get_device(peer));
+    return can != 0;
+}
+
 const std::vector<DeviceAttribute>& device_attributes() {
     static const auto& table = *new std::vector<DeviceAttribute> {
 #define CJ_ATTRIBUTE_ENTRY(name) {#name, CU_DEVICE_ATTRIBUTE_##name},

@@ -11,6 +11,8 @@
 namespace cj {
 
 int device_count();
+// cuDeviceCanAccessPeer of two device ordinals (CudaSupportError for one that does not exist).
+bool device_can_access_peer(int device, int peer);
 int driver_version();  // cuDriverGetVersion, e.g. 12040
 
 // Numba's attribute names (CU_DEVICE_ATTRIBUTE_ without the prefix) and their enum values.

@@ -300,3 +300,29 @@ def test_cpointer_kernel_parameters_take_addresses(backend, rng):
     scaled_copy[3, 128](addr(d_dst), addr(d_src), 300, np.float32(2.5))
     np.testing.assert_array_equal(d_dst.copy_to_host(), x * np.float32(2.5))
     np.testing.assert_array_equal(d_src.copy_to_host(), x + np.float32(1))
+
+
+def test_compile_all_gives_the_code_and_the_linked_objects(tmp_path):
+    """numba-cuda's cuda.compile_all (issue 40): the function's PTX first, then each linked file that is not CUDA
+    C++ as given; CUDA C++ links are compiled into the first (one unit). LTO-IR, its default, is refused."""
+    from cudajit import _core
+    if not _core.nvrtc_available()[0]:
+        pytest.skip("NVRTC not found")
+    ptx_obj = cuda.PTXSource(_nvrtc_ptx(90))
+    ext = cuda.declare_device("twice_plus_c", "float32(float32, float32)", abi="c", link=[ptx_obj])
+    codes, rt = cuda.compile_all(_kernel_calling(ext), "void(float32[::1], float32[::1], float32[::1])",
+                                 device=False, abi="numba", output="ptx", cc=(8, 0))
+    assert str(rt) == "none" and len(codes) == 2 and codes[1] is ptx_obj
+    assert ".visible .entry" in codes[0] and ".target sm_80" in codes[0] and "twice_plus_c" in codes[0]
+
+    cu = tmp_path / "device.cu"
+    cu.write_text(DEVICE_SOURCE)
+    from_cu = cuda.declare_device("twice_plus_c", "float32(float32, float32)", abi="c", link=[str(cu)])
+
+    def plus(x, y):
+        return from_cu(x, y) + 1
+    codes, rt = cuda.compile_all(plus, "float32(float32, float32)", output="ptx", abi_info={"abi_name": "plus"})
+    assert str(rt) == "float32" and len(codes) == 1
+    assert ".visible .func  (.param .b32 func_retval0) plus(" in codes[0] and "twice_plus_c" in codes[0]
+    with pytest.raises(NotImplementedError, match=r"cuda.compile_all\(output='ltoir'\): cudajit produces PTX only"):
+        cuda.compile_all(plus, "float32(float32, float32)")

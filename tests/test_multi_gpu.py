@@ -235,3 +235,27 @@ def test_scaling_benchmark_runs_on_the_cpu_backend(capsys):
         speedup = bench.main(["--n", "70000", "--passes", "2", "--repeats", "2"])
     assert speedup > 0
     assert "speed-up" in capsys.readouterr().out
+
+
+def test_context_can_access_peer(backend):
+    """numba-cuda's Context.can_access_peer (issue 40): the driver's answer for every pair of devices (checked
+    against CuPy's runtime call where CuPy is installed); a device that does not exist is named; no peers on the CPU."""
+    with _backend.use(backend):
+        ctx = cuda.current_context()
+        n = len(cuda.gpus)
+        with pytest.raises(CudaSupportError, match=rf"device {n} does not exist"):
+            ctx.can_access_peer(n)
+        with pytest.raises(TypeError, match="peer_device must be a device ordinal"):
+            ctx.can_access_peer(1.0)
+        if backend == "cpu":
+            assert ctx.can_access_peer(0) is False
+            return
+        cupy = pytest.importorskip("cupy") if importlib.util.find_spec("cupy") else None
+        for a in range(n):
+            with cuda.gpus[a]:
+                here = cuda.current_context()
+                for b in range(n):
+                    got = here.can_access_peer(b)
+                    assert isinstance(got, bool)
+                    if cupy is not None:
+                        assert got == bool(cupy.cuda.runtime.deviceCanAccessPeer(a, b)), (a, b)

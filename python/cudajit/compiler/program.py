@@ -544,12 +544,14 @@ def compile_device(pyfunc, argtypes, options=None):
     body += lines
     source = render(_runtime_include(prog) + _linked_sources(prog) + body)
     st = tr.state
-    return DeviceSource(source, st.return_type, T.Signature(st.return_type, tuple(argtypes)), st.cname)
+    return DeviceSource(source, st.return_type, T.Signature(st.return_type, tuple(argtypes)), st.cname,
+                        tuple(prog.gpu_objects()))
 
 
 class DeviceSource:
-    def __init__(self, source, return_type, signature, cname):
+    def __init__(self, source, return_type, signature, cname, link_objects=()):
         self.source, self.return_type, self.signature, self.cname = source, return_type, signature, cname
+        self.link_objects = link_objects          # linked GPU code that is not CUDA C++ (that is in the source)
 
     def __iter__(self):                       # allows: source, restype = compile_device(...)
         return iter((self.source, self.return_type))

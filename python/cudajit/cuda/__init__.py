@@ -20,7 +20,7 @@ from .ipc import GetIpcHandleMixin
 from .kernels import transpose as _transpose  # noqa: F401  (installs DeviceNDArray.transpose's kernel)
 from . import array_helpers as _array_helpers  # noqa: F401  (numba-cuda's helpers on cuda.devicearray)
 from .kernelapi import *  # noqa: F401,F403  (threadIdx, grid, shared, atomic, syncthreads, …)
-from .ptx import compile, compile_for_current_device, compile_ptx, compile_ptx_for_current_device
+from .ptx import compile, compile_all, compile_for_current_device, compile_ptx, compile_ptx_for_current_device
 from .profiling import profile_start, profile_stop, profiling
 from .raw import RawKernel, RawModule
 from .reduction import Reduce, reduce

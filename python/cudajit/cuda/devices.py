@@ -315,6 +315,19 @@ class Context:
         with self.device:
             return MemoryInfo(*_core.mem_info())
 
+    def can_access_peer(self, peer_device):
+        """Whether this context's device can map the memory of device ``peer_device`` (an ordinal), as numba-cuda's
+        ``Context.can_access_peer``: what the driver's cuDeviceCanAccessPeer answers. The CPU backend has one
+        device and no peers: False."""
+        if isinstance(peer_device, bool) or not hasattr(peer_device, "__index__"):
+            raise TypeError(f"can_access_peer: peer_device must be a device ordinal (an int), not "
+                            f"{type(peer_device).__name__} {peer_device!r:.40}")
+        backend = _backend.current()
+        peer = backend.check_device(operator.index(peer_device))
+        if backend.is_cpu:
+            return False
+        return _core.device_can_access_peer(self.id, peer)
+
     # --- numba-cuda's memory and object API of a context (numba.cuda.cudadrv.driver.Context) ---------------
     def memalloc(self, size):
         """``size`` bytes of device memory as a MemoryPointer (the EMM plugin's when one is set), freed by its

@@ -1,5 +1,6 @@
-"""``cuda.compile``, ``cuda.compile_ptx`` and their ``_for_current_device`` forms: a Python function compiled for
-a signature to PTX by NVRTC, without a GPU, returning ``(ptx, return_type)`` as numba-cuda.
+"""``cuda.compile``, ``cuda.compile_ptx``, ``cuda.compile_all`` and the ``_for_current_device`` forms: a Python
+function compiled for a signature to PTX by NVRTC, without a GPU, returning ``(ptx, return_type)`` as numba-cuda
+(``compile_all``: ``([ptx, linked objects...], return_type)``).
 
 A kernel (``device=False``) gives its ``.entry``. A device function gives an ``extern "C"`` function named
 ``abi_info['abi_name']`` (default: the Python function's name), compiled with ``-rdc=true`` so that it stays in
@@ -12,50 +13,71 @@ from ..errors import CudaSupportError, hide_internal_frames
 from . import build
 
 
-
 @hide_internal_frames
 def compile(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=False, cc=None, opt=True, abi="c",
             abi_info=None, output="ptx", forceinline=False, launch_bounds=None):
     """``pyfunc`` compiled for ``sig`` to PTX: ``(ptx text, return type)``. numba-cuda's defaults: a device
     function with the C ABI."""
+    ptx, restype, _ = _compile("cuda.compile", pyfunc, sig, debug, lineinfo, device, fastmath, cc, opt, abi,
+                               abi_info, output, forceinline, launch_bounds)
+    return ptx, restype
+
+
+@hide_internal_frames
+def compile_all(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=False, cc=None, opt=True, abi="c",
+                abi_info=None, output="ltoir", forceinline=False, launch_bounds=None):
+    """numba-cuda's ``compile_all``: ``([code, ...], return type)``, the compiled function's code first, then each
+    linked file that is not CUDA C++ (a LinkableCode, as given to ``link=``). CUDA C++ that the function links is
+    compiled into the first code (cudajit compiles one unit). ``output="ptx"`` only: LTO-IR (numba-cuda's default
+    here) is refused with NotImplementedError, as by ``cuda.compile``."""
+    ptx, restype, objects = _compile("cuda.compile_all", pyfunc, sig, debug, lineinfo, device, fastmath, cc, opt,
+                                     abi, abi_info, output, forceinline, launch_bounds)
+    return [ptx] + list(objects), restype
+
+
+def _compile(what, pyfunc, sig, debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, output, forceinline,
+             launch_bounds):
+    """(PTX text, return type, linked non-C++ objects) of ``pyfunc`` for ``sig``."""
     from .. import compiler
-    jitoptions.python_function(pyfunc, "cuda.compile")
+    jitoptions.python_function(pyfunc, what)
     if not (isinstance(output, str) and output == "ptx"):
-        raise NotImplementedError(f"cuda.compile(output={output!r}): cudajit produces PTX only (output='ptx'); "
+        raise NotImplementedError(f"{what}(output={output!r}): cudajit produces PTX only (output='ptx'); "
                                   f"LTO-IR needs NVVM, which cudajit does not use")
     if not (isinstance(abi, str) and abi in ("c", "numba")):
-        raise NotImplementedError(f"cuda.compile(abi={abi!r}): the ABI is 'c' or 'numba'")
+        raise NotImplementedError(f"{what}(abi={abi!r}): the ABI is 'c' or 'numba'")
     if cc is not None and not (isinstance(cc, tuple) and len(cc) == 2 and all(isinstance(x, int) for x in cc)):
         raise TypeError(f"cc must be a (major, minor) tuple of ints such as (8, 0), not {cc!r}")
     major, minor = cc or config.CUDA_DEFAULT_PTX_CC
     if abi_info is not None and not isinstance(abi_info, dict):
-        raise TypeError(f"cuda.compile(abi_info=...) must be a dict such as {{'abi_name': 'f'}}, not {abi_info!r:.60}")
+        raise TypeError(f"{what}(abi_info=...) must be a dict such as {{'abi_name': 'f'}}, not {abi_info!r:.60}")
     sig = compiler.parse_signature(sig)
     # the options cuda.jit has too: checked by the same entries of its table
     values = jitoptions.check(dict(debug=debug, lineinfo=lineinfo, fastmath=fastmath, opt=opt, forceinline=forceinline,
-                                   launch_bounds=launch_bounds), "cuda.compile")
+                                   launch_bounds=launch_bounds), what)
     options = jitoptions.compile_options(values).for_backend(_backend.GPU)
     flags = build.nvrtc_options(options)
     if device:
         ds = compiler.compile_device(pyfunc, tuple(sig.args), options)
         name = (abi_info or {}).get("abi_name", pyfunc.__name__)
         if not (isinstance(name, str) and name.isidentifier() and name.isascii()):      # the PTX symbol's name
-            raise ValueError(f"cuda.compile: abi_info['abi_name'] must be a C identifier, not {name!r:.60}")
+            raise ValueError(f"{what}: abi_info['abi_name'] must be a C identifier, not {name!r:.60}")
         restype = sig.return_type if sig.return_type is not None else ds.return_type   # a declared one converts
         source = ds.source + _exported_wrapper(ds, name, abi, restype)
         flags.append("-rdc=true")
+        objects = ds.link_objects
     else:
         if sig.return_type is not None and str(sig.return_type) not in ("none", "void"):
             raise TypeError(f"kernel '{pyfunc.__name__}' must return void, not {sig.return_type}")
-        source, restype = compiler.compile_kernel(pyfunc, tuple(sig.args), options).source, compiler.types.void
+        ks = compiler.compile_kernel(pyfunc, tuple(sig.args), options)
+        source, restype, objects = ks.source, compiler.types.void, ks.link_objects
     if not _core.nvrtc_available()[0]:
-        raise CudaSupportError(f"cuda.compile needs NVRTC, which was not found: {_core.nvrtc_available()[1]}")
+        raise CudaSupportError(f"{what} needs NVRTC, which was not found: {_core.nvrtc_available()[1]}")
     oldest = min(_core.nvrtc_supported_archs(), default=0)
     if major * 10 + minor < oldest:     # numba-cuda's NVVM refuses these the same way
-        raise CudaSupportError(f"cuda.compile: compute capability {major}.{minor} is not supported by this NVRTC "
+        raise CudaSupportError(f"{what}: compute capability {major}.{minor} is not supported by this NVRTC "
                                f"(requires >= {oldest // 10}.{oldest % 10})")
     ptx = build.nvrtc(source, f"{pyfunc.__name__}.cu", flags, major * 10 + minor, False)
-    return ptx.decode(), restype
+    return ptx.decode(), restype, objects
 
 
 def _exported_wrapper(ds, name, abi, ret):

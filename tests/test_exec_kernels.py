@@ -129,13 +129,34 @@ def test_function_exec_by_a_helper_and_decorated_later(backend, rng):
     np.testing.assert_array_equal(r, a * 3)
 
 
-def test_exec_of_a_string_that_is_gone_says_what_to_do(backend):
-    parts = ["def gone(a):\n", "    a[0] = 1\n"]
+def test_an_exec_kernel_is_found_after_any_number_of_other_texts(backend, rng):
+    """The text of an exec() is kept by the code objects it made, not in a window of the last texts compiled
+    (issue 40): dataclasses, namedtuples and other exec'd strings made since do not push it out."""
+    import collections
+    import dataclasses
+    parts = ["def kept(a, b):\n", "    i = cuda.grid(1)\n", "    if i < a.size:\n", "        a[i] = b[i] * 2 + 1\n"]
     namespace = {"cuda": cuda}
-    exec("".join(parts), namespace)          # the joined text is not held by any frame ...
-    for i in range(256):                     # ... and has left the window of kept texts
+    exec("".join(parts), namespace)          # the joined text is not held by any frame
+    for i in range(300):
         exec(f"def other_{i}(): pass", {})
-    gone = cuda.jit(namespace["gone"])
+        collections.namedtuple(f"N{i}", "x y")
+        dataclasses.make_dataclass(f"D{i}", [("x", int)])
+    kept = cuda.jit(namespace["kept"])
+    b = rng.standard_normal(100)
+    a = np.zeros(100)
+    kept[1, 128](a, b)
+    np.testing.assert_array_equal(a, b * 2 + 1)
+
+
+def test_a_string_compiled_and_gone_says_what_to_do(backend):
+    import types
+    parts = ["def gone(a):\n", "    a[0] = 1\n"]
+    module = compile("".join(parts), "<string>", "exec")     # compiled, never exec'd: no function was recorded ...
+    gone_fn = types.FunctionType(module.co_consts[0], {"cuda": cuda})
+    del module
+    for i in range(256):                     # ... and the text has left the window of kept compiles
+        compile(f"def other_{i}(): pass", "<string>", "exec")
+    gone = cuda.jit(gone_fn)
     with pytest.raises(UnsupportedError, match="cannot read the source of gone.*exec"):
         gone[1, 1](np.zeros(1))
 

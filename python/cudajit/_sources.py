@@ -3,11 +3,12 @@ typed into the interactive interpreter. cudajit compiles a kernel from its sourc
 looks for the text that made the function and accepts a candidate only when compiling it gives exactly the
 function's code object (``CodeType.__eq__``: bytecode, constants, names, line and column table).
 
-Where the text is looked for: the strings held by the frames on the stack when ``cuda.jit`` runs (the string
-given to ``exec``, as a variable or as a literal of the calling code), the last texts compiled under a
-``<...>`` file name since cudajit.cuda was imported (``keep_compiled_texts``: a function that a helper exec'd
-and returned, decorated after the string is gone), ``sys.orig_argv`` (``python -c``) and readline's history (the
-interactive interpreter on a terminal). Standard library only: ``cuda.jit`` calls ``remember`` without importing
+Where the text is looked for: the text each ``exec()`` since cudajit.cuda was imported ran, recorded for every
+function its code defines (``keep_compiled_texts``: by code object, so a function that a helper exec'd and
+returned is found however many other strings were compiled since); the strings held by the frames on the stack
+when ``cuda.jit`` runs (the string given to ``exec``, as a variable or as a literal of the calling code); the last
+texts compiled under a ``<...>`` file name (code compiled but never exec'd: ``types.FunctionType`` of its
+constants); ``sys.orig_argv`` (``python -c``) and readline's history (the interactive interpreter on a terminal). Standard library only: ``cuda.jit`` calls ``remember`` without importing
 the compiler.
 """
 import collections
@@ -54,30 +55,56 @@ class _TextByCode:
 
 
 _FOUND = _TextByCode()                   # code object -> the text that compiles to it
+_EXECUTED = _TextByCode()                # function code object -> the text of the exec() that made it
 _MAX_TEXT = 1 << 20                      # strings longer than this are not candidate sources
 _COMPILED = collections.deque(maxlen=256)    # (file name, text) of the last compile()/exec() of a string
 _MAX_KEPT = 1 << 16                      # ... each shorter than this: at most 16 MiB held
 _checking = threading.local()            # .active while _compiles_to compiles a candidate (not kept again)
+_last = threading.local()                # .compiled: (file name, text) of this thread's last kept compile
 
 
 def _on_audit_event(event, args):
-    # Runs for every audit event of the process (open, import, exec, ...): one comparison for all but "compile",
-    # whose source CPython 3.11 passes as UTF-8 bytes (a str on other versions; an AST object is not kept).
+    # Runs for every audit event of the process (open, import, exec, ...): two comparisons for all but "compile",
+    # whose source CPython 3.11 passes as UTF-8 bytes (a str on other versions; an AST object is not kept), and
+    # "exec", which exec() of a string raises with the code object just compiled from it (same thread, next event).
     if event == "compile":
         text, filename = args
         markers = _MARKERS.get(type(text))
         if markers and type(filename) is str and filename[:1] == "<" and len(text) < _MAX_KEPT \
                 and (markers[0] in text or markers[1] in text) and not getattr(_checking, "active", False):
             _COMPILED.append((filename, text))
+            _last.compiled = (filename, text)
+    elif event == "exec":
+        compiled = getattr(_last, "compiled", None)
+        if compiled is not None:
+            _last.compiled = None
+            code = args[0]
+            if type(code) is types.CodeType and code.co_filename == compiled[0]:
+                _record_functions(code, compiled[1])
+
+
+def _record_functions(module, text):
+    """Each function code object that ``module`` (compiled from ``text``) defines, nested ones too -> ``text``."""
+    decoded = None
+    stack = [module]
+    while stack:
+        for c in stack.pop().co_consts:
+            if type(c) is types.CodeType:
+                if decoded is None:
+                    decoded = importlib.util.decode_source(text) if type(text) is bytes else text
+                _EXECUTED[c] = decoded
+                stack.append(c)
 
 
 _MARKERS = {str: ("def ", "lambda"), bytes: (b"def ", b"lambda")}    # a text that defines a function
 
 
 def keep_compiled_texts():
-    """Keep the text of every later ``compile``/``exec``/``eval`` of a string that defines a function (a bounded
-    window: the last 256 texts under 64 KiB, under a ``<...>`` file name). Python has no other record of such a text once the caller drops it, and Numba needs none (it
-    reads bytecode). An audit hook cannot be removed; this one does nothing for other events. Idempotent."""
+    """Keep the text of every later ``exec`` of a string that defines a function, by the code objects of its
+    functions (each text under 64 KiB, under a ``<...>`` file name, held while a function made by it lives), and of
+    the last 256 other ``compile``s of such a string. Python has no other record of such a text once the caller
+    drops it, and Numba needs none (it reads bytecode). An audit hook cannot be removed; this one does nothing for
+    other events. Idempotent."""
     global _hook_installed
     if not _hook_installed:
         sys.addaudithook(_on_audit_event)
@@ -145,6 +172,10 @@ def remember(pyfunc, depth=64):
     code = pyfunc.__code__
     if readable(pyfunc) or code in _FOUND:
         return
+    text = _EXECUTED.get(code)
+    if text is not None:
+        _FOUND[code] = text
+        return
     marker = _marker(pyfunc)
     text = next((t for t in _compiled_texts(code.co_filename) if marker in t and _compiles_to(t, code)), None)
     if text is not None:
@@ -168,7 +199,7 @@ def source_lines(pyfunc):
     """(lines, first line number) of the function's definition, as ``inspect.getsourcelines``; OSError with the
     reason when no text that compiles to the function is found."""
     code = pyfunc.__code__
-    text = _FOUND.get(code)
+    text = _FOUND.get(code) or _EXECUTED.get(code)
     if text is None:
         marker = _marker(pyfunc)
         text = next((t for t in _candidates(code.co_filename) if marker in t and _compiles_to(t, code)), None)
@@ -251,9 +282,9 @@ def _why_not(filename):
         return ("it was typed into the interactive interpreter without readline history (stdin is not a "
                 "terminal)")
     if filename == "<string>":
-        return ("it was made by exec() of a string that cudajit no longer finds (compiled before cudajit.cuda was "
-                "imported, or more than 256 strings ago: decorate it while the string is alive in the code that "
-                "calls exec, or register the text with linecache under the filename given to compile())")
+        return ("it was made from a string that cudajit no longer finds (exec'd before cudajit.cuda was imported, or "
+                "compiled and never exec'd more than 256 strings ago: decorate it while the string is alive in the "
+                "code that made it, or register the text with linecache under the filename given to compile())")
     return f"its file {filename} cannot be read"
 
 

@@ -543,8 +543,11 @@ def test_fast_and_other_float_functions(backend, rng):
     got = run_family(names, x)
     x8 = x.astype(F8)
     refs = [np.cos(x8), 10 ** x8, np.exp(x8), np.log10(x8), np.log2(x8), np.log(x8), np.sin(x8), np.tan(x8)]
+    # __tanf is __sinf / __cosf: its error grows without bound near the pole at pi/2 (the H100 gave 1e-4 there)
+    away = np.abs(np.cos(x8)) > 0.05
     for k, want in enumerate(refs):          # CUDA's intrinsics: a few ulp to 2**-21 absolute in these ranges
-        np.testing.assert_allclose(got[k], want, rtol=2e-5, atol=2e-6, err_msg=names[k])
+        keep = away if names[k] == "fast_tanf" else slice(None)
+        np.testing.assert_allclose(got[k][keep], want[keep], rtol=2e-5, atol=2e-6, err_msg=names[k])
     sat = run_family(["saturatef"], np.array([-1, 0.25, 2, np.nan, -0.0, 1], F4))[0]
     same_bits(sat, np.array([0, 0.25, 1, 0, 0, 1], F4), "saturatef")
     got = run_family(["fast_fdividef", "fast_powf"], x, y)

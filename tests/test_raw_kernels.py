@@ -63,6 +63,6 @@ def test_wrong_argument_count():
     from cudajit import _backend
     with _backend.use("gpu"):
         k = RawKernel(VECADD, "vadd")
-        d = cuda.device_array(4, np.float32)
+        d = cuda.to_device(np.arange(4, dtype=np.float32))    # written: the kernel reads it (initcheck)
         k[1, 32](d, d, d, 4, np.float32(1))
         cuda.synchronize()

@@ -38,16 +38,21 @@ FILES=${FILES:-$(ls tests/test_*.py | grep -Ev "$EXCLUDED" | tr '\n' ' ')}
 #   written (test_graphs 206 reports, test_reduce_order 1; the 49 of 2026-11 were the first): legal, and the tests now
 #   write them first.
 # Tests deselected, with the reason (a prefix of test ids, as pytest's --deselect takes them):
-ALL_TOOLS="tests/test_streams.py::test_gpu_per_thread_default_stream tests/test_lifetimes.py::test_memory_of_repeated_jits_is_bounded"
+ALL_TOOLS="tests/test_streams.py::test_gpu_per_thread_default_stream tests/test_lifetimes.py::test_memory_of_repeated_jits_is_bounded tests/test_fuzz_regressions.py::test_a_boolean_carried_through_an_unrolled_loop"
 #   test_gpu_per_thread_default_stream   the tools run kernels one at a time: the concurrency it checks cannot occur
 #   test_memory_of_repeated_jits_is_bounded   the tool keeps memory for each module loaded (4.8 KB per re-jit)
+#   test_a_boolean_carried_through_an_unrolled_loop   fails under NVRTC 13.0-13.3 by design (their ptxas miscompiles
+#       it, docs/INSTALL.md); a sanitizer run with the device image's NVRTC 13.0 (whose nvJitLink matches it, for
+#       the link= tests) sees that, not a memory error
+# The tool maps memory of its own next to a test's array: "2**40 bytes from it are not memory of this process" fails
+MAPS="tests/test_api_bad_input.py::test_mempin_of_unmapped_memory_raises_on_the_cpu_backend"
+# A legacy IPC handle's memory, written by the exporting process, is unwritten memory to the importer's tool
+IPC="tests/test_ipc.py::test_legacy_handles_of_another_library"
 declare -A DESELECT=(
-  [memcheck]="$ALL_TOOLS"
+  [memcheck]="$ALL_TOOLS $MAPS"
   [racecheck]="$ALL_TOOLS"
-  # a legacy IPC handle's memory, written by the exporting process, is unwritten memory to the importer's tool
-  [initcheck]="$ALL_TOOLS tests/test_ipc.py::test_legacy_handles_of_another_library"
-  # the tool maps memory next to the test's array: "2**40 bytes from it are not memory of this process" fails
-  [synccheck]="$ALL_TOOLS tests/test_api_bad_input.py::test_mempin_of_unmapped_memory_raises_on_the_cpu_backend"
+  [initcheck]="$ALL_TOOLS $IPC"
+  [synccheck]="$ALL_TOOLS $MAPS $IPC"
 )
 
 # The files, longest first: seconds from tools/sanitize_times.txt ("<seconds> <file>" lines), else the file's size

@@ -86,6 +86,8 @@ def main():
             totals[k] = totals.get(k, 0) + n
         line = ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or out.strip().splitlines()[-1:] or "?"
         print(f"{name}: {line}", flush=True)
+        if args.record:                 # after each file: a run stopped midway keeps what it has seen
+            args.record.write_text("".join(t + "\n" for t in sorted(passed)))
         if args.verbose:
             lines = out.splitlines()
             for ln in lines:

@@ -64,10 +64,11 @@ struct Plain {
 }  // namespace
 
 namespace {
-py::object& perf_warnings() {
-    static py::object& mod = *new py::object(py::module_::import("cudajit.cuda.perfwarnings"));  // never freed
-    return mod;
-}
+// Looked up at each use, never kept in a function-local static: the call runs Python, which may let another thread
+// fork meanwhile, and a child forked while a static's initialiser runs waits on its guard for ever (the robustness
+// case fork_while_thread_compiles_at_times did, a launch being the thread's first). The module is imported with the
+// package (cuda/args.py), so this is a sys.modules lookup.
+py::object perf_warnings() { return py::module_::import("cudajit.cuda.perfwarnings"); }
 }  // namespace
 
 void warn_low_occupancy(const LaunchConfig& config) {

@@ -45,7 +45,7 @@ def test_the_copy_of_a_global_array(backend):
         np.testing.assert_array_equal(f[i], FORTRAN * 5)
 
 
-def test_numba_cudas_example():
+def test_numba_cudas_example(backend):
     val = np.array([1, 2, 3])[::-1]
 
     @cuda.jit
@@ -76,3 +76,19 @@ def test_copy_takes_no_arguments(backend):
         out[0] = b[0, 0]
     with pytest.raises(Exception, match="copy\\(\\) takes no arguments"):
         bad[1, 1](np.zeros(1, np.float32))
+
+
+def test_a_copy_inside_a_loop_is_refused(backend):
+    """Each iteration's copy would be one local array, so a copy kept from an earlier iteration would change with
+    the next: refused rather than wrong (Python gives distinct arrays)."""
+    @cuda.jit
+    def in_loop(out):
+        prev = GRID.copy()
+        for k in range(2):
+            q = GRID.copy()
+            q[0, 0] = k
+            if k == 0:
+                prev = q
+        out[0] = prev[0, 0]
+    with pytest.raises(UnsupportedError, match=r"test_array_copy.py:\d+: a.copy\(\) inside a loop"):
+        in_loop[1, 1](np.zeros(1, np.float32))

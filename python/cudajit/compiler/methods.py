@@ -209,6 +209,10 @@ def _copy(cx, node, v, args, kwargs):
         cx.unsupported(node, f"a.copy() of an array whose shape is known only at run time ({t}) is not supported in "
                              f"CUDA kernels", "kernels allocate no memory: copy into a cuda.local.array of a constant "
                              "shape (b[:] = a) or pass a second array for the copy")
+    if cx.state.loops:
+        cx.unsupported(node, "a.copy() inside a loop is not supported in CUDA kernels: every iteration's copy would "
+                             "be the same local array", "copy once before the loop (q = a.copy()) and assign to "
+                             "it in the loop (q[:] = a)")
     count = 1
     for n in shape:
         count *= n

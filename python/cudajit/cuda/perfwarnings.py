@@ -6,14 +6,11 @@ copies NumPy arrays) and so does args.py's Python path; each warning is attribut
 The warning is a cudajit.errors.NumbaPerformanceWarning and, when numba is imported, also numba's class of the same
 name, so the filter a tutorial sets with ``from numba.core.errors import NumbaPerformanceWarning`` silences it.
 """
-import os
 import sys
 import warnings
 
 from .. import config
-from ..errors import NumbaPerformanceWarning
-
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+from ..errors import _PACKAGE_DIR, NumbaPerformanceWarning   # cudajit's folder: its frames are not the user's
 _MIN_GRID = 128      # numba-cuda's threshold: about the SM count of the largest GPUs, below which a grid leaves SMs idle
 _both = {}           # numba's class -> the class that is both it and ours
 

@@ -1,4 +1,5 @@
-"""NVRTC units with only the runtime header's parts they name (compiler/headers.py, kernels/cudajit/runtime.h).
+"""NVRTC units with only the runtime header's parts their functions recorded as their code was emitted
+(compiler/headers.py, kernels/cudajit/runtime.h).
 
 A lean unit must compile to the same code as the whole one: the PTX of each kernel here, lean and whole, is compared
 (less the header's unused constants and the debug file numbers, which shift with the files parsed). A unit the lean
@@ -15,7 +16,7 @@ from cudajit import _core, cuda, float32
 from cudajit.compiler import CompileOptions, compile_kernel, headers, typeof
 from cudajit.cuda import build
 from cudajit.errors import CompileError
-from cudajit.compiler.program import LINKED_SOURCES_MARK
+from cudajit.compiler.headers import LINKED_SOURCES_MARK
 
 needs_nvrtc = pytest.mark.skipif(not _core.nvrtc_available()[0], reason="no NVRTC on this machine")
 
@@ -128,20 +129,60 @@ def test_lean_units_compile_to_the_same_code(fn, argtypes, parts):
     assert len(lean) <= len(whole)
 
 
-def test_units_with_linked_sources_or_no_runtime_get_the_whole_header():
+def test_units_with_linked_sources_or_no_parts_line_get_the_whole_header():
     src = source_of(plain, KERNELS[0][1])
     assert headers.lean_flags(LINKED_SOURCES_MARK + "\n" + src) is None
     assert headers.lean_flags('extern "C" __global__ void k() {}') is None
-    # only the text after the include counts: a name in the prelude's comments wants nothing
-    assert headers.lean_flags("// complex atomic_add xoro\n" + headers.RUNTIME_INCLUDE + "\nint x;") == ["-DCJ_LEAN=1"]
+    assert headers.lean_flags(headers.RUNTIME_INCLUDE + "\nint x;") is None       # text program.py did not write
+    # the recorded line decides, not the names the code happens to contain
+    line = headers.parts_line({"ATOMICS"})
+    assert headers.lean_flags(f"{line}\n{headers.RUNTIME_INCLUDE}\n// complex xoro\n") == \
+        ["-DCJ_LEAN=1", "-DCJ_WANT_ATOMICS=1"]
+
+
+def user_identifiers_named_like_parts(atomic_add, complex_, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        xoro = atomic_add[i] + complex_[i]
+        out[i] = xoro
+
+
+def with_record(r, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = r[i].x + r[i].y
+
+
+def with_half_temporary(a, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = float32(np.float16(a[i]) * np.float16(2))   # a half that no variable or argument holds
+
+
+def test_parts_come_from_what_the_code_uses_not_from_its_names():
+    f64 = arr(np.float64)
+    src = source_of(user_identifiers_named_like_parts, (f64, f64, f64))
+    assert headers.lean_flags(src) == ["-DCJ_LEAN=1"]
+    rec = typeof(np.zeros(2, np.dtype([("x", np.float64), ("y", np.float16)])))
+    assert set(headers.lean_flags(source_of(with_record, (rec, f64)))) >= {"-DCJ_WANT_RECORD=1", "-DCJ_WANT_HALF=1"}
+    assert "-DCJ_WANT_HALF=1" in headers.lean_flags(source_of(with_half_temporary, (arr(np.float32),) * 2))
+
+
+def test_every_part_has_its_header():
+    import os
+    here = os.path.join(os.path.dirname(__file__), "..", "kernels", "cudajit")
+    runtime = open(os.path.join(here, "runtime.h")).read()
+    for part, header in headers.PARTS.items():
+        assert f"defined(CJ_WANT_{part})" in runtime and os.path.exists(os.path.join(here, header)), part
 
 
 @needs_nvrtc
 def test_a_unit_only_the_whole_header_compiles(monkeypatch):
-    """With a part's names forgotten the lean compile fails: the unit is compiled whole (a user never sees it), and
+    """With a part left unrecorded the lean compile fails: the unit is compiled whole (a user never sees it), and
     CI's CUDAJIT_CHECK_NVRTC=1 makes it an error that names the flags."""
     src = source_of(with_atomics, KERNELS[3][1])
-    monkeypatch.setitem(headers.PARTS, "ATOMICS", ())                     # matches nothing
+    assert headers.parts_line({"ATOMICS"}) in src
+    src = src.replace(headers.parts_line({"ATOMICS"}), headers.parts_line(()))     # a need left unrecorded
     flags = build.nvrtc_options(GPU)
     monkeypatch.setenv("CUDAJIT_CHECK_NVRTC", "1")
     with pytest.raises(CompileError, match=r"(?s)whole runtime header but not with \[.-DCJ_LEAN=1.\].*atomic_add"):

@@ -114,6 +114,8 @@ class Calls:
             self.fn.error(node, f"'{func.path}' is not callable in a CUDA kernel")
         args = I.bind_args(self.fn, node, entry, args, kwargs)
         self.st.intrinsics_used.add(entry.name)
+        if entry.part:
+            self.st.need(entry.part)
         if entry.barrier:
             self.st.uses_barriers = True
         if entry.effect:
@@ -134,6 +136,8 @@ class Calls:
         entry = I.lookup(f"{v.type.name}.{name}")
         if entry is not None and entry.kind == "method":     # g.sync() of a grid group: the registry's
             self.st.intrinsics_used.add(entry.name)
+            if entry.part:
+                self.st.need(entry.part)
             if entry.barrier:
                 self.st.uses_barriers = True
             if entry.effect:

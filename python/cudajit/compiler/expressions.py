@@ -37,6 +37,8 @@ class Expressions:
         (``unwrap_optional``) unless ``optional``: where it is kept (an assignment, a return, a device function's
         argument, ``is None``)."""
         v = self._visit_expr(node, target_hint)
+        if isinstance(v, Value):
+            self.st.need_type(v.type)
         if not optional and isinstance(v, Value) and isinstance(v.type, T.Optional):
             return self.unwrap_optional(node, v)
         return v
@@ -272,6 +274,8 @@ class Expressions:
         entry = I.lookup(path)
         if entry is not None and entry.kind == "attr":
             self.st.intrinsics_used.add(entry.name)
+            if entry.part:
+                self.st.need(entry.part)
             return entry.impl(self.fn, node)
         obj = getattr(base.obj, attr, None) if base.obj is not None else None
         if entry is not None or I.is_namespace(path):

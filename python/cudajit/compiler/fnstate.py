@@ -7,7 +7,7 @@ definitions (kept from pass to pass until nothing changes); what one pass builds
 the unit needs, recorded as code is emitted (barriers, dynamic shared memory, callees, local memory, raises), which
 program.py reads when it assembles the unit.
 """
-from . import types as T
+from . import headers, types as T
 
 
 class FunctionState:
@@ -57,6 +57,8 @@ class FunctionState:
         self.self_calls = set()      # id(call node) of this function's calls of itself
         self.may_raise = False       # has raise/assert or calls a function that has (evalorder.py)
         self.intrinsics_used = set()  # the registry names this function used (coarsen.py)
+        self.header_parts = set()    # the optional runtime header parts its code needs (headers.py; final pass)
+        self.final = False           # the pass that writes the code (begin_pass)
         # In a GPU kernel, the read-only array parameters whose elements load through cj::ld_nc, and whether one
         # of them was viewed after all (coarsen.py)
         self.nc_params, self.nc_broken = set(), False
@@ -79,6 +81,16 @@ class FunctionState:
         self.storage_hint = None     # the Name an array-making call is assigned to, for its storage's C++ name
 
         self.begin_pass(final=False)
+
+    def need(self, part):
+        """The code being emitted uses runtime part ``part`` (headers.PARTS)."""
+        if self.final:
+            self.header_parts.add(part)
+
+    def need_type(self, t):
+        """The code being emitted holds a value of type ``t``: the parts its type needs."""
+        if self.final:
+            self.header_parts.update(headers.type_parts(t))
 
     def begin_pass(self, final):
         """The fields one pass builds, empty; ``final``: the pass that writes the code."""

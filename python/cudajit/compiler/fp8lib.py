@@ -183,7 +183,7 @@ def _cvt(name, first, enums, ret, what):
             return Value(T.undefined, "?")
         codes = [reader(cx, node, name, vals[0], t)] + [_enum(cx, node, name, p, v) for p, v in zip(enums, vals[1:])]
         return Value(ret, f"cj::fp8::{name}({', '.join(codes)})")
-    intrinsic(f"cuda.fp8.{name}", params=params,
+    intrinsic(f"cuda.fp8.{name}", params=params, part="FP8",
               doc=f"cuda.fp8.{name}({', '.join(params)}): {what} (CUDA's __nv_{name}). Kernels only.")(impl)
     NAMES.append(name)
 

@@ -309,7 +309,7 @@ def _atomic_rmw(name):
         ptr = _atomic_target(cx, node, name, ary, idx, _ATOMIC_TYPES[name])
         dt = ary.type.dtype
         return Value(dt, f"cj::atomic_{name}({ptr}, {typed(cx.convert(node, val, dt), dt).code})")
-    intrinsic(f"cuda.atomic.{name}", params=["ary", "idx", "val"], effect=True,
+    intrinsic(f"cuda.atomic.{name}", params=["ary", "idx", "val"], effect=True, part="ATOMICS",
               doc=f"cuda.atomic.{name}(ary, idx, val): atomically ``{_ATOMIC_DOCS[name]}``; returns the old value. "
                   f"idx is an int or a tuple; dtypes: {', '.join(map(str, _ATOMIC_TYPES[name]))}.")(impl)
 
@@ -318,7 +318,7 @@ for _n in _ATOMIC_TYPES:
     _atomic_rmw(_n)
 
 
-@intrinsic("cuda.atomic.compare_and_swap", params=["ary", "old", "val"], effect=True,
+@intrinsic("cuda.atomic.compare_and_swap", params=["ary", "old", "val"], effect=True, part="ATOMICS",
            doc="cuda.atomic.compare_and_swap(ary, old, val): atomically set ary[0] to val if it equals old; returns "
                "the value found. ary is a 1-d integer array.")
 def _atomic_compare_and_swap(cx, node, args, kwargs):
@@ -332,7 +332,7 @@ def _atomic_compare_and_swap(cx, node, args, kwargs):
     return Value(dt, f"cj::atomic_cas({ptr}, {typed(cx.convert(node, old, dt), dt).code}, {typed(cx.convert(node, val, dt), dt).code})")
 
 
-@intrinsic("cuda.atomic.cas", params=["ary", "idx", "old", "val"], effect=True,
+@intrinsic("cuda.atomic.cas", params=["ary", "idx", "old", "val"], effect=True, part="ATOMICS",
            doc="cuda.atomic.cas(ary, idx, old, val): atomically set ary[idx] to val if it equals old; returns the "
                "value found (integer arrays).")
 def _atomic_cas(cx, node, args, kwargs):
@@ -379,7 +379,7 @@ def _cache_load(op):
         expect_args(cx, node, f"cuda.ld{op}", args, 2)
         ref = _cache_hint_target(cx, node, f"ld{op}", *args)
         return Value(ref.type, f"cj::ld_{op}(&{ref.code})")
-    intrinsic(f"cuda.ld{op}", params=["array", "i"],
+    intrinsic(f"cuda.ld{op}", params=["array", "i"], part="CACHE_HINTS",
               doc=f"cuda.ld{op}(array, i): array[i] loaded with PTX's ld.global.{op} ({_CACHE_LOADS[op]}); i is an "
                   f"int or a tuple. The CPU backend loads plainly.")(impl)
 
@@ -393,7 +393,7 @@ def _cache_store(op):
             cx.check_writable(node, node.args[0], ary)
         dt = ref.type
         return Value(T.none, f"cj::st_{op}(&{ref.code}, {typed(cx.convert(node, val, dt), dt).code})")
-    intrinsic(f"cuda.st{op}", params=["array", "i", "value"], effect=True,
+    intrinsic(f"cuda.st{op}", params=["array", "i", "value"], effect=True, part="CACHE_HINTS",
               doc=f"cuda.st{op}(array, i, value): array[i] = value stored with PTX's st.global.{op} "
                   f"({_CACHE_STORES[op]}); i is an int or a tuple. The CPU backend stores plainly.")(impl)
 
@@ -551,7 +551,7 @@ def _xoroshiro(name, ret):
     else:
         doc = (f"{name}(states, index): the next {_RANDOM_DOCS[name.split('_')[1]]} ({ret}) from generator "
                f"``index`` of the states made by create_xoroshiro128p_states; advances that generator.")
-    intrinsic(name, params=["states", "index"], doc=doc, effect=True)(impl)
+    intrinsic(name, params=["states", "index"], doc=doc, effect=True, part="RANDOM")(impl)
 
 
 _RANDOM_DOCS = {"next": "raw 64-bit number", "uniform": "number uniform in [0, 1)",
@@ -569,7 +569,7 @@ def _unit_float(name, ret):
             cx.error(node, f"cuda.random.{name}() takes an integer, not {getattr(x, 'type', x)}")
         code = f"cj::xoro_unit_double(uint64_t({x.code}))"
         return Value(ret, code if ret == T.float64 else f"float({code})")
-    intrinsic(f"cuda.random.{name}", params=["x"],
+    intrinsic(f"cuda.random.{name}", params=["x"], part="RANDOM",
               doc=f"cuda.random.{name}(x): the uint64 x as a {ret} in [0, 1) (its top 53 bits scaled, as Numba).")(impl)
 
 
@@ -597,8 +597,9 @@ def _fp16(name, nargs, fmt, ret=T.float16, arg=T.float16):
         conv = [typed(cx.convert(node, a, arg), arg).code for a in args]
         return Value(ret, fmt.format(*conv))
     what = _FP16_OPS.get(name) or f"math.{name[1:]}(a)"
-    intrinsic(f"cuda.fp16.{name}", doc=f"cuda.fp16.{name}({', '.join('abc'[:nargs])}): {what} in half precision "
-                                       f"({ret}); arguments convert to {arg}.")(impl)
+    intrinsic(f"cuda.fp16.{name}", part="HALF",
+              doc=f"cuda.fp16.{name}({', '.join('abc'[:nargs])}): {what} in half precision ({ret}); arguments "
+                  f"convert to {arg}.")(impl)
 
 
 # numba-cuda's fp16 module: the documented h* names, their CUDA spellings __h*, and its conversions.
@@ -698,6 +699,6 @@ def _ring_entry(name, ret, params):
 
 
 for _name, (_ret, _params, _what) in _RING_ENTRIES.items():
-    intrinsic(f"cuda._reduce.{_name}", barrier=_name != "ring_stage",
+    intrinsic(f"cuda._reduce.{_name}", barrier=_name != "ring_stage", part="REDUCE_RING",
               doc=f"Internal to cuda.reduce: {_name}({', '.join(p for p, _ in _params)}), {_what}.")(
         _ring_entry(_name, _ret, _params))

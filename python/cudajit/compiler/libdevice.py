@@ -117,8 +117,8 @@ def _entry(name, ret, params):
             return Value(result, call)
         return Value(result, f"{result.cpp}({call})")
     sig = f"{result}({', '.join(str(t) for t in argtypes)})"
-    intrinsic(f"cuda.libdevice.{name}", doc=f"cuda.libdevice.{name}: libdevice's {name}, {sig}; arguments convert "
-                                            f"to its parameter types.")(impl)
+    intrinsic(f"cuda.libdevice.{name}", part="LIBDEVICE" if fn.startswith("ld::") else None,
+              doc=f"cuda.libdevice.{name}: libdevice's {name}, {sig}; arguments convert to its parameter types.")(impl)
 
 
 def names():

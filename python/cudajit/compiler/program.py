@@ -9,7 +9,8 @@ from typing import Optional
 
 import numpy as np
 
-from . import coarsen, types as T
+from . import coarsen, headers, types as T
+from .headers import LINKED_SOURCES_MARK  # noqa: F401 (its home was here: build.py, ptx.py read it)
 from .frontend import ParsedFunction, check_kernel_def, reverse_map
 from ..jitoptions import CompileOptions
 from .storage import ascii_identifier
@@ -181,6 +182,18 @@ class Program:
                  for indent, text, line in tr.translate()]
         self.listings.append(_listing(tr))
         return tr, lines
+
+    def header_parts(self, tr):
+        """The runtime header parts the unit of ``tr`` needs: what it and every function it calls recorded as their
+        code was emitted, and the types of the foreign functions' declarations (headers.py)."""
+        parts = set(tr.state.header_parts)
+        for res in self.specs.values():
+            if isinstance(res, FunctionResult):
+                parts |= res.translator.state.header_parts
+        for ext in self.externs.values():
+            for t in (ext.sig.return_type, *ext.sig.args):
+                parts |= headers.type_parts(t)
+        return parts
 
     def link_texts(self):
         """name -> text of each linked CUDA C++ source (file or cuda.CUSource), in link order (read once)."""
@@ -437,7 +450,7 @@ def compile_kernel(pyfunc, argtypes, options=None):
     filename = parsed.loc.filename
     head = [(0, f"// cudajit: kernel '{parsed.name}' from {filename}:{parsed.loc.firstlineno}", None),
             (0, f"// argument types: ({', '.join(map(str, argtypes))})", None),
-            *_runtime_include(prog)]
+            *_runtime_include(prog, tr)]
     if options.reports_errors:
         head.insert(2, (0, "#define CJ_ERROR_RECORD 1  // debug=True / boundscheck: raises and index errors reach "
                            "the host", None))
@@ -490,15 +503,12 @@ def _prototypes(prog):
             for tr in prog.prototypes.values()] + ([(0, "", None)] if prog.prototypes else [])
 
 
-# Marks a unit with the user's CUDA C++ pasted in (cuda.jit(link=[...]) sources). Such code may include CUB or
-# CUDA's runtime API, so the unit then takes its fixed-width integers from CCCL (config.h) and compiles without
-# NVRTC's -minimal (build.py); a unit without it parses neither, about a third of a small kernel's compile time.
-LINKED_SOURCES_MARK = "#define CJ_LINKED_SOURCES 1"
-
-
-def _runtime_include(prog):
+def _runtime_include(prog, tr):
+    """The unit's prelude: the linked-sources mark, the runtime parts its functions recorded (headers.py), the
+    runtime include."""
     mark = [(0, LINKED_SOURCES_MARK, None)] if prog.link_texts() else []
-    return mark + [(0, "#include <cudajit/runtime.h>", None), (0, "", None)]
+    return mark + [(0, headers.parts_line(prog.header_parts(tr)), None), (0, headers.RUNTIME_INCLUDE, None),
+                   (0, "", None)]
 
 
 def _linked_sources(prog):
@@ -542,7 +552,7 @@ def compile_device(pyfunc, argtypes, options=None):
     for f in prog.functions:
         body += f + [(0, "", None)]
     body += lines
-    source = render(_runtime_include(prog) + _linked_sources(prog) + body)
+    source = render(_runtime_include(prog, tr) + _linked_sources(prog) + body)
     st = tr.state
     return DeviceSource(source, st.return_type, T.Signature(st.return_type, tuple(argtypes)), st.cname,
                         tuple(prog.gpu_objects()))

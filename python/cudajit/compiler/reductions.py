@@ -164,6 +164,7 @@ def reduce_array(cx, node, name, what, a, rest):
     if not (isinstance(d, (T.Boolean, T.Integer, T.Complex)) or (isinstance(d, T.Float) and d != T.float16)):
         cx.unsupported(node, f"{what} of an array of {d} is not supported in CUDA kernels",
                        "reductions take arrays of bools, integers, float32/float64 and complex numbers")
+    cx.state.need("ARRAY_REDUCTIONS")       # also the array methods, which reach here without the registry
     return emit(cx, node, a)
 
 
@@ -205,7 +206,7 @@ def _entry(name, what):
         return reduce_array(cx, node, name, f"np.{name}()", args[0], dict(zip(params[1:], args[1:])))
 
     method = f"; also the array method ``a.{name}()``" if REDUCTIONS[name][1] else ""
-    intrinsic(f"np.{name}", params=params,
+    intrinsic(f"np.{name}", params=params, part="ARRAY_REDUCTIONS",
               doc=f"np.{name}(a): {what} of the whole array ``a``, computed by the calling thread with Numba's result "
                   f"type{method}. ``axis``, ``dtype`` and ``out`` are not supported.")(impl)
 

@@ -9,21 +9,22 @@ REGISTRY = {}
 
 
 class Intrinsic:
-    def __init__(self, name, impl, kind, barrier, params, doc, effect):
+    def __init__(self, name, impl, kind, barrier, params, doc, effect, part):
         self.name, self.impl, self.kind, self.barrier, self.params = name, impl, kind, barrier, params
-        self.doc, self.effect = doc, effect
+        self.doc, self.effect, self.part = doc, effect, part
 
 
-def intrinsic(*names, kind="call", barrier=False, params=None, doc=None, effect=False):
+def intrinsic(*names, kind="call", barrier=False, params=None, doc=None, effect=False, part=None):
     """Register ``impl`` under each of ``names``. ``params``: the parameter names, so keyword arguments
     (``shape=``, ``dtype=``) are matched to positions before ``impl`` sees them. ``doc``: what the name does,
     for the user (a ``{name}`` in it becomes the entry's name). ``effect``: the call writes memory (atomics,
     random generators); barriers count as such too. Under debug=True its place in Python's order of evaluation
-    is kept (evalorder.py)."""
+    is kept (evalorder.py). ``part``: the optional part of the runtime header (compiler/headers.py) its code
+    needs beyond what the types of its arguments and result need; a unit that uses the entry is compiled with it."""
     def register(impl):
         for n in names:
             REGISTRY[n] = Intrinsic(n, impl, kind, barrier, params, doc and doc.replace("{name}", n),
-                                    effect or barrier)
+                                    effect or barrier, part)
         return impl
     return register
 

@@ -659,6 +659,9 @@ class FunctionTranslator:
             else "CJ_DEVICE"
 
     def _finish(self):
+        st = self.state
+        for t in (*st.argtypes, st.return_type, *(v.type for v in st.storage.values() if v is not None)):
+            st.need_type(t)         # parameters, result and variables, declared whether or not an expression reads them
         excluded = {self.state.web_of[k] for k in self.state.direct_loops}     # declared by their for statement
         param_vars = {}
         for name, t in zip(self.state.parsed.params, self.state.argtypes):

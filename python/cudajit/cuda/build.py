@@ -32,12 +32,11 @@ def _params(ks):
 
 def nvrtc(source, name, flags, arch, cubin):
     """Every NVRTC compile of generated ``source`` (disk-cached; cubin or PTX bytes): with NVRTC's -minimal unless
-    the user's CUDA C++ is pasted into it (program.LINKED_SOURCES_MARK: it may need CUDA's runtime API headers),
-    and with only the parts of the runtime header its code names (compiler/headers.py). A unit the lean compile
+    the user's CUDA C++ is pasted into it (headers.LINKED_SOURCES_MARK: it may need CUDA's runtime API headers),
+    and with only the parts of the runtime header its functions recorded (compiler/headers.py). A unit the lean compile
     rejects is compiled with the whole header, whose errors, if any, are the ones reported; under
-    CUDAJIT_CHECK_NVRTC=1 a unit that only the whole header compiles is an error (a part's names are missing)."""
-    from ..compiler.headers import lean_flags
-    from ..compiler.program import LINKED_SOURCES_MARK
+    CUDAJIT_CHECK_NVRTC=1 a unit that only the whole header compiles is an error (a need went unrecorded)."""
+    from ..compiler.headers import LINKED_SOURCES_MARK, lean_flags
     minimal = LINKED_SOURCES_MARK not in source
     lean = lean_flags(source)
     if lean is not None:
@@ -48,7 +47,7 @@ def nvrtc(source, name, flags, arch, cubin):
     image = _core.nvrtc_compile(source, name, flags, arch, cubin, minimal)
     if lean is not None and settings.value("CUDAJIT_CHECK_NVRTC"):
         raise CompileError(f"cudajit bug: the unit compiles with the whole runtime header but not with {lean} "
-                           f"(compiler/headers.py's PARTS misses a name):\n{lean_error}")
+                           f"(a need the translator did not record: compiler/headers.py):\n{lean_error}")
     return image
 
 

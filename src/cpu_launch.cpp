@@ -64,6 +64,10 @@ constexpr int kIdleTicks = 50;  // the watchdog sleeps for good after this many 
 // Forks this process has gone through, counted in the child (pthread_atfork): a pool made before the last one lost
 // its helper threads. (getpid() per launch was a system call on every CPU launch, about a tenth of an empty one's.)
 std::atomic<unsigned> g_forks{0};
+// Registered when the library loads, never destroyed: a first use's registration, cut by another thread's fork, left
+// its function-local static's guard taken in the child for ever (fork_safety.h); glibc's atfork lock is the fork's.
+const int g_counting_forks = pthread_atfork(nullptr, nullptr, [] { g_forks.fetch_add(1); });
+std::mutex& g_pool_mutex = remade_after_fork(*new std::mutex);
 
 class Pool {
 public:
@@ -76,10 +80,8 @@ public:
     // The process's pool; a forked child (whose helpers did not survive the fork) makes a new one.
     // Never destroyed: helpers may still sleep in it at exit.
     static Pool& get() {
-        static std::mutex& mu = remade_after_fork(*new std::mutex);
-        static std::atomic<Pool*> pool{nullptr};
-        static const int counting = pthread_atfork(nullptr, nullptr, [] { g_forks.fetch_add(1); });
-        (void)counting;
+        static std::atomic<Pool*> pool{nullptr};       // constant-initialised: no guard
+        std::mutex& mu = g_pool_mutex;
         Pool* p = pool.load(std::memory_order_acquire);
         if (p && p->forks_ == g_forks.load(std::memory_order_relaxed)) return *p;
         std::lock_guard<std::mutex> lock(mu);
@@ -274,10 +276,15 @@ void* open_private_copy(const std::string& path) {
     return nullptr;
 }
 
+// Made when the library loads, never destroyed (interpreter exit): a function-local static's first use, cut by
+// another thread's fork, leaves its guard taken in the child for ever (fork_safety.h).
+std::mutex& g_open_mutex = remade_after_fork(*new std::mutex);
+auto& g_open = *new std::map<std::string, std::weak_ptr<void>>;
+
 // One dlopen handle per path, shared by every CpuKernel of that library.
 std::shared_ptr<void> open_library(const std::string& path) {
-    static std::mutex& mu = remade_after_fork(*new std::mutex);  // never destroyed (interpreter exit)
-    static auto& open = *new std::map<std::string, std::weak_ptr<void>>;
+    std::mutex& mu = g_open_mutex;
+    auto& open = g_open;
     std::lock_guard<std::mutex> lock(mu);
     if (auto h = open[path].lock()) return h;
     // Under a sanitizer the report names the library's file, which must stay: it is loaded in place.

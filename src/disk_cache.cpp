@@ -137,12 +137,17 @@ bool safe_name(const std::string& s) {
 // What this process may do in a cache directory.
 enum class Access { None, ReadOnly, Writable };
 
+// Made when the library loads, never destroyed (interpreter exit): a function-local static's first use, cut by
+// another thread's fork, leaves its guard taken in the child for ever (fork_safety.h).
+std::mutex& g_verdicts_mutex = remade_after_fork(*new std::mutex);
+std::map<std::string, Access>& g_verdicts = *new std::map<std::string, Access>;
+
 // The configured directory and its access, judged once per path per process (one mkdir/access).
 std::pair<std::string, Access> resolve_directory() {
     std::string dir = settings::current().cache_dir;  // CUDAJIT_CACHE_DIR or its default (python/cudajit/settings.py)
     if (dir.empty()) return {{}, Access::None};
-    static std::mutex& mutex = remade_after_fork(*new std::mutex);  // never destroyed (interpreter exit)
-    static auto& verdicts = *new std::map<std::string, Access>;
+    std::mutex& mutex = g_verdicts_mutex;
+    auto& verdicts = g_verdicts;
     std::lock_guard<std::mutex> lock(mutex);
     auto it = verdicts.find(dir);
     if (it == verdicts.end()) {
@@ -462,9 +467,13 @@ std::string pch_directory(const std::string& key) {
     return dir.empty() ? dir : dir + "/pch-" + key;
 }
 
+// Made when the library loads (as g_verdicts), never destroyed.
+std::mutex& g_hashes_mutex = remade_after_fork(*new std::mutex);
+std::map<std::string, std::string>& g_hashes = *new std::map<std::string, std::string>;
+
 std::string header_hash(const std::string& include_dir) {
-    static std::mutex& mutex = remade_after_fork(*new std::mutex);  // never destroyed (interpreter exit)
-    static auto& computed = *new std::map<std::string, std::string>;
+    std::mutex& mutex = g_hashes_mutex;
+    auto& computed = g_hashes;
     {
         std::lock_guard<std::mutex> lock(mutex);
         auto it = computed.find(include_dir);

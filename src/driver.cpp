@@ -1,4 +1,5 @@
 #include "driver.h"
+#include "fork_safety.h"
 #include "gil.h"
 #include "settings.h"
 
@@ -9,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <mutex>
 
 namespace cj::drv {
 namespace {
@@ -113,10 +115,11 @@ Loaded load() {
                           "fork before the first use of the GPU");
 }
 
-const Loaded& loaded() {
-    static Loaded& L = *new Loaded(load());  // once, thread-safe; never destroyed (interpreter exit)
-    return L;
-}
+// The driver's load and cuInit, once (made_once, fork_safety.h: a child forked during them does them again).
+std::mutex& g_load_mutex = remade_after_fork(*new std::mutex);
+std::atomic<const Loaded*> g_loaded{nullptr};
+
+const Loaded& loaded() { return made_once(g_loaded, g_load_mutex, load); }  // never destroyed (interpreter exit)
 
 }  // namespace
 

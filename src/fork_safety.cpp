@@ -12,6 +12,7 @@ struct Registry {
     std::mutex mutex;
     std::vector<std::mutex*> locks;  // remade in the child
     std::vector<std::mutex*> held;   // taken before the fork, released after it
+    std::vector<std::mutex*> taken;  // those the fork in progress took
 };
 
 // Never destroyed (interpreter exit); the handlers are installed with the first registration.
@@ -20,18 +21,25 @@ Registry& registry() {
         auto* made = new Registry;
         pthread_atfork(
             [] {
+                // The held locks are waited for without the registry's lock: a holder may register a lock (a
+                // function-local one, on its first use) before it lets go. Then no registration during the fork;
+                // the registry's lock is released in both processes below.
                 Registry& reg = registry();
-                reg.mutex.lock();  // no registration during the fork; released in both processes below
-                for (std::mutex* m : reg.held) m->lock();
+                reg.mutex.lock();
+                std::vector<std::mutex*> held = reg.held;
+                reg.mutex.unlock();
+                for (std::mutex* m : held) m->lock();
+                reg.mutex.lock();
+                reg.taken = std::move(held);
             },
             [] {
                 Registry& reg = registry();
-                for (auto it = reg.held.rbegin(); it != reg.held.rend(); ++it) (*it)->unlock();
+                for (auto it = reg.taken.rbegin(); it != reg.taken.rend(); ++it) (*it)->unlock();
                 reg.mutex.unlock();
             },
             [] {
                 Registry& reg = registry();
-                for (auto it = reg.held.rbegin(); it != reg.held.rend(); ++it) (*it)->unlock();
+                for (auto it = reg.taken.rbegin(); it != reg.taken.rend(); ++it) (*it)->unlock();
                 new (&reg.mutex) std::mutex;
                 for (std::mutex* m : reg.locks) new (m) std::mutex;
             });

@@ -176,9 +176,12 @@ bool write_file(const std::string& path, const std::string& data) {
 
 // A private temporary directory ($TMPDIR, else /tmp) for compiles the cache directory cannot take; removed at exit
 // when empty.
+std::mutex& g_private_mutex = remade_after_fork(*new std::mutex);  // at load, not call_once: fork_safety.h
+std::string& g_private = *new std::string;
+
 std::string private_directory() {
-    static std::mutex& mutex = remade_after_fork(*new std::mutex);  // not call_once: fork_safety.h
-    static std::string& tmp = *new std::string;
+    std::mutex& mutex = g_private_mutex;
+    std::string& tmp = g_private;
     std::lock_guard<std::mutex> lock(mutex);
     if (tmp.empty()) {
         const char* base = std::getenv("TMPDIR");
@@ -187,7 +190,7 @@ std::string private_directory() {
             throw CompileError("no directory to compile in: the cache directory cannot be written and TMPDIR (" +
                                templ.substr(0, templ.size() - 15) + ") neither: " + std::strerror(errno));
         tmp = templ;
-        std::atexit([] { ::rmdir(tmp.c_str()); });
+        std::atexit([] { ::rmdir(g_private.c_str()); });
     }
     return tmp;
 }

@@ -1,6 +1,7 @@
 // cudajit._core: the C++ core. Thin: each part binds itself (bindings.h); this file only
 // turns the core's C++ exceptions into the Python classes of cudajit/errors.py.
 #include <pybind11/pybind11.h>
+#include <pthread.h>
 
 #include "bindings.h"
 #include "errors.h"
@@ -64,6 +65,10 @@ PYBIND11_MODULE(_core, m) {
         cj::host::stop_background_builds();
         cj::drain_native_calls();
     }));
+
+    // os.fork(): the child has only the forking thread, which is inside no native call (os.fork is Python's); a
+    // count the other threads left would make the child's exit wait 10 s twice (drain_native_calls).
+    pthread_atfork(nullptr, nullptr, [] { cj::native_calls().store(0); });
 
     py::register_exception_translator(&translate_core_exception);
 }

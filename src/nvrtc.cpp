@@ -36,6 +36,12 @@ struct Loaded {
 };
 
 std::mutex& g_roots_mutex = remade_after_fork(*new std::mutex);  // never destroyed (interpreter exit)
+// The one-time finding of the key's version and the library's load (made_once, fork_safety.h): a fork waits for
+// them, as a child found NVRTC half initialised ("invalid value for --gpu-architecture") when made again there. The
+// version's lock first: its making loads the library (a fork takes the held locks in this order). libnvrtc
+// registers no atfork handler.
+std::mutex& g_key_version_mutex = held_across_fork(*new std::mutex);
+std::mutex& g_load_mutex = held_across_fork(*new std::mutex);
 std::vector<std::string>& g_roots = *new std::vector<std::string>;  // site-packages dirs, from Python
 
 // The library names tried in each directory, newest CUDA first.
@@ -193,8 +199,10 @@ Loaded load() {
 
 std::atomic<bool> g_loaded{false};  // loaded() has run: asking NVRTC itself costs nothing more
 
+std::atomic<const Loaded*> g_loaded_value{nullptr};
+
 const Loaded& loaded() {
-    static Loaded& L = *new Loaded(load());  // once, thread-safe; never destroyed (interpreter exit)
+    const Loaded& L = made_once(g_loaded_value, g_load_mutex, load);  // never destroyed (interpreter exit)
     g_loaded.store(true, std::memory_order_release);
     return L;
 }
@@ -315,10 +323,9 @@ std::string find_key_version() {
 }
 
 // Once a process (the library it would load does not change under it); a throw (no NVRTC) is tried again next time.
-const std::string& key_version() {
-    static const std::string version = find_key_version();
-    return version;
-}
+std::atomic<const std::string*> g_key_version{nullptr};
+
+const std::string& key_version() { return made_once(g_key_version, g_key_version_mutex, find_key_version); }
 
 }  // namespace
 

@@ -143,6 +143,16 @@ r = run_script({FORK_DURING_COMPILE!r}, "marker", env={{"CXX": wrapper, "MARKER"
 runs = [run_script({FORK_DURING_COMPILE!r}, delay, timeout=100) for delay in (0, 0.3)]
 codes = [r.returncode for r in runs]
 """, "codes == [0, 0]", backends=("cpu",), timeout=200),
+    # The CPU backend with CUDAJIT_CHECK_NVRTC=1 (as CI runs) loads NVRTC at a first compile's start: a fork then
+    # found NVRTC's load (a function-local static's guard) taken by a thread the child did not have, and the child's
+    # compile waited for ever (2 of 3 rounds of these delays hung; CI went red on the case above). Now the fork waits
+    # for the load (src/fork_safety.h, made_once). Without NVRTC the same forks run plain.
+    returns("fork_while_thread_loads_nvrtc", SETUP + f"""
+from cudajit import _core
+env = {{"CUDAJIT_CHECK_NVRTC": "1"}} if _core.nvrtc_available()[0] else {{}}
+runs = [run_script({FORK_DURING_COMPILE!r}, delay, timeout=100, env=env) for delay in (0.01, 0.02, 0.02, 0.03)]
+bad = [(r.returncode, r.stderr[-500:]) for r in runs if r.returncode != 0]
+""", "not bad", backends=("cpu",), timeout=300),
     returns("exit_while_daemon_threads_compile", SETUP + f"""
 runs = [run_script({EXIT_DURING_COMPILE!r}, delay) for delay in (0, 0, 0, 0, 0.05)]
 bad = [(r.returncode, r.stderr[-300:]) for r in runs if broken(r)]

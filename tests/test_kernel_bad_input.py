@@ -266,7 +266,7 @@ def atomic_at_str(a, out):
 
 
 def or_of_strings(a, out):
-    r = 's' or 't'
+    r = out[0] or 't'
     out[0] = 1.0
 
 
@@ -292,7 +292,8 @@ def test_compiler_refuses_what_it_cannot_emit(backend):
              (selp_of_none, "cuda.selp(None", TypingError, "cuda.selp's test must be a number or a bool, not none"),
              (atomic_at_str, "cuda.atomic.add(out, 's'", TypingError,
               "cuda.atomic.add: the index must be an integer or a tuple of integers, not str 's'"),
-             (or_of_strings, "r = 's' or 't'", TypingError, "'or' of str 's' values is not supported"),
+             (or_of_strings, "r = out[0] or 't'", TypingError,
+              r"cannot unify float64 and Literal\[str\]\('t'\) in 'or'"),
              (tuple_at_none, "t[None]", TypingError, "tuple indices must be integers or slices, not none"),
              (sqrt_of_module, "math.sqrt(np)", TypingError, r"math.sqrt\(\) cannot take 'np' \(a module\)"),
              (augassign_to_type, "np.float32 += 1", TypingError, "cannot assign to 'np.float32'"),

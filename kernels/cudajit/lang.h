@@ -188,4 +188,17 @@ template <class T> CJ_INLINE T opt_value(const Optional<T>& o, int32_t site) {
     return o.value;
 }
 #endif
+
+// NumPy's fixed-width strings (compiler/types.py, CharSeq): N characters (bytes for 'S', UCS4 code points for
+// 'U'), NUL-padded. A string constant stored into one is the aggregate of its characters, cut at N; the rest are
+// zero (NumPy's assignment).
+template <class C, int N> struct CharSeq {
+    C c[N];
+};
+// == of two fixed-width strings of one kind, of any widths: NumPy's, where trailing NULs do not count.
+template <class C, int N, int M> CJ_INLINE bool chars_eq(const CharSeq<C, N>& a, const CharSeq<C, M>& b) {
+    for (int i = 0; i < (N > M ? N : M); ++i)
+        if ((i < N ? a.c[i] : C(0)) != (i < M ? b.c[i] : C(0))) return false;
+    return true;
+}
 }  // namespace cj

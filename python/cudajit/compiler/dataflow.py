@@ -5,7 +5,7 @@ typing passes repeat until nothing changes (``state.changed``). The final pass r
 from . import types as T
 from .storage import Site
 from .typeconv import unify
-from .values import Symbol, Value, cast, is_shape_constant, none_value
+from .values import Symbol, Value, cast, is_shape_constant, none_value, string_value
 
 
 NOT_GRID = object()  # state.def_grid: a definition that is not cuda.grid's
@@ -100,6 +100,8 @@ class Dataflow:
                 self.unify_error(node, name, [self.st.def_types[k] for k in defs if k in self.st.def_types])
         if t == T.none:                         # None on every path reaching here: a compile-time value
             return none_value()
+        if isinstance(t, T.StringLiteral):      # a string constant (a literal parameter, ``s = "x"``)
+            return string_value(t.value)
         if isinstance(t, T.FunctionValue):      # a type or function held by a local (``dtype = a.dtype``)
             return Symbol(t.path, t.obj)
         nonneg = all(self.st.def_nonneg.get(d, True) for d in defs)
@@ -145,7 +147,7 @@ class Dataflow:
         if key not in self.st.def_order:
             self.st.def_order[key] = len(self.st.def_order)
         self.st.def_names[key], self.st.def_nodes[key] = name, target
-        if isinstance(value.type, T.DType) or isinstance(value.const, str):
+        if isinstance(value.type, T.DType):
             self.fn.error(target, f"cannot assign a value of type {value.type} to variable '{name}'")
         self._set_def_type(key, value.type, value.nonneg)
         grid = NOT_GRID if value.grid is None else value.grid

@@ -21,8 +21,8 @@ from .operators import PY_OPS, binary, compare, unary
 from .storage import compiler_name
 from .typeconv import unify
 from .typeof import int_enum_type, typeof
-from .values import (Value, Symbol, cast, const_value, none_value, reinterpret, tuple_value, type_name, typed,
-                     PRIMARY, UNARY, LAND, LOR, COND)
+from .values import (Value, Symbol, cast, const_value, none_value, reinterpret, string_value, tuple_value, type_name,
+                     typed, PRIMARY, UNARY, LAND, LOR, COND)
 
 _BUILTIN_NAMES = {"abs", "min", "max", "round", "pow", "len", "int", "float", "bool", "complex", "print", "range",
                   "isinstance"}
@@ -87,8 +87,8 @@ class Expressions:
     # ---- leaves --------------------------------------------------------------------------------------------
     def expr_Constant(self, node):
         c = node.value
-        if isinstance(c, str):
-            return Value(T.none, "", const=c)
+        if isinstance(c, (str, bytes)):
+            return string_value(c)
         if c is None:
             return none_value()
         self.check_int_range(node, c)
@@ -172,8 +172,8 @@ class Expressions:
             return Symbol("namedtuple", obj)           # called: a namedtuple built in the kernel
         if pyvalues.is_literal_unroll(obj):
             return Symbol("literal_unroll", obj)       # for x in literal_unroll(t): loops.for_unrolled
-        if isinstance(obj, str):
-            return Value(T.none, "", const=obj)
+        if isinstance(obj, (str, bytes)):
+            return string_value(obj)
         if obj is None:
             return none_value()
         if isinstance(obj, T.Type):
@@ -436,7 +436,8 @@ class Expressions:
         values, skipped = [], None
         for n in node.values:
             v = self.as_value(n, self.visit_expr(n))
-            if not values and (v.type == T.boolean and v.is_const or v.type == T.none and v.const is None):
+            if not values and (v.type == T.boolean and v.is_const or v.type == T.none and v.const is None
+                               or isinstance(v.type, T.StringLiteral)):
                 # A leading constant (``b is not None and b > 0`` with b None; a None, which is false) decides at
                 # compile time; what it skips is never typed, as Numba prunes the branch.
                 if bool(v.const) != is_and:
@@ -547,6 +548,8 @@ class Expressions:
             return Value(t, "?")
         if isinstance(v.type, T.Optional) and not isinstance(t, T.Optional):
             v = self.unwrap_optional(node, v)
+        if isinstance(t, T.CharSeq) and v.type != t:
+            return self.chars_value(node, v, t)
         if v.type != t and fp8lib.involved(v.type, t):
             fp8lib.implicit_error(self.fn, node, v, t)
         if datetimes.involved(v.type, t) and v.type != t and not datetimes.convertible(v.type, t):
@@ -557,6 +560,22 @@ class Expressions:
         if isinstance(v.type, T.Complex) and not isinstance(t, T.Complex):
             self.fn.error(node, f"cannot convert {v.type} to {t} (a complex number has no real conversion)")
         return cast(v, t)
+
+    def chars_value(self, node, v, t):
+        """A string constant stored into a fixed-width string (an 'S'/'U' element or record field): its characters
+        (a str's code points, a bytes' values; ASCII across kinds, as NumPy encodes), cut at the width."""
+        if not isinstance(v.type, T.StringLiteral):
+            self.fn.error(node, f"cannot store {type_name(v)} into {t}",
+                          "store a string constant or an element of the same string type")
+        s = v.const
+        if isinstance(s, bytes) and t.unicode:
+            s = s.decode("ascii", "replace") if s.isascii() else None
+        elif isinstance(s, str) and not t.unicode:
+            s = s.encode("ascii") if s.isascii() else None
+        if s is None:
+            self.fn.error(node, f"cannot store {type_name(v)} into {t}: NumPy stores only ASCII across str and bytes")
+        codes = [ord(ch) for ch in s] if isinstance(s, str) else list(s)
+        return Value(t, f"{t.cpp}{{{{{', '.join(map(str, codes[:t.count]))}}}}}")
 
     def explicit_cast(self, node, v, t):
         v = self.as_value(node, v)

@@ -211,10 +211,48 @@ def binary(cx, node, op, a, b):
     return Value(ret, code, prec, nonneg=nonneg)
 
 
+_PY_COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
+               ">=": operator.ge}
+
+
+def _compare_strings(cx, node, op, a, b):
+    """A comparison with a string constant, known when compiling: of two constants, Python's answer (``value ==
+    "1"`` in a device function specialised on its literal argument takes one branch, as in numba-cuda); with None or
+    a number, == is False and != True (values of different types), ``is`` likewise."""
+    both = isinstance(a.type, T.StringLiteral) and isinstance(b.type, T.StringLiteral)
+    chars = next((v.type for v in (a, b) if isinstance(v.type, T.CharSeq)), None)
+    if chars is not None and op in ("==", "!="):
+        # an 'S'/'U' element or field against a constant: the constant as a fixed-width string of its own length
+        lit = a if isinstance(a.type, T.StringLiteral) else b
+        n = max(1, len(lit.const))
+        code = cx.chars_value(node, lit, T.CharSeq(n, chars.unicode)).code
+        other = b if lit is a else a
+        eq = f"cj::chars_eq({other.code}, {code})"
+        return Value(T.boolean, eq if op == "==" else f"!{eq}", PRIMARY if op == "==" else UNARY)
+    if op in ("is", "is not"):
+        same = both and type(a.const) is type(b.const) and a.const == b.const
+        r = same if op == "is" else not same
+    elif both and (op in ("==", "!=") or type(a.const) is type(b.const)):
+        r = _PY_COMPARE[op](a.const, b.const)
+    elif op in ("==", "!=") and all(isinstance(v.type, T.StringLiteral) or v.type == T.none or T.is_scalar(v.type)
+                                    for v in (a, b)):
+        r = op == "!="
+    else:
+        cx.error(node, f"cannot compare {a.type} and {b.type} with {op}",
+                 "kernels compare string constants with each other only")
+    return Value(T.boolean, "true" if r else "false", const=r)
+
+
 def compare(cx, node, op, a, b):
     """``a op b`` for one comparison; Numba compares in the common type its cases pick."""
     if T.undefined in (a.type, b.type):
         return Value(T.undefined, "?")
+    if isinstance(a.type, T.StringLiteral) or isinstance(b.type, T.StringLiteral):
+        return _compare_strings(cx, node, op, a, b)
+    if isinstance(a.type, T.CharSeq) and isinstance(b.type, T.CharSeq) and op in ("==", "!=") \
+            and a.type.unicode == b.type.unicode:
+        eq = f"cj::chars_eq({a.code}, {b.code})"
+        return Value(T.boolean, eq if op == "==" else f"!{eq}", PRIMARY if op == "==" else UNARY)
     if T.none not in (a.type, b.type) and (isinstance(a.type, T.EnumMember) or isinstance(b.type, T.EnumMember)):
         return compare_enum(cx, node, op, a, b)
     if op in ("is", "is not") and (_int_enum_class(a) or _int_enum_class(b)):

@@ -33,7 +33,7 @@ MAX_PASSES = 40
 # The interface of intrinsics: what a registry entry's ``cx`` offers besides ``error``, ``unsupported``, ``emit``
 # and ``state`` (the FunctionState): each name is its part's method.
 INTRINSIC_INTERFACE = {
-    "exprs": ("as_value", "component_view", "const_shape", "convert", "declare_array_storage", "dtype_of",
+    "exprs": ("as_value", "chars_value", "component_view", "const_shape", "convert", "declare_array_storage", "dtype_of",
               "explicit_cast", "global_value", "transpose", "tuple_elements"),
     "index": ("check_writable", "element", "pointer_element", "slice_copy_site"),
     "order": ("note_effect",),

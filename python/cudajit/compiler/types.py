@@ -201,6 +201,22 @@ class NoneType(Type):
     name, cpp = "none", "void"
 
 
+class StringLiteral(Type):
+    """A str or bytes constant in a kernel (Numba's ``Literal[str]``, a bytes literal): a compile-time value, its
+    ``value`` part of the type, so a device function passed one is specialised on it (numba-cuda's literal dispatch).
+    Kernels keep strings as constants: compared with each other (folded), printed, raised, measured by len(), named
+    as dtypes, stored into 'S'/'U' array elements and record fields (CharSeq), and passed to device functions."""
+    cpp = "void"
+
+    def __init__(self, value):
+        self.value = value
+        self.name = f"Literal[{type(value).__name__}]({value!r:.60})"
+
+    @property
+    def key(self):
+        return (type(self.value).__name__, self.value)
+
+
 class Optional(Type):
     """A value that may be None at run time (Numba's ``Optional``): where a definition or return of None meets one of
     a scalar ``type``. C++ ``cj::Optional<T>`` (lang.h): the value and a valid flag. Only scalars are wrapped; an
@@ -322,6 +338,8 @@ def _field_type(fdt, fname, dtype):
     """(type, shape) of one field: a scalar and None, or for a nested array field its array type and shape."""
     base, shape = fdt.subdtype if fdt.subdtype is not None else (fdt, None)
     t = _BY_DTYPE.get(base)
+    if base.kind in "SU" and base.isnative and base.itemsize and shape is None:
+        t = CharSeq(base.itemsize // (4 if base.kind == "U" else 1), base.kind == "U")
     if t is None or t is bfloat16:
         raise TypeError(f"field '{fname}' of {dtype}: dtype {base} is not supported in kernels")
     return (t, None) if shape is None else (Array(t, len(shape), "C"), shape)
@@ -329,6 +347,23 @@ def _field_type(fdt, fname, dtype):
 
 def _field_name(t, shape):
     return str(t) if shape is None else f"nestedarray({t.dtype}, {shape})"
+
+
+class CharSeq(Type):
+    """NumPy's fixed-width strings as array elements and record fields: ``'S<n>'`` (bytes, Numba's ``CharSeq``) and
+    ``'U<n>'`` (UCS4 code points, Numba's ``UnicodeCharSeq``). C++ ``cj::CharSeq<uint8_t or uint32_t, n>``
+    (lang.h): the characters, NUL-padded, copied as one value. Kernels store string constants (and other elements
+    of the same type) into them."""
+    def __init__(self, count, unicode):
+        self.count, self.unicode = count, unicode
+        self.dtype = np.dtype(f"{'U' if unicode else 'S'}{count}")
+        self.name = f"[{'unichr' if unicode else 'char'} x {count}]"
+        self.cpp = f"cj::CharSeq<{'uint32_t' if unicode else 'uint8_t'}, {count}>"
+
+    @property
+    def code(self):
+        """NumPy's type string less the byte order (``'S12'``, ``'U12'``)."""
+        return self.dtype.str[1:]
 
 
 class NPTime(Type):
@@ -516,7 +551,7 @@ class FunctionValue(Type):
 def is_compile_time(t):
     """A value with no run-time part (a function, a type, None, an omitted argument): it takes no C++ parameter or
     argument."""
-    return isinstance(t, (FunctionValue, NoneType, Omitted))
+    return isinstance(t, (FunctionValue, NoneType, Omitted, StringLiteral))
 
 
 class Signature:
@@ -590,6 +625,8 @@ def from_dtype(dtype):
         if count == 1 and unit in NPTime.UNITS:
             return (NPDatetime if dtype.kind == "M" else NPTimedelta)(unit)
         return None
+    if dtype.kind in "SU" and dtype.isnative and dtype.itemsize:
+        return CharSeq(dtype.itemsize // (4 if dtype.kind == "U" else 1), dtype.kind == "U")
     t = _BY_DTYPE.get(dtype)
     if t is None and dtype.kind == "V" and dtype.itemsize == 2 and ml_bfloat16() is not None \
             and dtype == ml_bfloat16():                # ml_dtypes is imported by then: its dtype exists

@@ -125,11 +125,15 @@ def const_value(v):
 
 
 def type_name(v):
-    """A value's type as an error message names it: a string constant (typed none: kernels keep strings only as
-    constants, for print and raise) is ``str 'abc'``, not ``none``."""
-    if isinstance(v, Value) and v.type == T.none and isinstance(v.const, str):
-        return f"str {v.const!r:.40}"
+    """A value's type as an error message names it: a string constant is ``str 'abc'``."""
+    if isinstance(v, Value) and isinstance(v.type, T.StringLiteral):
+        return f"{type(v.const).__name__} {v.const!r:.40}"
     return str(v.type)
+
+
+def string_value(s):
+    """A str or bytes constant in a kernel: compile-time, no C++ of its own (types.StringLiteral)."""
+    return Value(T.StringLiteral(s), "", const=s)
 
 
 def none_value():

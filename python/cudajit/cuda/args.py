@@ -143,11 +143,12 @@ class _Where:
 
 def _launchable_dtype(dtype):
     # native byte order only: np.dtype('>f8') != np.dtype('<f8'); records whose fields are all such scalars;
-    # datetime64/timedelta64 of one unit; ml_dtypes.bfloat16 and its float8 types (float8_e5m2 is of kind 'f')
+    # datetime64/timedelta64 of one unit; ml_dtypes.bfloat16 and its float8 types (float8_e5m2 is of kind 'f');
+    # fixed-width strings ('S'/'U': array elements, not scalar arguments)
     if dtype in _KERNEL_DTYPES:
         return True
     from ..compiler.types import from_dtype
-    return (dtype.names is not None or dtype.kind in "MmVf") and from_dtype(dtype) is not None
+    return (dtype.names is not None or dtype.kind in "MmVfSU") and from_dtype(dtype) is not None
 
 
 _TAGGED_SCALAR_TYPES = {}     # datetime dtype or Enum class -> the number subclass the launcher takes for it
@@ -256,9 +257,9 @@ def _refuse(a, where):
     kind = type(a).__name__
     if isinstance(a, (np.ndarray, DeviceNDArray)):
         hint = (f"arrays of dtype {_dtype_name(a.dtype)} cannot be passed: kernels take bool, integer, float, "
-                f"complex, ml_dtypes' bfloat16 and float8 (e4m3fn, e5m2, e8m0fnu) and datetime64/timedelta64 (one unit) "
-                f"arrays, and records whose fields "
-                f"are numbers (or arrays of those)")
+                f"complex, ml_dtypes' bfloat16 and float8 (e4m3fn, e5m2, e8m0fnu), datetime64/timedelta64 (one unit) "
+                f"and fixed-width string ('S', 'U') arrays, and records whose fields are numbers, strings (or arrays "
+                f"of those)")
     elif isinstance(a, np.generic):
         hint = (f"NumPy scalars of dtype {_dtype_name(a.dtype)} cannot be passed: kernels take bool, integer, float, "
                 f"complex, ml_dtypes' bfloat16 and float8 (e4m3fn, e5m2, e8m0fnu) and datetime64/timedelta64 (one "
@@ -400,7 +401,8 @@ def _convert_all(args, writebacks, where, copies, hosts):
         if isinstance(a, int) and type(a) not in (int, bool) and not hasattr(a, "_cudajit_typeof"):
             out.append(int(a))                # an IntEnum member (or another int subclass) is its int, as in Numba
             continue
-        if isinstance(a, _PY_SCALARS) or (isinstance(a, np.generic) and _launchable_dtype(a.dtype)):
+        if isinstance(a, _PY_SCALARS) or (isinstance(a, np.generic) and a.dtype.kind not in "SU"
+                                          and _launchable_dtype(a.dtype)):
             out.append(a)
             continue
         direction = None

@@ -83,9 +83,9 @@ _DTYPE_KEYS = {}
 
 def dtype_key(dtype, scalar):
     """The dispatcher's number for a dtype its C++ does not know (records, datetime64/timedelta64 with their
-    unit, ml_dtypes' bfloat16 and float8 types): equal dtypes share a number; None (convert in Python first) for other dtypes and
-    cuda.random's states."""
-    if dtype.names is None and dtype.kind not in "MmVf" or dtype == xoroshiro128p_dtype:
+    unit, ml_dtypes' bfloat16 and float8 types, fixed-width strings): equal dtypes share a number; None (convert in
+    Python first) for other dtypes and cuda.random's states."""
+    if dtype.names is None and dtype.kind not in "MmVfSU" or dtype == xoroshiro128p_dtype:
         return None
     if dtype.kind in "Vf" and dtype.names is None:
         from ..compiler.types import from_dtype

@@ -224,9 +224,11 @@ class Calls:
             found = resolve([(s.return_type, tuple(s.args)) for s in sigs], [v.type for v in vals],
                             [v.literal for v in vals])
             if found is None:
-                self.fn.error(node, f"{pyfunc.__name__}() has no signature matching "
-                              f"({', '.join(str(v.type) for v in vals)}); declared: "
-                              f"{', '.join(str(s) for s in sigs)}")
+                given = ", ".join(str(v.type) for v in vals)
+                # numba-cuda's first words, then which signatures there are
+                self.fn.error(node, f"Invalid use of type(CUDADispatcher(<function {pyfunc.__qualname__} at "
+                              f"0x{id(pyfunc):x}>)) with parameters ({given}): {pyfunc.__name__}() has no signature "
+                              f"matching ({given}); declared: {', '.join(str(s) for s in sigs)}")
             vals = [self.fn.exprs.convert(node, v, t) if T.is_scalar(t) else v for v, t in zip(vals, found[1])]
         declared_ret = found[0] if sigs else None
         argtypes = tuple(v.type for v in vals)

@@ -28,6 +28,18 @@ _BUILTIN_NAMES = {"abs", "min", "max", "round", "pow", "len", "int", "float", "b
                   "isinstance"}
 
 
+def _numba_spelling(v):
+    """An argument's type as numba-cuda's typing errors spell it: ``Literal[int](1)``, ``Tuple(Literal[int](1),
+    int32)``, ``class(float32)`` for a type."""
+    if isinstance(v, Symbol):
+        return f"class({v.obj})" if v.path == "type" else v.path
+    if v.elements is not None:
+        return f"Tuple({', '.join(_numba_spelling(e) for e in v.elements)})"
+    if v.literal and isinstance(v.const, int):
+        return f"Literal[int]({v.const})"
+    return str(v.type)
+
+
 class Expressions:
     def __init__(self, fn):
         self.fn, self.st = fn, fn.state     # the function translator and the state they share
@@ -124,7 +136,7 @@ class Expressions:
             # A device function compiled eagerly names itself before its decorator has bound the name.
             found, obj = True, _SelfReference(self.st.parsed.pyfunc, self.st.options)
         if not found:
-            self.fn.error(node, f"name '{node.id}' is not defined",
+            self.fn.error(node, f"NameError: name '{node.id}' is not defined",
                           "define it at module level before the kernel is first launched, or pass it as an argument")
         return self.global_value(node, node.id, obj)
 
@@ -592,7 +604,7 @@ class Expressions:
             self.fn.error(node, f"cannot convert {v.type} to {t}")
         return cast(v, t)
 
-    def const_shape(self, node, v, kind):
+    def const_shape(self, node, v, kind, dtype_arg=None):
         msg = (f"cuda.{kind}.array shape must be a constant (an int literal, a global int, or a tuple of them)")
         if isinstance(v, Value) and v.is_const:
             c = v.const
@@ -604,6 +616,11 @@ class Expressions:
         if isinstance(v, Value) and v.param is not None and not self.st.is_kernel:
             # a device function's parameter: its callers may pass a constant (Program.device_function)
             raise require_literal(self.st.loc, node, msg, f"{hint}, or pass one to '{self.st.parsed.name}'")
+        if dtype_arg is not None:
+            # numba-cuda's first lines (its tests and users' searches look for them), then what to write
+            msg = (f"No implementation of function Function(<function {kind}.array at 0x{id(kind):x}>) found for "
+                   f"signature:\n \n >>> array(shape={_numba_spelling(v)}, dtype={_numba_spelling(dtype_arg)})\n \n"
+                   f"{msg}")
         self.fn.error(node, msg, hint)
 
     def dtype_of(self, node, v):

@@ -85,7 +85,15 @@ intrinsic("cuda.warpsize", kind="attr", doc="The number of threads in a warp, 32
 def _grid_like(what, fn):
     def impl(cx, node, args, kwargs):
         expect_args(cx, node, f"cuda.{what}", args, 1)
-        n = args[0].const if isinstance(args[0], Value) else None
+        v = args[0]
+        n = v.const if isinstance(v, Value) else None
+        if isinstance(v, Value) and not v.is_const:
+            # numba-cuda's RequireLiteralValue; a device function's parameter: its callers may pass a constant
+            hint = f"write cuda.{what}(1) or cuda.{what}(2)"
+            if v.param is not None and not cx.state.is_kernel:
+                hint += f", or pass a constant to '{cx.state.parsed.name}'"
+            raise require_literal(cx.state.loc, node, f"RequireLiteralValue: cuda.{what}() takes the literal 1, 2 "
+                                                      f"or 3, not a value of type {v.type} known only at run time", hint)
         if n not in (1, 2, 3):
             cx.error(node, f"cuda.{what}() takes the literal 1, 2 or 3", f"write cuda.{what}(1) or cuda.{what}(2)")
         parts = [Value(T.int64, f"cj::{fn}_{a}()", nonneg=True, grid=d if what == "grid" else None)
@@ -221,7 +229,7 @@ POINTER_SIZE = 8      # bytes of a device pointer (numba-cuda: struct.calcsize("
 def _array_alloc(kind):
     def impl(cx, node, args, kwargs):
         expect_args(cx, node, f"cuda.{kind}.array", args, 2, 3)
-        shape = cx.const_shape(node, args[0], kind)
+        shape = cx.const_shape(node, args[0], kind, args[1])
         dtype = cx.dtype_of(node, args[1])
         alignment = _alignment(cx, node, args, kind)
         if kind == "shared" and shape in ((0,), ()):

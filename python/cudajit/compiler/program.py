@@ -250,6 +250,14 @@ class Program:
                 raise
             self.needs_literals.add(key)
             return self.device_function(cx, node, obj, argtypes, declared_ret, consts)
+        except (TypingError, UnsupportedError) as e:
+            del self.specs[key]
+            if type(e) not in (TypingError, UnsupportedError):     # RequireLiteralValueError: its caller retries
+                raise
+            # numba-cuda's trail of where the callee was reached (its tests and users look for these lines)
+            raise type(e)(f"{e}\nDuring: resolving callee type: type(CUDADispatcher(<function {pyfunc.__qualname__} "
+                          f"at 0x{id(pyfunc):x}>))\nDuring: typing of call at {cx.state.loc.filename}:"
+                          f"{cx.state.loc.lineno(node)}") from None
         except BaseException:
             del self.specs[key]
             raise

@@ -270,10 +270,12 @@ class CUDADispatcher(_JitFunction):
             declared = sigs[i].args[len(given):]
             return self._specialize(formal + tuple(T.Omitted(t.value, d) for t, d in zip(omitted, declared)))
         if found:
-            tied = "\n".join(_void_sig(sigs[i].args) for i, _ in found)
-            raise TypeError(f"Ambiguous overloading for kernel '{self.__name__}' "
-                            f"({', '.join(map(str, given))}): these signatures take the arguments equally "
-                            f"well:\n{tied}")
+            # numba-cuda's words and spelling of the types (its tests match them), then ours
+            tied = "\n".join(f"({', '.join(map(_numba_repr, sigs[i].args))}) -> none" for i, _ in found)
+            raise TypeError(f"Ambiguous overloading for <function {self.py_func.__qualname__} at "
+                            f"0x{id(self.py_func):x}> ({', '.join(map(_numba_repr, given))}):\n{tied}\n"
+                            f"kernel '{self.__name__}': these signatures take the arguments equally well; "
+                            f"declare one signature, or convert the arguments to one of them")
         if self._specialized:
             # numba-cuda launches a kernel of one signature (not a list) without matching: each array argument's
             # memory is passed as it is. An integer array whose dtype differs from the declared one only in
@@ -648,6 +650,14 @@ def _as_declared_sign(declared, argtypes):
             have = have.copy(dtype=want.dtype)
         out.append(have)
     return tuple(out)
+
+
+def _numba_repr(t):
+    """A type as numba's repr spells it in messages: ``Array(float64, 1, 'C', False, aligned=True)``."""
+    T = _compiler().types
+    if isinstance(t, T.Array):
+        return f"Array({_numba_repr(t.dtype)}, {t.ndim}, '{t.layout}', {t.readonly}, aligned=True)"
+    return str(t)
 
 
 def _void_sig(args):

@@ -140,11 +140,11 @@ F64 = types.Array(types.float64, 1, "C")
 
 
 @pytest.mark.parametrize("fn, arg, words, line", [
-    (ld_bool, types.Array(types.boolean, 1, "C"), "requires an array of integer or float type, not bool", "ldcs"),
+    (ld_bool, types.Array(types.boolean, 1, "C"), "requires array of integer or float type, not bool", "ldcs"),
     (ld_complex, types.Array(types.complex128, 1, "C"), "integer or float type, not complex128", "ldcs"),
     (ld_float_index, F64, "float64 is not a valid index", "ldcg"),
-    (ld_too_few, types.Array(types.float64, 2, "C"), "expected 2 indices, got 1", "ldcg"),
-    (st_too_many, types.Array(types.float64, 2, "C"), "expected 2 indices, got 3", "stcs"),
+    (ld_too_few, types.Array(types.float64, 2, "C"), "Expected 2 indices, got a scalar", "ldcg"),
+    (st_too_many, types.Array(types.float64, 2, "C"), "Expected 2 indices, got 3", "stcs"),
     (ld_not_array, F64, "operates on arrays or pointers", "ldca"),
     (st_read_only, types.Array(types.float64, 1, "C", readonly=True), "read-only", "stwb"),
 ], ids=["bool", "complex", "float-index", "too-few", "too-many", "not-array", "read-only"])

@@ -367,7 +367,7 @@ def _cache_hint_target(cx, node, name, ary, idx):
         cx.error(node, f"cuda.{name} operates on arrays or pointers, not {getattr(ary, 'type', ary)}")
     dt = ary.type.dtype
     if not isinstance(dt, (T.Integer, T.Float)):
-        cx.error(node, f"cuda.{name} requires an array of integer or float type, not {dt}")
+        cx.error(node, f"cuda.{name} requires array of integer or float type, not {dt}")
     if not isinstance(idx, Value):
         cx.error(node, f"cuda.{name}: the index must be an integer or a tuple of integers")
     indices = cx.tuple_elements(node, idx) if isinstance(idx.type, T.BaseTuple) else [idx]
@@ -378,7 +378,8 @@ def _cache_hint_target(cx, node, name, ary, idx):
             cx.error(node, f"cuda.{name}: a pointer takes one integer index, got {len(indices)}")
         return cx.pointer_element(node, ary, indices)
     if len(indices) != ary.type.ndim:
-        cx.error(node, f"cuda.{name}: expected {ary.type.ndim} indices, got {len(indices)}")
+        got = "a scalar" if not isinstance(idx.type, T.BaseTuple) else len(indices)     # numba-cuda's words
+        cx.error(node, f"cuda.{name}: Expected {ary.type.ndim} indices, got {got}")
     return cx.element(node, ary, indices)
 
 

@@ -1,13 +1,16 @@
 """Run numba-cuda's own test files (numba/cuda/tests/cudapy/test_*.py of its wheel) against cudajit.
 
     python3 tools/numba_cuda_suite/run.py NUMBA_CUDA_TESTS_DIR [test_x.py ...] [--timeout S] [-v]
-        [--record FILE] [--expect FILE] [-- PYTEST_ARGS]
+        [--record FILE] [--reasons FILE] [--expect FILE] [-- PYTEST_ARGS]
 
 Each file runs in its own pytest process with ``numba_shim`` installed first (``from numba import cuda`` is
 cudajit's), from a copy in a temporary folder so that pytest does not import numba-cuda's real package. Prints
 one line per file: passed / failed / errors / skipped, and each failure's summary line with -v.
 
---record FILE writes the tests that passed (``test_file.py::Class::test``, one a line). --expect FILE runs the files
+--record FILE writes the tests that passed (``test_file.py::Class::test``, one a line). --reasons FILE writes each test
+that failed or errored with its one-line reason: ``numba internal`` (it reads numba's IR, typing templates, LLVM,
+NVVM or data models), ``wording`` (it compares a message's text), ``ptx`` (it compares PTX text), else ``gap``, and
+the error's first line. --expect FILE runs the files
 such a list names (when no file is given) and exits 1 naming every listed test that did not pass: CI's guard that
 what runs unchanged keeps running (``expected_cpu.txt``, recorded on the CPU backend).
 """
@@ -39,6 +42,7 @@ def main():
     ap.add_argument("--timeout", type=int, default=300)
     ap.add_argument("-v", "--verbose", action="store_true")
     ap.add_argument("--record", type=Path)
+    ap.add_argument("--reasons", type=Path)
     ap.add_argument("--expect", type=Path)
     argv = sys.argv[1:]
     cut = argv.index("--") if "--" in argv else len(argv)
@@ -66,7 +70,7 @@ def main():
     inherited = [os.path.abspath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
     pythonpath = os.pathsep.join([str(work), *inherited])
     env = dict(os.environ, PYTHONPATH=pythonpath, COLUMNS="400", NC_SUITE_DIR=str(work), NC_TESTS_DATA=str((args.tests_dir.parent / "data").resolve()))
-    totals, passed = {}, set()
+    totals, passed, failed = {}, set(), {}
     for name in files:
         # the file is imported as numba.cuda.tests.cudapy.<name> (its relative imports then work) by a wrapper
         # that pytest collects
@@ -78,7 +82,7 @@ def main():
             out = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, timeout=args.timeout).stdout
         except subprocess.TimeoutExpired:
             out = "TIMEOUT"
-        passed |= _passed(work / "junit.xml", name)
+        passed |= _passed(work / "junit.xml", name, failed)
         counts = {k: int(n) for n, k in re.findall(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed)", out)}
         if "errors" in counts:
             counts["error"] = counts.pop("errors")
@@ -88,6 +92,8 @@ def main():
         print(f"{name}: {line}", flush=True)
         if args.record:                 # after each file: a run stopped midway keeps what it has seen
             args.record.write_text("".join(t + "\n" for t in sorted(passed)))
+        if args.reasons:
+            _write_reasons(args.reasons, failed)
         if args.verbose:
             lines = out.splitlines()
             for ln in lines:
@@ -103,23 +109,62 @@ def main():
         shutil.rmtree(root, ignore_errors=True)
     if args.record:
         args.record.write_text("".join(t + "\n" for t in sorted(passed)))
+    if args.reasons:
+        _write_reasons(args.reasons, failed)
     lost = sorted(expected - passed)
     if lost:
         print(f"{len(lost)} of the {len(expected)} expected tests did not pass:", *lost, sep="\n  ")
         sys.exit(1)
 
 
-def _passed(junit, name):
-    """The tests of one file that passed, as ``name::Class::test``, from pytest's JUnit XML."""
+def _passed(junit, name, failed):
+    """The tests of one file that passed, as ``name::Class::test``, from pytest's JUnit XML; those that failed or
+    errored go into ``failed`` with their message."""
     if not junit.exists():
+        failed[f"{name}::(the whole file)"] = "no report: it timed out or crashed"
         return set()
     out = set()
     for case in ET.parse(junit).getroot().iter("testcase"):
-        if not any(child.tag in ("failure", "error", "skipped") for child in case):
-            cls = case.get("classname", "").rsplit(".", 1)[-1]
-            out.add(f"{name}::{cls}::{case.get('name')}")
+        cls = case.get("classname", "").rsplit(".", 1)[-1]
+        test = f"{name}::{cls}::{case.get('name')}" if cls else f"{name}::{case.get('name')}"
+        bad = [child for child in case if child.tag in ("failure", "error")]
+        if bad:
+            failed[test] = bad[0].get("message") or (bad[0].text or "").strip().splitlines()[-1:][0:1] or "?"
+        elif not any(child.tag == "skipped" for child in case):
+            out.add(test)
     junit.unlink()
     return out
+
+
+# A failure's reason, by its message: the first rule that matches
+_NUMBA_INTERNAL = re.compile(
+    r"inspect_llvm|inspect_sass_cfg|_type_annotation|typemap|llvmlite|llvm|LLVM|nvvm|NVVM|FileCheck|StructModel|"
+    r"numba\.core\.|numba\.cuda\.(descriptor|core|typing|lowering|target|codegen|cudadrv\.nvvm|extending|models|"
+    r"cgutils|np\.|types\.|datamodel|compiler)|data model|register_model|lower_|overload_|typing_context|"
+    r"target_context|_Specialization' object has no attribute|No module named 'numba|cannot import name .* from "
+    r"'numba|get_ir|func_ir|\bIR\b|dispatcher's internals|CUDACodeLibrary|library\.|_codelib")
+_PTX = re.compile(r"\b(ptx|PTX|asm|sass|SASS)\b|ld\.global|st\.global|\bbra\b")
+_WORDING = re.compile(r"not found in|does not match|Regex didn't match|not in '|AssertionError: '")
+
+
+def reason(message):
+    """``numba internal``, ``ptx``, ``wording`` or ``gap`` for a failure's message."""
+    if _NUMBA_INTERNAL.search(message):
+        return "numba internal"
+    if _PTX.search(message):
+        return "ptx"
+    if _WORDING.search(message):
+        return "wording"
+    return "gap"
+
+
+def _write_reasons(path, failed):
+    rows = [f"{test} -- {reason(msg)}: {' '.join(msg.split())[:240]}" for test, msg in sorted(failed.items())]
+    counts = {}
+    for test, msg in failed.items():
+        counts[reason(msg)] = counts.get(reason(msg), 0) + 1
+    head = ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "none"
+    path.write_text(f"# {len(failed)} tests did not pass: {head}\n" + "".join(r + "\n" for r in rows))
 
 
 if __name__ == "__main__":

@@ -16,7 +16,8 @@ _unconvertible = [
     ("function_for_array", "print", "builtin_function_or_method|function"),
     ("range_for_array", "range(4)", "range"),
     ("object_dtype_array", "np.array([1, 'a'], dtype=object)", "object"),
-    ("string_dtype_array", "np.array(['ab', 'cd'])", "<U2|str|unicode"),
+    # a 'U' array is a kernel argument now (tests/test_strings.py): add_one's += 1 on its elements is refused
+    ("string_dtype_array", "np.array(['ab', 'cd'])", "<U2|str|unicode|unichr"),
     ("datetime_array", "np.array(['2020-01-01'], dtype='datetime64[D]')", "datetime64"),
     ("longdouble_array", "np.zeros(3, np.longdouble)", "float128|longdouble"),
     ("bigendian_array", "np.zeros(3, '>f8')", ">f8|byte order|big-endian"),

@@ -18,7 +18,8 @@ CASES = [
     kernel("int_literal_beyond_uint64", "a[0] = 18446744073709551616", "int64|too large|integer"),
     kernel("int_constant_negative_huge", "a[0] = -(2**64)", "int64|too large|integer"),
     kernel("global_int_beyond_int64", "a[0] = BIG", "BIG|int64|too large", prefix="BIG = 2**80\n"),
-    kernel("string_value", "s = 'abc'\na[0] = len(s)", "str"),
+    # string constants are values (len(s) of s = 'abc' is 3, tests/test_strings.py); indexing one is refused
+    kernel("string_value", "s = 'abc'\na[0] = s[1]", "str"),
     kernel("list_literal", "x = [1, 2, 3]\na[0] = x[0]", "list"),
     kernel("dict_literal", "x = {'a': 1}\na[0] = x['a']", "dict"),
     kernel("set_literal", "x = {1, 2}\na[0] = 1", "set"),

@@ -71,3 +71,26 @@ def test_unknown_and_removed_options():
 def test_link_is_checked_by_the_layer_that_knows_its_files(tmp_path):
     with pytest.raises(FileNotFoundError, match=r"cuda.jit\(link=...\): the file to link does not exist"):
         cuda.jit(link=[str(tmp_path / "missing.cu")])
+
+
+def test_numba_debuginfo_default_sets_debug_when_decorated(backend, monkeypatch):
+    """numba-cuda's NUMBA_CUDA_DEBUGINFO (config.CUDA_DEBUGINFO_DEFAULT) is the default of debug=: a kernel decorated
+    while it is 1 raises its failed assert on the host; an explicit debug=False, or one decorated under 0, does not."""
+    import numpy as np
+    from cudajit import config, cuda
+
+    def check(a):
+        assert a[0] > 0, "a[0] must be positive"
+        a[1] = a[0]
+
+    monkeypatch.setattr(config, "CUDA_DEBUGINFO_DEFAULT", 1)
+    by_default, off = cuda.jit(check), cuda.jit(debug=False)(check)
+    monkeypatch.setattr(config, "CUDA_DEBUGINFO_DEFAULT", 0)
+    plain = cuda.jit(check)
+    a = np.array([-3.0, 0.0])
+    with pytest.raises(AssertionError, match="a\\[0\\] must be positive"):
+        by_default[1, 1](a)
+    for k in (off, plain):
+        a = np.array([-3.0, 0.0])
+        k[1, 1](a)
+        assert a[1] == -3.0

@@ -28,6 +28,8 @@ CUDA_WARN_ON_IMPLICIT_COPY: whether a NumPy array passed to a kernel, and so cop
   warns (NumbaPerformanceWarning "Host array used in CUDA kernel will incur copy overhead to/from device.");
   NUMBA_CUDA_WARN_ON_IMPLICIT_COPY, 1 by default. Device, mapped and managed arrays and ``cuda.In``/``Out``/
   ``InOut`` wrappers (an explicit copy) do not warn.
+CUDA_DEBUGINFO_DEFAULT: numba-cuda's default of ``cuda.jit(debug=...)``: NUMBA_CUDA_DEBUGINFO, 0 by default; read
+  when a kernel or device function is decorated without ``debug=`` (1 makes it ``debug=True``).
 DISABLE_PERFORMANCE_WARNINGS: NUMBA_DISABLE_PERFORMANCE_WARNINGS (0 by default): when set, neither of the two above
   warns. (``warnings.simplefilter("ignore", NumbaPerformanceWarning)`` silences them too; so does a filter on
   ``numba.core.errors.NumbaPerformanceWarning`` when numba is imported: the warning is of both classes then.)
@@ -64,6 +66,7 @@ ALWAYS_WARN_UNINIT_VAR = int(_flag(os.environ.get("NUMBA_ALWAYS_WARN_UNINIT_VAR"
 CUDA_LOW_OCCUPANCY_WARNINGS = int(_flag(os.environ.get("NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS", "1")))
 CUDA_WARN_ON_IMPLICIT_COPY = int(_flag(os.environ.get("NUMBA_CUDA_WARN_ON_IMPLICIT_COPY", "1")))
 DISABLE_PERFORMANCE_WARNINGS = int(_flag(os.environ.get("NUMBA_DISABLE_PERFORMANCE_WARNINGS", "0")))
+CUDA_DEBUGINFO_DEFAULT = int(_flag(os.environ.get("NUMBA_CUDA_DEBUGINFO", "0")))
 ENABLE_CUDASIM = int(_flag(os.environ.get("NUMBA_ENABLE_CUDASIM", "0")))
 CUDA_DEFAULT_PTX_CC = _cc(os.environ.get("NUMBA_CUDA_DEFAULT_PTX_CC", "7.5"), "NUMBA_CUDA_DEFAULT_PTX_CC")
 

@@ -29,6 +29,7 @@ class Option:
     compiled: bool = True           # a field of CompileOptions (False: the dispatcher's own, or folded into another)
     nvrtc: Optional[Callable] = None    # (value, options) -> NVRTC flags
     host: Optional[Callable] = None     # (value, options) -> host compiler flags
+    default_of: Optional[Callable[[], Any]] = None   # the default when not given, read when decorated (else default)
 
 
 def _flag(value, what):
@@ -44,9 +45,10 @@ def _flag_or_none(value, what):
     return None if value is None else bool(value)
 
 
-def _flag_or_off(value, what):
-    """None (numba-cuda's default): off."""
-    return False if value is None else _flag(value, what)
+def _debug(value, what):
+    """None: numba-cuda's default, ``config.CUDA_DEBUGINFO_DEFAULT`` (NUMBA_CUDA_DEBUGINFO) when decorated."""
+    from . import config
+    return bool(config.CUDA_DEBUGINFO_DEFAULT) if value is None else _flag(value, what)
 
 
 def _inline(value, what):
@@ -138,7 +140,8 @@ OPTIONS = (
            "``.a``, ``.ltoir`` and ``cuda.PTXSource``, ``cuda.LTOIR`` ...) linked by nvJitLink (GPU only)."),
     Option("debug", None, "True turns a failed ``assert``, a ``raise`` or an out-of-range index in the kernel into "
            "that Python exception on the host, naming the thread and the file:line; implies bounds checks.",
-           _flag_or_off, nvrtc=lambda v, o: ["-G"] if v else [], host=lambda v, o: ["-g", "-O0"] if v else []),
+           _debug, nvrtc=lambda v, o: ["-G"] if v else [], host=lambda v, o: ["-g", "-O0"] if v else [],
+           default_of=lambda: _debug(None, "debug")),
     Option("opt", True, "False compiles without optimisation (default True).", _flag, nvrtc=_opt_nvrtc),
     Option("lineinfo", False, "True keeps source line information for profilers (Nsight Compute) without debug "
            "checks.", _flag, nvrtc=_lineinfo_nvrtc),
@@ -190,7 +193,7 @@ def check(given, fn="cuda.jit"):
         if o.name in given:
             out[o.name] = o.check(given[o.name], f"{fn}({o.name}=...)") if o.check else given[o.name]
         else:
-            out[o.name] = o.default
+            out[o.name] = o.default_of() if o.default_of else o.default
     return out
 
 

@@ -87,10 +87,13 @@ def test_kernel_abi_and_structure():
     ks = compile_kernel(matmul, (M, M, M))
     src = ks.source
     assert src.count("#include <cudajit/runtime.h>") == 1
-    assert "CJ_GLOBAL void cj_k_matmul_0(cj::Array<float, 2, cj::C> A_, cj::Array<float, 2, cj::C> B_, " \
-           "cj::Array<float, 2, cj::C> C_) {" in src
-    assert "CJ_ENTRY(cj_k_matmul_0, cj::Array<float, 2, cj::C>, cj::Array<float, 2, cj::C>, " \
-           "cj::Array<float, 2, cj::C>)" in src
+    # CJ_PARAM: by value on the GPU, a const reference on the CPU (config.h)
+    assert "CJ_GLOBAL void cj_k_matmul_0(CJ_PARAM(cj::Array<float, 2, cj::C>) A_, " \
+           "CJ_PARAM(cj::Array<float, 2, cj::C>) B_, CJ_PARAM(cj::Array<float, 2, cj::C>) C_) {" in src
+    # the final `if x < C.shape[0] and y < C.shape[1]` is known true in a block the CPU proved (operators.py)
+    assert "if ((cj_fits || x_ < C_.shape[0]) && (cj_fits || y_ < C_.shape[1])) {" in src
+    assert "CJ_ENTRY_FITS(cj_k_matmul_0, (CJ_FIT(2, 0, 0), CJ_FIT(2, 1, 1)), cj::Array<float, 2, cj::C>, " \
+           "cj::Array<float, 2, cj::C>, cj::Array<float, 2, cj::C>)" in src
     assert ks.entry == "cj_k_matmul_0"
     assert [p.kind for p in ks.params] == ["array"] * 3 and ks.params[0].code == "f4" and ks.params[0].layout == "C"
     assert ks.uses_barriers and not ks.uses_dynamic_shared

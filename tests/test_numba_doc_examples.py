@@ -32,7 +32,9 @@ _USER_IMPORT = re.compile(r"^(?P<indent>[ \t]+)from numba(?P<sub>\.cuda(?:\.\w+)
 
 
 def _examples_dir():
-    if importlib.util.find_spec("numba") is None or importlib.util.find_spec("numba.cuda") is None:
+    # numba-cuda's package (numba_cuda): numba's own numba.cuda, without numba-cuda, has older examples
+    if importlib.util.find_spec("numba_cuda") is None or importlib.util.find_spec("numba") is None \
+            or importlib.util.find_spec("numba.cuda") is None:
         return None
     try:
         import numba.cuda.tests.doc_examples as examples

@@ -23,6 +23,8 @@
 // A kernel whose checked indices include cuda.grid's (CJ_ENTRY_FITS, cpu_exec.h): one kernel, every check kept.
 #define CJ_FITS_TEMPLATE
 static constexpr bool cj_fits = false;
+template <class T> using cj_param = T;
+#define CJ_PARAM(...) cj_param<__VA_ARGS__>
 #else
 #define CJ_INLINE inline
 #define CJ_FORCEINLINE_DEVICE inline __attribute__((always_inline))
@@ -33,6 +35,11 @@ static constexpr bool cj_fits = false;
 #define CJ_HD
 // Two instantiations: cj_fits true skips the checks the block loop proved for a whole block (thread.h, run_fits).
 #define CJ_FITS_TEMPLATE template <bool cj_fits>
+// A kernel's parameter: by value on the GPU; on the CPU a reference to the block loop's copy (thread.h, Entry), so
+// that no per-thread copy ends in a clobber that keeps GCC from sinking the loop's threadIdx store and vectorising
+// it. The compiler copies a parameter the kernel assigns into a variable of its own (translator.py, _finish).
+template <class T> using cj_param = const T&;
+#define CJ_PARAM(...) cj_param<__VA_ARGS__>
 #endif
 // The CPU's barriers and warp collectives take their caller's place as defaulted parameters (the #line directives
 // make it the user's .py file and line), to name it in their errors (thread.h); CJ_CALLER_ARGS passes it on from a

@@ -285,7 +285,9 @@ template <size_t L, int A, int D> struct Fit {};
 template <class... F> struct Fits {};
 
 // The body of every name_cpu entry point (cpu_exec.h): Entry<P...>::run<&kernel>. The kernel is a template
-// argument, so its one call (run_threads) is direct and inlined (CJ_GLOBAL is always_inline on the CPU).
+// argument, so its one call (run_threads) is direct and inlined (CJ_GLOBAL is always_inline on the CPU). It takes
+// each P by const reference (the compiler's CJ_PARAM, config.h) or by value (a unit written by hand): the call
+// passes the block's copies of the parameters either way.
 template <class... P> struct Entry {
     using Indices = std::index_sequence_for<P...>;
     using Args = Params<Indices, P...>;
@@ -293,12 +295,12 @@ template <class... P> struct Entry {
     // Runs the threads of block s->ctaid from s->tid to the block's end (a kernel without barriers: the launcher
     // sets s->tid to (0,0,0) per block), or in a fiber the one thread s->tid: the same loop, over the block or
     // over a box of one thread.
-    template <void (*Kernel)(P...)> static void run(cj_cpu_state* s) { run_fits<Kernel, Kernel, Fits<>>(s); }
+    template <auto Kernel> static void run(cj_cpu_state* s) { run_fits<Kernel, Kernel, Fits<>>(s); }
 
     // The same, where the block runs Fast when every axis of F holds the whole block's grid index (Fast is
     // the kernel without those axes' checks: CJ_ENTRY_FITS). Decided per block: it depends only on the block's
     // coordinates and the parameters, so every thread of a block runs the same instantiation.
-    template <void (*Kernel)(P...), void (*Fast)(P...), class F> static void run_fits(cj_cpu_state* s) {
+    template <auto Kernel, auto Fast, class F> static void run_fits(cj_cpu_state* s) {
         (void)trap_hook_installed;
         if (__atomic_load_n(&control, __ATOMIC_RELAXED) != s->control)
             __atomic_store_n(&control, s->control, __ATOMIC_RELAXED);
@@ -337,7 +339,7 @@ template <class... P> struct Entry {
     // A thread that ends early (EndThread, after an index error or a debug raise) leaves the loops; the others go on from the
     // next thread, unless so many have ended that the launch stops (cpu_exec.h, CJ_CPU_MAX_ENDED_THREADS), or this
     // loop handed the rest of its block over to another (last_thread).
-    template <void (*Kernel)(P...)> static void run_box(const Args& args, int32_t from[3], const int32_t end[3]) {
+    template <auto Kernel> static void run_box(const Args& args, int32_t from[3], const int32_t end[3]) {
         for (;;) {
             try {
                 return run_threads<Kernel>(args, from, end, Indices{});
@@ -357,7 +359,7 @@ template <class... P> struct Entry {
     // pad keeps values live across the kernel's calls in memory (the naive matmul's float accumulator: 1.8x).
     // In a unit with while loops (may_spin), a thread that spun in one may have handed the block's later threads
     // over to another loop (spin_yield): this one then stops after it (one predictable branch per thread).
-    template <void (*Kernel)(P...), size_t... I>
+    template <auto Kernel, size_t... I>
     [[gnu::noinline]] static void run_threads(const Args& args, const int32_t from[3], const int32_t end[3],
                                               std::index_sequence<I...>) {
         cj_cpu_state* const s = state;

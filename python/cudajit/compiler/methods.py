@@ -83,7 +83,13 @@ def value_attribute(cx, node, v, attr):
 @attribute("array", "shape")
 def _shape(cx, node, v, name):
     return tuple_value(T.UniTuple(T.int64, v.type.ndim),
-                       [Value(T.int64, f"{v.at(PRIMARY)}.shape[{k}]", nonneg=True) for k in range(v.type.ndim)])
+                       [Value(T.int64, f"{v.at(PRIMARY)}.shape[{k}]", nonneg=True, extent=_extent(cx, v, k))
+                        for k in range(v.type.ndim)])
+
+
+def _extent(cx, v, axis):
+    """(parameter, axis) when ``v`` is a kernel's unassigned array parameter (Value.extent), else None."""
+    return (v.param, axis) if cx.state.is_kernel and v.param is not None else None
 
 
 @attribute("array", "strides")
@@ -94,7 +100,8 @@ def _strides(cx, node, v, name):
 
 @attribute("array", "size")
 def _size(cx, node, v, name):
-    return Value(T.int64, f"{v.at(PRIMARY)}.size()", nonneg=True)
+    return Value(T.int64, f"{v.at(PRIMARY)}.size()", nonneg=True,
+                 extent=_extent(cx, v, 0) if v.type.ndim == 1 else None)
 
 
 @attribute("array", "ndim")

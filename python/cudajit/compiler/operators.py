@@ -309,7 +309,31 @@ def compare(cx, node, op, a, b):
                 fa = fb = T.float32
     ca, cb = convert_operands(a, b, fa, fb)
     prec = _INFIX_PREC[op]
-    return Value(T.boolean, f"{ca.at(prec)} {op} {cb.at(prec + 1)}", prec)
+    out = Value(T.boolean, f"{ca.at(prec)} {op} {cb.at(prec + 1)}", prec)
+    return _known_in_fitting_blocks(cx, op, a, b, out)
+
+
+# a grid index against a parameter's extent: the comparisons a block the CPU proved in range decides (op -> whether
+# the grid index is on the left, and the comparison's answer there)
+_FIT_COMPARISONS = {"<": (True, True), ">=": (True, False), ">": (False, True), "<=": (False, False)}
+
+
+def _known_in_fitting_blocks(cx, op, a, b, out):
+    """``i < a.shape[k]`` (``a.size``, ``len(a)``; or ``>=``, or reversed) with ``i`` cuda.grid's component d and
+    ``a`` a kernel's unassigned array parameter: in a CPU block whose grid indices all lie inside that axis
+    (CJ_ENTRY_FITS, the kernel's ``cj_fits`` instantiation) its answer is known, so the comparison becomes
+    ``(cj_fits || ...)`` (``(!cj_fits && ...)``) and the block's loop has no branch left (it vectorises). On the GPU
+    ``cj_fits`` is false: the same source, the same code. The axis becomes one the entry checks per block, as an index along it would."""
+    case = _FIT_COMPARISONS.get(op)
+    if case is None or not cx.state.is_kernel:
+        return out
+    grid, extent = (a, b) if case[0] else (b, a)
+    if grid.grid is None or extent.extent is None:
+        return out
+    code = f"(cj_fits || {out.code})" if case[1] else f"(!cj_fits && {out.code})"
+    if cx.state.final:
+        cx.state.fit_codes.append((code, [(extent.extent[0], extent.extent[1], grid.grid)]))
+    return Value(T.boolean, code, PRIMARY)
 
 
 def _compare_tuples(cx, node, op, xs, ys):

@@ -101,7 +101,8 @@ def _len(cx, node, args, kwargs):
     if isinstance(x.type, T.Array):
         if x.type.ndim == 0:
             cx.error(node, "len() of a 0-d array")
-        return Value(T.int64, f"{x.code}.shape[0]", nonneg=True)
+        extent = (x.param, 0) if cx.state.is_kernel and x.param is not None else None
+        return Value(T.int64, f"{x.code}.shape[0]", nonneg=True, extent=extent)
     if isinstance(x.type, T.BaseTuple):
         return const_value(x.type.count)
     if isinstance(x.const, str):

@@ -658,6 +658,10 @@ class FunctionTranslator:
         return "CJ_FORCEINLINE_DEVICE" if self.state.options.inline in (True, "always") and not self.state.recursive \
             else "CJ_DEVICE"
 
+    def _param_type(self, t):
+        """A parameter's C++ type: a kernel's through CJ_PARAM (config.h), a device function's as it is."""
+        return f"CJ_PARAM({t.cpp})" if self.state.is_kernel else t.cpp
+
     def _finish(self):
         st = self.state
         for t in (*st.argtypes, st.return_type, *(v.type for v in st.storage.values() if v is not None)):
@@ -688,20 +692,24 @@ class FunctionTranslator:
                 base = "cj_" + (var.cname if var is not None else self.state.param_cnames[name])   # cj_t_0, cj_t_1, ...
                 leaves = []
                 ctor = _tuple_from_leaves(packed, base, leaves)
-                params_cpp += [f"{lt.cpp} {lname}" for lt, lname in leaves]
+                params_cpp += [f"{self._param_type(lt)} {lname}" for lt, lname in leaves]
                 if var is not None:
                     prologue.append(f"{var.type.cpp} {var.cname} = {cast(Value(t, ctor), var.type).code};")
                     var.declared_by = "param"
                 continue
             if var is None:                       # an unused parameter
-                params_cpp.append(f"{t.cpp} {self.state.param_cnames[name]}")
+                params_cpp.append(f"{self._param_type(t)} {self.state.param_cnames[name]}")
                 continue
-            if var.type == t and not var.declared_by:
+            # a kernel's parameter on the CPU is a const reference (config.h, CJ_PARAM): one the kernel assigns
+            # is copied into a variable of its own
+            assigned = self.state.is_kernel and any(v is var and k != ("param", name)
+                                                    for k, v in self.state.storage.items())
+            if var.type == t and not var.declared_by and not assigned:
                 var.declared_by = "param"
-                params_cpp.append(f"{t.cpp} {var.cname}")
+                params_cpp.append(f"{self._param_type(t)} {var.cname}")
             else:
                 arg = f"cj_{var.cname}arg"                # the argument's own type: cj_x_arg
-                params_cpp.append(f"{t.cpp} {arg}")
+                params_cpp.append(f"{self._param_type(t)} {arg}")
                 prologue.append(f"{var.type.cpp} {var.cname} = {cast(Value(t, arg), var.type).code};")
                 var.declared_by = "param"
         at_def, before = place_declarations(self, self.state.sites, self.state.loop_sites, excluded)

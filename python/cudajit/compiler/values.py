@@ -15,16 +15,19 @@ class Value:
     ``a.shape[0]`` and ``x, y = cuda.grid(2)`` stay readable. ``lvalue``: assignable (array elements).
     ``grid``: the value is ``cuda.grid``'s component 0, 1 or 2 (x, y, z) of the running thread, else None.
     ``param``: the value is the kernel's parameter of this name, unassigned on every path here, else None.
+    ``extent``: the value is ``(parameter, axis)``'s extent, ``p.shape[axis]`` (``p.size``, ``len(p)`` of a 1-d
+    one) of such a parameter, else None (operators.compare: a grid index below it in a block the CPU proved).
     """
-    __slots__ = ("type", "code", "prec", "const", "literal", "nonneg", "elements", "lvalue", "grid", "param")
+    __slots__ = ("type", "code", "prec", "const", "literal", "nonneg", "elements", "lvalue", "grid", "param",
+                 "extent")
     NOCONST = object()
 
     def __init__(self, type_, code, prec=PRIMARY, const=NOCONST, literal=False, nonneg=False, elements=None,
-                 lvalue=False, grid=None, param=None):
+                 lvalue=False, grid=None, param=None, extent=None):
         self.type, self.code, self.prec = type_, code, prec
         self.const, self.literal, self.nonneg = const, literal, nonneg
         self.elements, self.lvalue = elements, lvalue
-        self.grid, self.param = grid, param
+        self.grid, self.param, self.extent = grid, param, extent
 
     @property
     def is_const(self):

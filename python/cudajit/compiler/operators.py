@@ -215,6 +215,12 @@ _PY_COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": ope
                ">=": operator.ge}
 
 
+def _chars_equal(op, x, y):
+    """``==``/``!=`` of two fixed-width strings of one kind (C++ ``x``, ``y``): NumPy's, trailing NULs not counted."""
+    eq = f"cj::chars_eq({x}, {y})"
+    return Value(T.boolean, eq if op == "==" else f"!{eq}", PRIMARY if op == "==" else UNARY)
+
+
 def _compare_strings(cx, node, op, a, b):
     """A comparison with a string constant, known when compiling: of two constants, Python's answer (``value ==
     "1"`` in a device function specialised on its literal argument takes one branch, as in numba-cuda); with None or
@@ -226,9 +232,7 @@ def _compare_strings(cx, node, op, a, b):
         lit = a if isinstance(a.type, T.StringLiteral) else b
         n = max(1, len(lit.const))
         code = cx.chars_value(node, lit, T.CharSeq(n, chars.unicode)).code
-        other = b if lit is a else a
-        eq = f"cj::chars_eq({other.code}, {code})"
-        return Value(T.boolean, eq if op == "==" else f"!{eq}", PRIMARY if op == "==" else UNARY)
+        return _chars_equal(op, (b if lit is a else a).code, code)
     if op in ("is", "is not"):
         same = both and type(a.const) is type(b.const) and a.const == b.const
         r = same if op == "is" else not same
@@ -251,8 +255,7 @@ def compare(cx, node, op, a, b):
         return _compare_strings(cx, node, op, a, b)
     if isinstance(a.type, T.CharSeq) and isinstance(b.type, T.CharSeq) and op in ("==", "!=") \
             and a.type.unicode == b.type.unicode:
-        eq = f"cj::chars_eq({a.code}, {b.code})"
-        return Value(T.boolean, eq if op == "==" else f"!{eq}", PRIMARY if op == "==" else UNARY)
+        return _chars_equal(op, a.code, b.code)
     if T.none not in (a.type, b.type) and (isinstance(a.type, T.EnumMember) or isinstance(b.type, T.EnumMember)):
         return compare_enum(cx, node, op, a, b)
     if op in ("is", "is not") and (_int_enum_class(a) or _int_enum_class(b)):
@@ -323,7 +326,8 @@ def _known_in_fitting_blocks(cx, op, a, b, out):
     ``a`` a kernel's unassigned array parameter: in a CPU block whose grid indices all lie inside that axis
     (CJ_ENTRY_FITS, the kernel's ``cj_fits`` instantiation) its answer is known, so the comparison becomes
     ``(cj_fits || ...)`` (``(!cj_fits && ...)``) and the block's loop has no branch left (it vectorises). On the GPU
-    ``cj_fits`` is false: the same source, the same code. The axis becomes one the entry checks per block, as an index along it would."""
+    ``cj_fits`` is false: the same source, the same code. The axis becomes one the entry checks per block, as an
+    index along it would."""
     case = _FIT_COMPARISONS.get(op)
     if case is None or not cx.state.is_kernel:
         return out
